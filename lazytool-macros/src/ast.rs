@@ -1,0 +1,195 @@
+//! The signature of a `#[tool]` fn, parsed: its parameters sorted into arguments and injected
+//! values, its output, its docs. Parsing also strips the macro's own parameter attributes
+//! from the fn, which must compile without them.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
+
+use crate::attr::{ArgAttr, parse_arg_attr};
+use crate::doc::{self, FnDocs};
+use crate::errors::Errors;
+
+pub(crate) struct ToolFn {
+    pub(crate) ident: Ident,
+    pub(crate) is_async: bool,
+    pub(crate) params: Vec<Param>,
+    pub(crate) output: Output,
+    pub(crate) docs: FnDocs,
+}
+
+pub(crate) struct Param {
+    pub(crate) pat: Pat,
+    pub(crate) ty: Type,
+    pub(crate) kind: ParamKind,
+    pub(crate) arg: ArgAttr,
+    pub(crate) arg_attr_span: Option<Span>,
+    /// The span of an `#[args]` marker.
+    pub(crate) args_marker: Option<Span>,
+    pub(crate) doc: String,
+    /// `#[schemars(...)]` attributes, moved to the generated argument field.
+    pub(crate) schemars: Vec<Attribute>,
+}
+
+pub(crate) enum ParamKind {
+    /// A property of the argument object; `optional` for `Option<T>`.
+    Argument { optional: bool },
+    /// `State<T>`, injected: the inner `T`.
+    State(Type),
+    /// `ToolContext`, injected.
+    Context,
+}
+
+pub(crate) enum Output {
+    /// No return type.
+    Unit,
+    /// A plain value.
+    Value(Type),
+    /// `Result<T, E>` or an alias whose last segment is `Result` (`anyhow::Result<T>`);
+    /// `ok` and `err` are its type arguments where the user wrote them, so that checks can
+    /// point at them.
+    Result {
+        ty: Type,
+        ok: Option<Type>,
+        err: Option<Type>,
+    },
+}
+
+impl Param {
+    pub(crate) fn ident(&self) -> Option<&Ident> {
+        match &self.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_argument(&self) -> bool {
+        matches!(self.kind, ParamKind::Argument { .. })
+    }
+}
+
+impl ToolFn {
+    pub(crate) fn parse(item: &mut ItemFn, errors: &mut Errors) -> ToolFn {
+        let mut params = Vec::new();
+        for input in &mut item.sig.inputs {
+            if let FnArg::Typed(typed) = input {
+                params.push(parse_param(&mut typed.attrs, &typed.pat, &typed.ty, errors));
+            }
+        }
+        let output = match &item.sig.output {
+            ReturnType::Default => Output::Unit,
+            ReturnType::Type(_, ty) => match last_segment_args(ty, "Result") {
+                Some(args) => {
+                    let mut args = args.into_iter();
+                    Output::Result {
+                        ty: (**ty).clone(),
+                        ok: args.next(),
+                        err: args.next(),
+                    }
+                }
+                None => Output::Value((**ty).clone()),
+            },
+        };
+        ToolFn {
+            ident: item.sig.ident.clone(),
+            is_async: item.sig.asyncness.is_some(),
+            params,
+            output,
+            docs: doc::split_fn_docs(&item.attrs, item.sig.ident.span()),
+        }
+    }
+
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|param| param.is_argument())
+    }
+
+    /// The `#[args]` parameter, if there is exactly one.
+    pub(crate) fn args_struct(&self) -> Option<&Param> {
+        let mut marked = self.params.iter().filter(|p| p.args_marker.is_some());
+        let first = marked.next();
+        if marked.next().is_some() { None } else { first }
+    }
+}
+
+fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Errors) -> Param {
+    let mut arg = ArgAttr::default();
+    let mut arg_attr_span = None;
+    let mut args_marker = None;
+    let mut schemars = Vec::new();
+    let doc = doc::text(&doc::doc_lines(attrs));
+    attrs.retain(|attr| {
+        if doc::is_doc(attr) {
+            false
+        } else if attr.path().is_ident("arg") {
+            arg_attr_span = Some(attr.span());
+            parse_arg_attr(attr, &mut arg, errors);
+            false
+        } else if attr.path().is_ident("args") {
+            if let Err(error) = attr.meta.require_path_only() {
+                errors.spanned(&attr.meta, "`#[args]` takes no arguments");
+                drop(error);
+            }
+            args_marker = Some(attr.span());
+            false
+        } else if attr.path().is_ident("schemars") {
+            schemars.push(attr.clone());
+            false
+        } else {
+            true
+        }
+    });
+    let kind = if let Some(mut args) = last_segment_args(ty, "State") {
+        match (args.pop(), args.is_empty()) {
+            (Some(inner), true) => ParamKind::State(inner),
+            _ => ParamKind::Argument { optional: false },
+        }
+    } else if is_last_segment(ty, "ToolContext") {
+        ParamKind::Context
+    } else {
+        ParamKind::Argument {
+            optional: last_segment_args(ty, "Option").is_some_and(|args| args.len() == 1),
+        }
+    };
+    Param {
+        pat: pat.clone(),
+        ty: ty.clone(),
+        kind,
+        arg,
+        arg_attr_span,
+        args_marker,
+        doc,
+        schemars,
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        Type::Group(group) => last_segment(&group.elem),
+        Type::Paren(paren) => last_segment(&paren.elem),
+        _ => None,
+    }
+}
+
+fn is_last_segment(ty: &Type, name: &str) -> bool {
+    last_segment(ty).is_some_and(|segment| segment.ident == name)
+}
+
+/// The type arguments of `ty` if its last path segment is `name` (`Option<T>` -> `[T]`).
+fn last_segment_args(ty: &Type, name: &str) -> Option<Vec<Type>> {
+    let segment = last_segment(ty)?;
+    if segment.ident != name {
+        return None;
+    }
+    Some(match &segment.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    })
+}

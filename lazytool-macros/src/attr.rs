@@ -1,0 +1,241 @@
+//! The grammar of `#[tool(...)]` and of the parameter attribute `#[arg(...)]`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::{Expr, LitBool, LitStr, Path, Token};
+
+use crate::case::{RULE_NAMES, RenameRule};
+use crate::errors::Errors;
+
+pub(crate) const TOOL_KEYS: &[&str] = &[
+    "lazy",
+    "name",
+    "description",
+    "rename_all",
+    "strict",
+    "output_schema",
+    "crate",
+];
+
+pub(crate) const ARG_KEYS: &[&str] = &["default", "rename", "description"];
+
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) lazy: bool,
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) rename_all: Option<RenameRule>,
+    pub(crate) strict: bool,
+    pub(crate) output_schema: Option<Span>,
+    pub(crate) krate: Option<Path>,
+}
+
+pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
+    let mut attr = ToolAttr::default();
+    let mut seen = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        let key = key_of(&meta);
+        if !note_first(&mut seen, &key, &meta, errors) {
+            return skip_value(&meta);
+        }
+        match key.as_str() {
+            "lazy" => attr.lazy = flag(&meta)?,
+            "strict" => attr.strict = flag(&meta)?,
+            "output_schema" => {
+                if flag(&meta)? {
+                    attr.output_schema = Some(meta.path.segments[0].ident.span());
+                }
+            }
+            "name" => attr.name = Some(meta.value()?.parse()?),
+            "description" => attr.description = Some(meta.value()?.parse()?),
+            "rename_all" => {
+                let rule: LitStr = meta.value()?.parse()?;
+                match RenameRule::from_name(&rule.value()) {
+                    Some(parsed) => attr.rename_all = Some(parsed),
+                    None => errors.spanned(
+                        &rule,
+                        format!(
+                            "unknown `rename_all` rule {:?}; expected one of: {}{}",
+                            rule.value(),
+                            quoted(RULE_NAMES),
+                            suggestion(&rule.value(), RULE_NAMES),
+                        ),
+                    ),
+                }
+            }
+            "crate" => {
+                let value = meta.value()?;
+                attr.krate = Some(if value.peek(LitStr) {
+                    value.parse::<LitStr>()?.parse()?
+                } else {
+                    value.call(Path::parse_mod_style)?
+                });
+            }
+            _ => {
+                errors.spanned(&meta.path, unknown_key("#[tool]", &key, TOOL_KEYS));
+                return skip_value(&meta);
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(tokens) {
+        errors.push(error);
+    }
+    attr
+}
+
+#[derive(Default)]
+pub(crate) struct ArgAttr {
+    pub(crate) default: Option<(Span, Option<Expr>)>,
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+}
+
+pub(crate) fn parse_arg_attr(attr: &syn::Attribute, into: &mut ArgAttr, errors: &mut Errors) {
+    let mut seen = Vec::new();
+    let result = attr.parse_nested_meta(|meta| {
+        let key = key_of(&meta);
+        if !note_first(&mut seen, &key, &meta, errors) {
+            return skip_value(&meta);
+        }
+        match key.as_str() {
+            "default" => {
+                let span = meta.path.segments[0].ident.span();
+                let value = if meta.input.peek(Token![=]) {
+                    Some(meta.value()?.parse()?)
+                } else {
+                    None
+                };
+                into.default = Some((span, value));
+            }
+            "rename" => into.rename = Some(meta.value()?.parse()?),
+            "description" => into.description = Some(meta.value()?.parse()?),
+            _ => {
+                errors.spanned(&meta.path, unknown_key("#[arg]", &key, ARG_KEYS));
+                return skip_value(&meta);
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        errors.push(error);
+    }
+}
+
+fn key_of(meta: &ParseNestedMeta<'_>) -> String {
+    let path = &meta.path;
+    path.segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// Records `key`; a second occurrence is an error and returns false.
+fn note_first(
+    seen: &mut Vec<String>,
+    key: &str,
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> bool {
+    if seen.iter().any(|earlier| earlier == key) {
+        errors.spanned(
+            &meta.path,
+            format!("duplicate `{key}` key; give each key once"),
+        );
+        return false;
+    }
+    seen.push(key.to_owned());
+    true
+}
+
+/// A flag is written bare (`lazy`) or with a boolean (`lazy = false`).
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    if meta.input.peek(Token![=]) {
+        Ok(meta.value()?.parse::<LitBool>()?.value)
+    } else {
+        Ok(true)
+    }
+}
+
+/// Consumes whatever follows an unknown or duplicate key so parsing can go on and report
+/// the next mistake too.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
+}
+
+pub(crate) fn unknown_key(attribute: &str, key: &str, valid: &[&str]) -> String {
+    format!(
+        "unknown key `{key}` in `{attribute}`; valid keys are: {}{}",
+        valid
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        suggestion(key, valid),
+    )
+}
+
+fn quoted(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| format!("{v:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// "; did you mean `x`?" for the valid value nearest to `input`, if any is near enough.
+pub(crate) fn suggestion(input: &str, valid: &[&str]) -> String {
+    let input_lower = input.to_ascii_lowercase();
+    valid
+        .iter()
+        .map(|candidate| {
+            (
+                edit_distance(&input_lower, &candidate.to_ascii_lowercase()),
+                candidate,
+            )
+        })
+        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| format!("; did you mean `{candidate}`?"))
+        .unwrap_or_default()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_nearest_key() {
+        assert_eq!(suggestion("lazzy", TOOL_KEYS), "; did you mean `lazy`?");
+        assert_eq!(
+            suggestion("descripton", TOOL_KEYS),
+            "; did you mean `description`?"
+        );
+        assert_eq!(
+            suggestion("camelcase", RULE_NAMES),
+            "; did you mean `camelCase`?"
+        );
+        assert_eq!(suggestion("zzz", TOOL_KEYS), "");
+    }
+}

@@ -1,0 +1,54 @@
+//! The `#[tool]` attribute of [lazytool](https://docs.rs/lazytool-runtime).
+//!
+//! Depend on `lazytool-runtime`, which re-exports the attribute as
+//! `lazytool_runtime::tool` and documents it there; the generated code refers to that crate.
+
+mod ast;
+mod attr;
+mod case;
+mod doc;
+mod errors;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+use quote::quote;
+
+use crate::errors::Errors;
+
+/// Declares an LLM tool. See `lazytool_runtime::tool` for the documentation.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = match syn::parse::<syn::Item>(input.clone()) {
+        Ok(syn::Item::Fn(item)) => item,
+        Ok(other) => {
+            let error = syn::Error::new_spanned(
+                &other,
+                "`#[tool]` goes on a free `fn` (usually `async fn`); it cannot be used on this item",
+            )
+            .to_compile_error();
+            let input = proc_macro2::TokenStream::from(input);
+            return quote!(#input #error).into();
+        }
+        Err(error) => {
+            let error = error.to_compile_error();
+            let input = proc_macro2::TokenStream::from(input);
+            return quote!(#input #error).into();
+        }
+    };
+    tool_fn(args.into(), item).into()
+}
+
+fn tool_fn(args: proc_macro2::TokenStream, mut item: syn::ItemFn) -> proc_macro2::TokenStream {
+    let mut errors = Errors::default();
+    let attr = attr::parse_tool_attr(args, &mut errors);
+    let tool = ast::ToolFn::parse(&mut item, &mut errors);
+    valid::check(&item, &attr, &tool, &mut errors);
+    match errors.into_compile_errors() {
+        Some(errors) => expand::fallback(&item, errors),
+        None => {
+            let generated = expand::expand(&attr, &tool);
+            quote!(#item #generated)
+        }
+    }
+}

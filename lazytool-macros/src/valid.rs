@@ -1,0 +1,331 @@
+//! Every check of a `#[tool]` declaration. Errors are collected, each spanned on the user's
+//! token, so one compile reports all of them.
+
+use std::collections::BTreeMap;
+
+use quote::ToTokens;
+use syn::visit::Visit;
+use syn::{FnArg, ItemFn, Pat, Safety, Type};
+
+use crate::ast::{Output, Param, ParamKind, ToolFn};
+use crate::attr::ToolAttr;
+use crate::errors::Errors;
+
+pub(crate) const DISCOVERY_TOOL_NAME: &str = "__lazy__tool__discovery__";
+const MAX_NAME_LEN: usize = 64;
+
+pub(crate) fn check(item: &ItemFn, attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
+    check_signature(item, errors);
+    check_name(item, attr, errors);
+    check_description(attr, tool, errors);
+    for param in &tool.params {
+        check_param(attr, param, errors);
+    }
+    check_args_struct(tool, errors);
+    check_json_names(attr, tool, errors);
+    check_documented_arguments(tool, errors);
+    if let Output::Value(ty) | Output::Result { ty, .. } = &tool.output {
+        check_type(ty, "return type", errors);
+    }
+}
+
+fn check_signature(item: &ItemFn, errors: &mut Errors) {
+    let sig = &item.sig;
+    if let Some(constness) = &sig.constness {
+        errors.spanned(constness, "a tool cannot be a `const fn`; remove `const`");
+    }
+    if let Safety::Unsafe(token) = &sig.safety {
+        errors.spanned(
+            token,
+            "a tool cannot be an `unsafe fn`: the model calls it with arbitrary arguments; make it safe and keep the `unsafe` block inside",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.spanned(abi, "a tool cannot have an `extern` ABI; remove it");
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.spanned(variadic, "a tool cannot be variadic");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.spanned(
+            &sig.generics,
+            "a tool cannot be generic (no type, const or lifetime parameters): the model needs one concrete schema; use concrete types",
+        );
+    }
+    if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
+        errors.spanned(
+            receiver,
+            "a tool cannot take `self`: `#[tool]` goes on a free fn; pass shared data as a `State<T>` parameter instead",
+        );
+    }
+}
+
+fn check_name(item: &ItemFn, attr: &ToolAttr, errors: &mut Errors) {
+    let (name, from_fn) = match &attr.name {
+        Some(name) => (name.value(), false),
+        None => (tool_name_of_fn(&item.sig.ident), true),
+    };
+    let problem = if name.is_empty() {
+        Some("a tool name cannot be empty".to_owned())
+    } else if name.len() > MAX_NAME_LEN {
+        Some(format!(
+            "tool name `{name}` is {} characters long; providers accept at most {MAX_NAME_LEN}",
+            name.len()
+        ))
+    } else if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        Some(format!(
+            "tool name `{name}` contains {bad:?}; names must match `^[a-zA-Z0-9_-]{{1,64}}$` (the rule OpenAI, Anthropic and Gemini all accept)"
+        ))
+    } else if name == DISCOVERY_TOOL_NAME {
+        Some(format!(
+            "`{DISCOVERY_TOOL_NAME}` is reserved for the discovery tool; choose another name"
+        ))
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        match &attr.name {
+            Some(literal) => errors.spanned(literal, problem),
+            None if from_fn => errors.spanned(
+                &item.sig.ident,
+                format!("{problem}; set a valid one with `#[tool(name = \"...\")]`"),
+            ),
+            None => {}
+        }
+    }
+}
+
+pub(crate) fn tool_name_of_fn(ident: &syn::Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+}
+
+fn check_description(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
+    match &attr.description {
+        Some(description) if description.value().trim().is_empty() => errors.spanned(
+            description,
+            "the description is empty; say what the tool does, the model reads it to decide when to call the tool",
+        ),
+        Some(_) => {}
+        None if tool.docs.description.is_empty() => errors.spanned(
+            &tool.ident,
+            format!(
+                "tool `{}` has no description; add a `///` doc comment saying what it does, or `#[tool(description = \"...\")]`",
+                tool.ident
+            ),
+        ),
+        None => {}
+    }
+}
+
+fn check_param(attr: &ToolAttr, param: &Param, errors: &mut Errors) {
+    if param.ident().is_none() {
+        let hint = match &param.pat {
+            Pat::Wild(_) => "name the parameter (its name is the argument's JSON name)",
+            _ => {
+                "bind it to a plain identifier (its name is the argument's JSON name) and destructure inside the function"
+            }
+        };
+        errors.spanned(
+            &param.pat,
+            format!(
+                "a tool parameter must be a plain identifier, not the pattern `{}`; {hint}",
+                param.pat.to_token_stream()
+            ),
+        );
+    }
+    check_type(&param.ty, "parameter", errors);
+    match &param.kind {
+        ParamKind::State(_) | ParamKind::Context => {
+            let what = if matches!(param.kind, ParamKind::Context) {
+                "`ToolContext`"
+            } else {
+                "`State<T>`"
+            };
+            if let Some(span) = param.arg_attr_span {
+                errors.at(
+                    span,
+                    format!("`#[arg]` has no effect on a {what} parameter: it is injected, not part of the arguments; remove it"),
+                );
+            }
+            if let Some(span) = param.args_marker {
+                errors.at(
+                    span,
+                    format!("`#[args]` cannot mark a {what} parameter: it is injected; mark the struct that holds the arguments"),
+                );
+            }
+        }
+        ParamKind::Argument { optional } => {
+            if let (true, Some((span, _))) = (optional, &param.arg.default) {
+                errors.at(
+                    *span,
+                    "an `Option` parameter is already optional (absent means `None`); remove `default`, or make the type non-optional",
+                );
+            }
+            if let Some(marker) = param.args_marker {
+                if let Some(span) = param.arg_attr_span {
+                    errors.at(
+                        span,
+                        "`#[arg]` cannot be combined with `#[args]`: the struct's own serde and schemars attributes describe its fields",
+                    );
+                }
+                if attr.rename_all.is_some() {
+                    errors.at(
+                        marker,
+                        "`rename_all` does not apply to an `#[args]` struct; put `#[serde(rename_all = \"...\")]` on the struct itself",
+                    );
+                }
+                if *optional {
+                    errors.spanned(
+                        &param.ty,
+                        "an `#[args]` struct cannot be an `Option`: it is the whole argument object; make its fields optional instead",
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn check_args_struct(tool: &ToolFn, errors: &mut Errors) {
+    let marked: Vec<&Param> = tool
+        .params
+        .iter()
+        .filter(|p| p.args_marker.is_some() && p.is_argument())
+        .collect();
+    let Some(first) = marked.first() else { return };
+    for extra in &marked[1..] {
+        if let Some(span) = extra.args_marker {
+            errors.at(
+                span,
+                "only one parameter can be `#[args]`: it is the whole argument object",
+            );
+        }
+    }
+    for other in tool.arguments().filter(|p| p.args_marker.is_none()) {
+        errors.spanned(
+            &other.pat,
+            format!(
+                "`{}` cannot be a separate argument next to the `#[args]` parameter `{}`; move it into that struct, or drop `#[args]` and list every argument as a parameter",
+                other.pat.to_token_stream(),
+                first.pat.to_token_stream()
+            ),
+        );
+    }
+}
+
+/// The JSON property name of each argument parameter, after `rename` and `rename_all`.
+pub(crate) fn json_name(attr: &ToolAttr, param: &Param) -> Option<String> {
+    if let Some(rename) = &param.arg.rename {
+        return Some(rename.value());
+    }
+    let ident = tool_name_of_fn(param.ident()?);
+    Some(match attr.rename_all {
+        Some(rule) => rule.apply(&ident),
+        None => ident,
+    })
+}
+
+fn check_json_names(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
+    if tool.args_struct().is_some() {
+        return;
+    }
+    let mut seen: BTreeMap<String, &Param> = BTreeMap::new();
+    for param in tool.arguments() {
+        let Some(name) = json_name(attr, param) else {
+            continue;
+        };
+        if let Some(rename) = &param.arg.rename
+            && name.is_empty()
+        {
+            errors.spanned(rename, "a property name cannot be empty");
+            continue;
+        }
+        if let Some(first) = seen.get(&name) {
+            let target: &dyn ToTokens = match &param.arg.rename {
+                Some(rename) => rename,
+                None => &param.pat,
+            };
+            errors.spanned(
+                target,
+                format!(
+                    "two parameters have the JSON name `{name}` (`{}` and `{}`); give one a different `#[arg(rename = \"...\")]`",
+                    first.pat.to_token_stream(),
+                    param.pat.to_token_stream()
+                ),
+            );
+        } else {
+            seen.insert(name, param);
+        }
+    }
+}
+
+fn check_documented_arguments(tool: &ToolFn, errors: &mut Errors) {
+    for documented in &tool.docs.arguments {
+        let exists = tool.arguments().any(|param| {
+            param
+                .ident()
+                .is_some_and(|ident| tool_name_of_fn(ident) == documented.name)
+        });
+        if !exists {
+            errors.at(
+                documented.span,
+                format!(
+                    "the `# Arguments` list documents `{}`, which is not an argument of this tool; fix the name or remove the entry",
+                    documented.name
+                ),
+            );
+        }
+    }
+}
+
+/// References, `impl Trait` and named lifetimes in a type.
+fn check_type(ty: &Type, role: &str, errors: &mut Errors) {
+    struct Finder<'e> {
+        errors: &'e mut Errors,
+        role: &'e str,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            let suggestion = owned_alternative(&reference.elem);
+            self.errors.spanned(
+                reference,
+                format!(
+                    "a tool {} cannot be a reference: arguments are deserialized into owned values; use {suggestion}",
+                    self.role
+                ),
+            );
+        }
+        fn visit_type_impl_trait(&mut self, impl_trait: &'ast syn::TypeImplTrait) {
+            self.errors.spanned(
+                impl_trait,
+                format!(
+                    "a tool {} cannot use `impl Trait`: the schema needs a concrete type",
+                    self.role
+                ),
+            );
+        }
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            if lifetime.ident != "static" {
+                self.errors.spanned(
+                    lifetime,
+                    format!(
+                        "a tool {} cannot borrow (`{lifetime}`): use owned types",
+                        self.role
+                    ),
+                );
+            }
+        }
+    }
+    Finder { errors, role }.visit_type(ty);
+}
+
+fn owned_alternative(elem: &Type) -> String {
+    match elem {
+        Type::Path(path) if path.path.is_ident("str") => "`String`".to_owned(),
+        Type::Slice(slice) => format!("`Vec<{}>`", slice.elem.to_token_stream()),
+        other => format!("`{}` (owned)", other.to_token_stream()),
+    }
+}

@@ -1,0 +1,116 @@
+//! Turning what a provider sent as arguments into the JSON object a tool is validated against.
+
+use serde_json::{Map, Value};
+
+use crate::result::{ToolErrorKind, ToolResult};
+
+/// At most this many schema violations are listed in one error, so that one broken call
+/// cannot flood the model's context.
+const MAX_REPORTED_VIOLATIONS: usize = 8;
+
+/// Accepts a JSON object, a JSON-encoded object in a string (OpenAI sends arguments that
+/// way), and `null` or an empty string for "no arguments".
+pub(crate) fn normalize(tool: &str, arguments: Value) -> Result<Value, ToolResult> {
+    match arguments {
+        Value::Object(_) => Ok(arguments),
+        Value::Null => Ok(Value::Object(Map::new())),
+        Value::String(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::String(_)) => Err(not_an_object(tool, "a string")),
+            Ok(parsed) => normalize(tool, parsed),
+            Err(error) => Err(invalid(
+                tool,
+                &format!("the arguments are not valid JSON ({error})"),
+            )),
+        },
+        other => Err(not_an_object(tool, kind_of(&other))),
+    }
+}
+
+fn not_an_object(tool: &str, found: &str) -> ToolResult {
+    invalid(
+        tool,
+        &format!("the arguments must be a JSON object, not {found}"),
+    )
+}
+
+pub(crate) fn invalid(tool: &str, problem: &str) -> ToolResult {
+    ToolResult::error(
+        ToolErrorKind::InvalidArguments,
+        format!(
+            "Error: invalid arguments for tool '{tool}': {problem}. Fix the arguments and call the tool again."
+        ),
+    )
+}
+
+/// Checks `arguments` against the tool's compiled schema; the error lists each violation with
+/// the path of the offending value.
+pub(crate) fn validate(
+    tool: &str,
+    validator: &jsonschema::Validator,
+    arguments: &Value,
+) -> Result<(), ToolResult> {
+    if validator.is_valid(arguments) {
+        return Ok(());
+    }
+    let mut problems = Vec::new();
+    let mut total = 0;
+    for error in validator.iter_errors(arguments) {
+        total += 1;
+        if problems.len() < MAX_REPORTED_VIOLATIONS {
+            let path = error.instance_path().as_str();
+            problems.push(if path.is_empty() {
+                error.to_string()
+            } else {
+                format!("at {path}: {error}")
+            });
+        }
+    }
+    if total > problems.len() {
+        problems.push(format!("and {} more", total - problems.len()));
+    }
+    Err(invalid(tool, &problems.join("; ")))
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn accepts_objects_strings_and_nothing() {
+        assert_eq!(normalize("t", json!({"a": 1})), Ok(json!({"a": 1})));
+        assert_eq!(normalize("t", json!("{\"a\": 1}")), Ok(json!({"a": 1})));
+        assert_eq!(normalize("t", Value::Null), Ok(json!({})));
+        assert_eq!(normalize("t", json!("")), Ok(json!({})));
+        assert_eq!(normalize("t", json!("  ")), Ok(json!({})));
+        assert_eq!(normalize("t", json!("null")), Ok(json!({})));
+    }
+
+    #[test]
+    fn rejects_other_shapes_with_a_reason() {
+        let cases = [
+            (json!([1]), "not an array"),
+            (json!(3), "not a number"),
+            (json!("[1]"), "not an array"),
+            (json!("\"x\""), "not a string"),
+            (json!("{oops"), "not valid JSON"),
+        ];
+        for (input, expected) in cases {
+            let error = normalize("t", input).expect_err("must be rejected");
+            assert_eq!(error.error_kind(), Some(ToolErrorKind::InvalidArguments));
+            assert!(error.text().contains(expected), "{}", error.text());
+        }
+    }
+}

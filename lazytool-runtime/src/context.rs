@@ -1,0 +1,65 @@
+//! The per-call context a tool can take as a parameter.
+
+use std::sync::Arc;
+
+pub use tokio_util::sync::CancellationToken;
+
+/// What a tool knows about the call it is serving: the provider's call id and a
+/// cancellation token.
+///
+/// Declare a parameter of type `ToolContext` to receive it; like `State<T>`, it is injected
+/// by the runtime and never part of the schema.
+///
+/// ```
+/// use lazytool_runtime::{tool, ToolContext};
+///
+/// /// Counts slowly to `n`, stopping early when the call is cancelled.
+/// #[tool]
+/// async fn count(n: u32, ctx: ToolContext) -> u32 {
+///     let mut i = 0;
+///     while i < n && !ctx.is_cancelled() {
+///         i += 1;
+///     }
+///     i
+/// }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ToolContext {
+    call_id: Option<Arc<str>>,
+    cancellation: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context with no call id and a fresh cancellation token.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the call id the provider gave this call (OpenAI `tool_call_id`, Anthropic
+    /// `tool_use_id`, MCP request id).
+    pub fn with_call_id(mut self, call_id: impl Into<Arc<str>>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+
+    /// Uses `token` for cancellation: cancelling it tells the tool to stop.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// The provider's id of this call, if the caller supplied one.
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
+    }
+
+    /// The token that is cancelled when the caller gives up on this call.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the caller has given up on this call.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+}

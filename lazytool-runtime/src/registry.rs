@@ -1,0 +1,333 @@
+//! Every tool of an application, collected and checked once: [`Registry`].
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::dynamic::DynamicTool;
+use crate::error::{RegistryError, RegistryProblem};
+use crate::name::validate_tool_name;
+use crate::result::{ToolErrorKind, ToolResult};
+use crate::spec::{CompiledSchemas, ToolSpec};
+use crate::state::{ResolvedStates, StateMap};
+use crate::tool::{Handler, Tool};
+
+/// Where a tool was declared.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    file: &'static str,
+    line: u32,
+    column: u32,
+}
+
+impl SourceLocation {
+    pub(crate) fn new(file: &'static str, line: u32, column: u32) -> Self {
+        SourceLocation { file, line, column }
+    }
+
+    /// The source file, as `file!()` gives it.
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// The line, starting at 1.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The column, starting at 1.
+    pub fn column(&self) -> u32 {
+        self.column
+    }
+}
+
+impl From<&'static std::panic::Location<'static>> for SourceLocation {
+    fn from(location: &'static std::panic::Location<'static>) -> Self {
+        SourceLocation::new(location.file(), location.line(), location.column())
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The tools of an application: every `#[tool]` linked into the binary and any dynamic
+/// tools, checked once and then shared.
+///
+/// A registry is a cheap-to-clone handle (an `Arc` inside), `Send + Sync + 'static`, so one
+/// registry serves every conversation of a server. Tools are kept in name order (byte order).
+///
+/// ```
+/// use lazytool_runtime::{tool, Registry};
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// async fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let registry = Registry::from_inventory().expect("tools are valid");
+/// let result = registry.call("add", serde_json::json!({"a": 2, "b": 3})).await;
+/// assert_eq!(result.content(), &serde_json::json!(5));
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Registry(Arc<RegistryInner>);
+
+struct RegistryInner {
+    tools: Vec<Tool>,
+}
+
+impl Registry {
+    /// A registry of every `#[tool]` linked into the binary.
+    ///
+    /// Tools declared in another crate are collected as long as that crate is linked: if
+    /// nothing else refers to it, add `use that_crate as _;`. Tools that take `State<T>`
+    /// need [`Registry::builder`]; here they are an error naming the tool and the type.
+    pub fn from_inventory() -> Result<Registry, RegistryError> {
+        Registry::builder().build()
+    }
+
+    /// A builder for registries with states, a filter over the `#[tool]`s, or dynamic tools.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder {
+            states: StateMap::default(),
+            use_inventory: true,
+            filter: None,
+            dynamic: Vec::new(),
+        }
+    }
+
+    /// The tools, in name order (byte order).
+    pub fn tools(&self) -> std::slice::Iter<'_, Tool> {
+        self.0.tools.iter()
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        let tools = &self.0.tools;
+        tools
+            .binary_search_by(|tool| tool.name().cmp(name))
+            .ok()
+            .map(|index| &tools[index])
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.0.tools.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.0.tools.is_empty()
+    }
+
+    /// Calls the tool named `name` with `arguments`, without discovery gating (use a
+    /// [`Session`](crate::Session) for that). Every failure is an error result, never a
+    /// panic: see [`Tool::call`].
+    pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        self.call_with_context(name, arguments, ToolContext::new())
+            .await
+    }
+
+    /// Like [`Registry::call`], with the call's id and cancellation token.
+    pub fn call_with_context(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        let call = match self.get(name) {
+            Some(tool) => Ok(tool.call(arguments, context)),
+            None => Err(self.unknown_tool(name)),
+        };
+        async move {
+            match call {
+                Ok(call) => call.await,
+                Err(unknown) => unknown,
+            }
+        }
+    }
+
+    pub(crate) fn unknown_tool(&self, name: &str) -> ToolResult {
+        let available: Vec<&str> = self.tools().map(Tool::name).collect();
+        ToolResult::error(
+            ToolErrorKind::UnknownTool,
+            format!(
+                "Error: unknown tool '{name}'. Available tools: {}.",
+                available.join(", ")
+            ),
+        )
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tools()).finish()
+    }
+}
+
+type SpecFilter = Box<dyn Fn(&ToolSpec) -> bool>;
+
+/// Builds a [`Registry`]: states for `State<T>` parameters, which `#[tool]`s to take, and
+/// dynamic tools. Start with [`Registry::builder`].
+#[must_use]
+pub struct RegistryBuilder {
+    states: StateMap,
+    use_inventory: bool,
+    filter: Option<SpecFilter>,
+    dynamic: Vec<DynamicTool>,
+}
+
+impl RegistryBuilder {
+    /// Registers `value` for the tools that take `State<T>`.
+    pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
+        self.state_arc(Arc::new(value))
+    }
+
+    /// Registers an already shared value for the tools that take `State<T>`.
+    pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// Keeps only the `#[tool]`s for which `keep` returns true (by name, module, laziness).
+    /// Tools left out need no state.
+    pub fn filter(mut self, keep: impl Fn(&ToolSpec) -> bool + 'static) -> Self {
+        self.filter = Some(Box::new(keep));
+        self
+    }
+
+    /// Leaves out every `#[tool]` of the binary: the registry holds only dynamic tools.
+    pub fn without_inventory(mut self) -> Self {
+        self.use_inventory = false;
+        self
+    }
+
+    /// Adds a dynamic tool.
+    pub fn tool(mut self, tool: DynamicTool) -> Self {
+        self.dynamic.push(tool);
+        self
+    }
+
+    /// Adds dynamic tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = DynamicTool>) -> Self {
+        self.dynamic.extend(tools);
+        self
+    }
+
+    /// Checks every tool and builds the registry; all problems are reported together.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut problems = Vec::new();
+        let mut tools = Vec::new();
+        if self.use_inventory {
+            for spec in inventory::iter::<ToolSpec> {
+                if self.filter.as_ref().is_none_or(|keep| keep(spec)) {
+                    if let Some(tool) = self.generated(spec, &mut problems) {
+                        tools.push(tool);
+                    }
+                }
+            }
+        }
+        for dynamic in self.dynamic {
+            if let Some(tool) = build_dynamic(dynamic, &mut problems) {
+                tools.push(tool);
+            }
+        }
+        tools.sort_by(|a, b| {
+            (a.name(), a.location().file(), a.location().line()).cmp(&(
+                b.name(),
+                b.location().file(),
+                b.location().line(),
+            ))
+        });
+        for pair in tools.windows(2) {
+            if pair[0].name() == pair[1].name() {
+                problems.push(RegistryProblem::DuplicateName {
+                    name: pair[0].name().to_owned(),
+                    first: pair[0].location().clone(),
+                    second: pair[1].location().clone(),
+                });
+            }
+        }
+        if problems.is_empty() {
+            Ok(Registry(Arc::new(RegistryInner { tools })))
+        } else {
+            Err(RegistryError::new(problems))
+        }
+    }
+
+    fn generated(&self, spec: &ToolSpec, problems: &mut Vec<RegistryProblem>) -> Option<Tool> {
+        let location = spec.location();
+        let mut states = Vec::with_capacity(spec.states.len());
+        for requirement in spec.states {
+            match self.states.get(requirement) {
+                Some(state) => states.push(state),
+                None => problems.push(RegistryProblem::MissingState {
+                    tool: spec.name.to_owned(),
+                    type_name: requirement.type_name().to_owned(),
+                    location: location.clone(),
+                }),
+            }
+        }
+        let schemas = match spec.cache.get_or_build(spec) {
+            Ok(schemas) => schemas,
+            Err(reason) => {
+                problems.push(RegistryProblem::InvalidSchema {
+                    tool: spec.name.to_owned(),
+                    location,
+                    reason,
+                });
+                return None;
+            }
+        };
+        (states.len() == spec.states.len()).then(|| {
+            Tool::new(
+                Arc::from(spec.name),
+                Arc::from(spec.description),
+                spec.lazy,
+                schemas,
+                Handler::Generated {
+                    call: spec.call,
+                    states: ResolvedStates::new(states),
+                },
+                location,
+            )
+        })
+    }
+}
+
+fn build_dynamic(tool: DynamicTool, problems: &mut Vec<RegistryProblem>) -> Option<Tool> {
+    if let Err(reason) = validate_tool_name(&tool.name) {
+        problems.push(RegistryProblem::InvalidName {
+            name: tool.name.to_string(),
+            location: tool.location.clone(),
+            reason,
+        });
+        return None;
+    }
+    match CompiledSchemas::build(tool.input_schema, tool.output_schema) {
+        Ok(schemas) => Some(Tool::new(
+            tool.name,
+            tool.description,
+            tool.lazy,
+            schemas,
+            Handler::Dynamic(tool.handler),
+            tool.location,
+        )),
+        Err(reason) => {
+            problems.push(RegistryProblem::InvalidSchema {
+                tool: tool.name.to_string(),
+                location: tool.location,
+                reason,
+            });
+            None
+        }
+    }
+}

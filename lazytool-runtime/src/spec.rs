@@ -1,0 +1,148 @@
+//! What `#[tool]` registers: a static, const-constructed [`ToolSpec`] per tool.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::registry::SourceLocation;
+use crate::result::ToolResult;
+use crate::state::{ResolvedStates, StateRequirement};
+
+/// The future of one tool call.
+pub type CallFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
+
+/// What a generated call function receives: arguments already normalized to an object and
+/// validated against the schema, the tool's states, and the call context.
+#[doc(hidden)]
+pub struct Invocation {
+    pub arguments: Value,
+    pub states: ResolvedStates,
+    pub context: ToolContext,
+}
+
+/// A tool declared with `#[tool]`, as collected at link time by `inventory`.
+///
+/// Generated code builds it in a `const` context; read it through the accessors. Registries
+/// built with [`RegistryBuilder::filter`](crate::RegistryBuilder::filter) show each spec to
+/// the filter before the tool is built.
+pub struct ToolSpec {
+    #[doc(hidden)]
+    pub name: &'static str,
+    #[doc(hidden)]
+    pub description: &'static str,
+    #[doc(hidden)]
+    pub lazy: bool,
+    #[doc(hidden)]
+    pub input_schema: fn() -> Value,
+    #[doc(hidden)]
+    pub output_schema: Option<fn() -> Value>,
+    #[doc(hidden)]
+    pub states: &'static [StateRequirement],
+    #[doc(hidden)]
+    pub call: fn(Invocation) -> CallFuture,
+    #[doc(hidden)]
+    pub cache: &'static SpecCache,
+    #[doc(hidden)]
+    pub module_path: &'static str,
+    #[doc(hidden)]
+    pub file: &'static str,
+    #[doc(hidden)]
+    pub line: u32,
+    #[doc(hidden)]
+    pub column: u32,
+}
+
+inventory::collect!(ToolSpec);
+
+impl ToolSpec {
+    /// The tool's name as the model sees it.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &'static str {
+        self.description
+    }
+
+    /// Whether the tool was declared `#[tool(lazy)]`.
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
+    }
+
+    /// The module the tool's function is in, such as `my_app::tools::search`.
+    pub fn module_path(&self) -> &'static str {
+        self.module_path
+    }
+
+    /// Where the tool's function is declared.
+    pub fn location(&self) -> SourceLocation {
+        SourceLocation::new(self.file, self.line, self.column)
+    }
+}
+
+/// The per-process cache of a spec's compiled schemas: built on first use, shared by every
+/// registry built afterwards.
+#[doc(hidden)]
+pub struct SpecCache(OnceLock<Result<CompiledSchemas, String>>);
+
+impl SpecCache {
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        SpecCache(OnceLock::new())
+    }
+
+    pub(crate) fn get_or_build(&self, spec: &ToolSpec) -> Result<CompiledSchemas, String> {
+        self.0
+            .get_or_init(|| {
+                CompiledSchemas::build((spec.input_schema)(), spec.output_schema.map(|f| f()))
+            })
+            .clone()
+    }
+}
+
+/// A tool's canonical input schema with its compiled validator, and its output schema.
+#[derive(Clone)]
+pub(crate) struct CompiledSchemas {
+    pub(crate) input: Arc<Value>,
+    pub(crate) validator: Arc<jsonschema::Validator>,
+    pub(crate) output: Option<Arc<Value>>,
+}
+
+static SCHEMA_BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many times any tool schema was compiled in this process (tests check that each one is
+/// built once).
+#[doc(hidden)]
+pub fn schema_builds() -> usize {
+    SCHEMA_BUILDS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+impl CompiledSchemas {
+    /// Checks that `input` describes an argument object and compiles its validator.
+    pub(crate) fn build(input: Value, output: Option<Value>) -> Result<Self, String> {
+        SCHEMA_BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let input = crate::schema::canonicalize(input);
+        match input.get("type") {
+            Some(Value::String(kind)) if kind == "object" => {}
+            _ => {
+                return Err(
+                    "the root of an input schema must be an object schema (`\"type\": \"object\"`)"
+                        .to_owned(),
+                );
+            }
+        }
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&input)
+            .map_err(|error| format!("the schema does not compile: {error}"))?;
+        Ok(CompiledSchemas {
+            input: Arc::new(input),
+            validator: Arc::new(validator),
+            output: output.map(|schema| Arc::new(crate::schema::canonicalize(schema))),
+        })
+    }
+}

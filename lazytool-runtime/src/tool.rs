@@ -1,0 +1,174 @@
+//! One tool of a registry: [`Tool`], its metadata and its call pipeline.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::arguments;
+use crate::context::ToolContext;
+use crate::registry::SourceLocation;
+use crate::result::{ToolErrorKind, ToolResult};
+use crate::spec::{CallFuture, CompiledSchemas, Invocation};
+use crate::state::ResolvedStates;
+use crate::unwind::{CatchUnwind, panic_message};
+
+/// A tool of a [`Registry`](crate::Registry): its name, description, schemas, and how to
+/// call it. Cheap to clone (an `Arc` inside).
+#[derive(Clone)]
+pub struct Tool(Arc<ToolInner>);
+
+struct ToolInner {
+    name: Arc<str>,
+    description: Arc<str>,
+    lazy: bool,
+    schemas: CompiledSchemas,
+    handler: Handler,
+    location: SourceLocation,
+}
+
+pub(crate) type DynamicHandler = Arc<dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync>;
+
+pub(crate) enum Handler {
+    Generated {
+        call: fn(Invocation) -> CallFuture,
+        states: ResolvedStates,
+    },
+    Dynamic(DynamicHandler),
+}
+
+impl Tool {
+    pub(crate) fn new(
+        name: Arc<str>,
+        description: Arc<str>,
+        lazy: bool,
+        schemas: CompiledSchemas,
+        handler: Handler,
+        location: SourceLocation,
+    ) -> Self {
+        Tool(Arc::new(ToolInner {
+            name,
+            description,
+            lazy,
+            schemas,
+            handler,
+            location,
+        }))
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// What the tool does, as the model reads it.
+    pub fn description(&self) -> &str {
+        &self.0.description
+    }
+
+    /// Whether the tool is lazy: listed by the discovery tool rather than sent up front.
+    pub fn is_lazy(&self) -> bool {
+        self.0.lazy
+    }
+
+    /// The canonical JSON Schema of the tool's arguments (an object schema without
+    /// `$schema` or a root `title`, `$ref`s inlined unless recursive, `required` listing
+    /// exactly the parameters that are neither `Option` nor defaulted).
+    pub fn input_schema(&self) -> &Value {
+        &self.0.schemas.input
+    }
+
+    /// The JSON Schema of the tool's successful output, for tools declared with
+    /// `#[tool(output_schema)]` or dynamic tools given one.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.0.schemas.output.as_deref()
+    }
+
+    /// Where the tool was declared: the `#[tool]` function, or the call that built a
+    /// [`DynamicTool`](crate::DynamicTool).
+    pub fn location(&self) -> &SourceLocation {
+        &self.0.location
+    }
+
+    /// Calls the tool: normalizes the arguments (an object, a JSON-encoded object, or
+    /// nothing), validates them against the schema, runs the tool with panics caught, and
+    /// turns every failure into an error result.
+    ///
+    /// The future owns what it needs, so it can be spawned.
+    pub fn call(
+        &self,
+        arguments: Value,
+        context: ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        let prepared = self.prepare(arguments, context);
+        let tool = self.clone();
+        async move {
+            match prepared {
+                Ok(future) => tool.run(future).await,
+                Err(rejected) => {
+                    tool.trace_outcome(&rejected, None);
+                    rejected
+                }
+            }
+        }
+    }
+
+    fn prepare(&self, arguments: Value, context: ToolContext) -> Result<CallFuture, ToolResult> {
+        let inner = &*self.0;
+        let arguments = arguments::normalize(&inner.name, arguments)?;
+        arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
+        Ok(match &inner.handler {
+            Handler::Generated { call, states } => call(Invocation {
+                arguments,
+                states: states.clone(),
+                context,
+            }),
+            Handler::Dynamic(handler) => handler(arguments, context),
+        })
+    }
+
+    async fn run(&self, future: CallFuture) -> ToolResult {
+        let started = tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
+            .then(std::time::Instant::now);
+        let result = match CatchUnwind(future).await {
+            Ok(result) => result,
+            Err(payload) => {
+                tracing::error!(
+                    target: "lazytool::call",
+                    tool = %self.name(),
+                    panic = panic_message(&*payload),
+                    "tool panicked"
+                );
+                ToolResult::error(
+                    ToolErrorKind::Panicked,
+                    format!(
+                        "Error: tool '{}' failed with an internal error. Do not retry with the same arguments.",
+                        self.name()
+                    ),
+                )
+            }
+        };
+        self.trace_outcome(&result, started);
+        result
+    }
+
+    fn trace_outcome(&self, result: &ToolResult, started: Option<std::time::Instant>) {
+        let outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str);
+        tracing::debug!(
+            target: "lazytool::call",
+            tool = %self.name(),
+            outcome,
+            duration_us = started.map(|start| start.elapsed().as_micros() as u64),
+            "tool call finished"
+        );
+    }
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("lazy", &self.is_lazy())
+            .field("location", self.location())
+            .finish_non_exhaustive()
+    }
+}
