@@ -2,8 +2,6 @@
 //! values, its output, its docs. Parsing also strips the macro's own parameter attributes
 //! from the fn, which must compile without them.
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
 
 use crate::attr::{ArgAttr, parse_arg_attr};
@@ -23,9 +21,10 @@ pub(crate) struct Param {
     pub(crate) ty: Type,
     pub(crate) kind: ParamKind,
     pub(crate) arg: ArgAttr,
-    pub(crate) arg_attr_span: Option<Span>,
-    /// The span of an `#[args]` marker.
-    pub(crate) args_marker: Option<Span>,
+    /// The `#[arg(...)]` attribute, kept for error spans.
+    pub(crate) arg_attr: Option<Attribute>,
+    /// The `#[args]` marker.
+    pub(crate) args_marker: Option<Attribute>,
     pub(crate) doc: String,
     /// `#[schemars(...)]` attributes, moved to the generated argument field.
     pub(crate) schemars: Vec<Attribute>,
@@ -95,7 +94,7 @@ impl ToolFn {
             is_async: item.sig.asyncness.is_some(),
             params,
             output,
-            docs: doc::split_fn_docs(&item.attrs, item.sig.ident.span()),
+            docs: doc::split_fn_docs(&item.attrs),
         }
     }
 
@@ -113,7 +112,7 @@ impl ToolFn {
 
 fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Errors) -> Param {
     let mut arg = ArgAttr::default();
-    let mut arg_attr_span = None;
+    let mut arg_attr = None;
     let mut args_marker = None;
     let mut schemars = Vec::new();
     let doc = doc::text(&doc::doc_lines(attrs));
@@ -121,15 +120,14 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
         if doc::is_doc(attr) {
             false
         } else if attr.path().is_ident("arg") {
-            arg_attr_span = Some(attr.span());
             parse_arg_attr(attr, &mut arg, errors);
+            arg_attr = Some(attr.clone());
             false
         } else if attr.path().is_ident("args") {
-            if let Err(error) = attr.meta.require_path_only() {
+            if attr.meta.require_path_only().is_err() {
                 errors.spanned(&attr.meta, "`#[args]` takes no arguments");
-                drop(error);
             }
-            args_marker = Some(attr.span());
+            args_marker = Some(attr.clone());
             false
         } else if attr.path().is_ident("schemars") {
             schemars.push(attr.clone());
@@ -155,7 +153,7 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
         ty: ty.clone(),
         kind,
         arg,
-        arg_attr_span,
+        arg_attr,
         args_marker,
         doc,
         schemars,

@@ -7,6 +7,14 @@ use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 /// The lines of the `///` comments (`#[doc = "..."]` attributes) in `attrs`, with the one
 /// space rustdoc puts after `///` removed.
 pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
+    spanned_doc_lines(attrs)
+        .into_iter()
+        .map(|(line, _)| line)
+        .collect()
+}
+
+/// [`doc_lines`], each with the span of the comment it comes from.
+fn spanned_doc_lines(attrs: &[Attribute]) -> Vec<(String, Span)> {
     let mut lines = Vec::new();
     for attr in attrs {
         if let Meta::NameValue(pair) = &attr.meta
@@ -16,8 +24,9 @@ pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
                 ..
             }) = &pair.value
         {
-            for line in text.value().lines() {
-                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            for line in text.value().split('\n') {
+                let line = line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned();
+                lines.push((line, text.span()));
             }
         }
     }
@@ -57,12 +66,13 @@ pub(crate) struct FnDocs {
     pub(crate) arguments: Vec<ArgumentDoc>,
 }
 
-pub(crate) fn split_fn_docs(attrs: &[Attribute], span: Span) -> FnDocs {
-    let lines = doc_lines(attrs);
+pub(crate) fn split_fn_docs(attrs: &[Attribute]) -> FnDocs {
+    let lines = spanned_doc_lines(attrs);
     let mut description = Vec::new();
     let mut arguments: Vec<ArgumentDoc> = Vec::new();
     let mut in_arguments = false;
-    for line in &lines {
+    for (line, span) in &lines {
+        let span = *span;
         let trimmed = line.trim();
         if let Some(heading) = trimmed.strip_prefix('#') {
             in_arguments = matches!(
@@ -99,6 +109,7 @@ fn argument_item(line: &str) -> Option<(String, String)> {
         .trim_start()
         .trim_start_matches(['-', ':', '—', '–'])
         .trim();
+    let name = name.strip_prefix("r#").unwrap_or(name);
     Some((name.to_owned(), text.to_owned()))
 }
 
@@ -130,7 +141,7 @@ mod tests {
             /// Not part of the arguments.
             fn f() {}
         };
-        let docs = split_fn_docs(&item.attrs, Span::call_site());
+        let docs = split_fn_docs(&item.attrs);
         assert_eq!(
             docs.description,
             "Search products by keyword.\n\nResults are ranked.\n\n# Examples\n\nNot part of the arguments."

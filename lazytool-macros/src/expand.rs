@@ -99,8 +99,8 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
 
     let fn_ident = &tool.ident;
     let invoke = if tool.is_async {
-        let assert_send = quote_spanned!(fn_ident.span()=> #p::assert_send);
-        quote!(#assert_send(#fn_ident(#(#call_args),*)).await)
+        // Spanned on the fn's name so that a non-`Send` future is reported there.
+        quote_spanned!(fn_ident.span()=> #p::assert_send(#fn_ident(#(#call_args),*)).await)
     } else {
         quote!(#fn_ident(#(#call_args),*))
     };

@@ -23,7 +23,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(syn::Item::Fn(item)) => item,
         Ok(other) => {
             let error = syn::Error::new_spanned(
-                &other,
+                item_name(&other),
                 "`#[tool]` goes on a free `fn` (usually `async fn`); it cannot be used on this item",
             )
             .to_compile_error();
@@ -51,4 +51,21 @@ fn tool_fn(args: proc_macro2::TokenStream, mut item: syn::ItemFn) -> proc_macro2
             quote!(#item #generated)
         }
     }
+}
+
+/// The name of an item, where the error about a misplaced `#[tool]` belongs.
+fn item_name(item: &syn::Item) -> proc_macro2::TokenStream {
+    use syn::Item;
+    let ident = match item {
+        Item::Struct(item) => &item.ident,
+        Item::Enum(item) => &item.ident,
+        Item::Union(item) => &item.ident,
+        Item::Trait(item) => &item.ident,
+        Item::Const(item) => &item.ident,
+        Item::Static(item) => &item.ident,
+        Item::Type(item) => &item.ident,
+        Item::Mod(item) => &item.ident,
+        other => return quote!(#other),
+    };
+    quote!(#ident)
 }

@@ -25,7 +25,7 @@ pub(crate) fn check(item: &ItemFn, attr: &ToolAttr, tool: &ToolFn, errors: &mut 
     check_json_names(attr, tool, errors);
     check_documented_arguments(tool, errors);
     if let Output::Value(ty) | Output::Result { ty, .. } = &tool.output {
-        check_type(ty, "return type", errors);
+        check_type(ty, Role::Output, errors);
     }
 }
 
@@ -137,7 +137,7 @@ fn check_param(attr: &ToolAttr, param: &Param, errors: &mut Errors) {
             ),
         );
     }
-    check_type(&param.ty, "parameter", errors);
+    check_type(&param.ty, Role::Parameter, errors);
     match &param.kind {
         ParamKind::State(_) | ParamKind::Context => {
             let what = if matches!(param.kind, ParamKind::Context) {
@@ -145,15 +145,15 @@ fn check_param(attr: &ToolAttr, param: &Param, errors: &mut Errors) {
             } else {
                 "`State<T>`"
             };
-            if let Some(span) = param.arg_attr_span {
-                errors.at(
-                    span,
+            if let Some(arg_attr) = &param.arg_attr {
+                errors.spanned(
+                    arg_attr,
                     format!("`#[arg]` has no effect on a {what} parameter: it is injected, not part of the arguments; remove it"),
                 );
             }
-            if let Some(span) = param.args_marker {
-                errors.at(
-                    span,
+            if let Some(marker) = &param.args_marker {
+                errors.spanned(
+                    marker,
                     format!("`#[args]` cannot mark a {what} parameter: it is injected; mark the struct that holds the arguments"),
                 );
             }
@@ -165,15 +165,15 @@ fn check_param(attr: &ToolAttr, param: &Param, errors: &mut Errors) {
                     "an `Option` parameter is already optional (absent means `None`); remove `default`, or make the type non-optional",
                 );
             }
-            if let Some(marker) = param.args_marker {
-                if let Some(span) = param.arg_attr_span {
-                    errors.at(
-                        span,
+            if let Some(marker) = &param.args_marker {
+                if let Some(arg_attr) = &param.arg_attr {
+                    errors.spanned(
+                        arg_attr,
                         "`#[arg]` cannot be combined with `#[args]`: the struct's own serde and schemars attributes describe its fields",
                     );
                 }
                 if attr.rename_all.is_some() {
-                    errors.at(
+                    errors.spanned(
                         marker,
                         "`rename_all` does not apply to an `#[args]` struct; put `#[serde(rename_all = \"...\")]` on the struct itself",
                     );
@@ -197,9 +197,9 @@ fn check_args_struct(tool: &ToolFn, errors: &mut Errors) {
         .collect();
     let Some(first) = marked.first() else { return };
     for extra in &marked[1..] {
-        if let Some(span) = extra.args_marker {
-            errors.at(
-                span,
+        if let Some(marker) = &extra.args_marker {
+            errors.spanned(
+                marker,
                 "only one parameter can be `#[args]`: it is the whole argument object",
             );
         }
@@ -281,40 +281,47 @@ fn check_documented_arguments(tool: &ToolFn, errors: &mut Errors) {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Role {
+    Parameter,
+    Output,
+}
+
 /// References, `impl Trait` and named lifetimes in a type.
-fn check_type(ty: &Type, role: &str, errors: &mut Errors) {
+fn check_type(ty: &Type, role: Role, errors: &mut Errors) {
     struct Finder<'e> {
         errors: &'e mut Errors,
-        role: &'e str,
+        role: Role,
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
         fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
-            let suggestion = owned_alternative(&reference.elem);
-            self.errors.spanned(
-                reference,
-                format!(
-                    "a tool {} cannot be a reference: arguments are deserialized into owned values; use {suggestion}",
-                    self.role
+            let owned = owned_alternative(&reference.elem);
+            let message = match self.role {
+                Role::Parameter => format!(
+                    "a tool parameter cannot be a reference: arguments are deserialized into owned values; use {owned}"
                 ),
-            );
+                Role::Output => format!(
+                    "a tool cannot return a reference: return an owned value such as {owned}"
+                ),
+            };
+            self.errors.spanned(reference, message);
         }
         fn visit_type_impl_trait(&mut self, impl_trait: &'ast syn::TypeImplTrait) {
-            self.errors.spanned(
-                impl_trait,
-                format!(
-                    "a tool {} cannot use `impl Trait`: the schema needs a concrete type",
-                    self.role
-                ),
-            );
+            let message = match self.role {
+                Role::Parameter => {
+                    "a tool parameter cannot use `impl Trait`: the schema needs a concrete type"
+                }
+                Role::Output => {
+                    "a tool cannot return `impl Trait`: name the concrete type, so its serialization can be checked"
+                }
+            };
+            self.errors.spanned(impl_trait, message);
         }
         fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
             if lifetime.ident != "static" {
                 self.errors.spanned(
                     lifetime,
-                    format!(
-                        "a tool {} cannot borrow (`{lifetime}`): use owned types",
-                        self.role
-                    ),
+                    format!("a tool's types cannot borrow (`{lifetime}`): use owned types"),
                 );
             }
         }

@@ -186,15 +186,6 @@ impl<T: schemars::JsonSchema> OutputSchema for T {}
 pub trait ErrorDisplay {}
 impl<T: Display> ErrorDisplay for T {}
 
-/// Proof that a tool's future can move between threads.
-#[diagnostic::on_unimplemented(
-    message = "the future of this tool is not `Send`",
-    label = "this tool's future holds a value that is not `Send` across an `.await`",
-    note = "tools run on multi-threaded executors; drop non-`Send` values (such as `Rc` or a `RefCell` borrow) before awaiting"
-)]
-pub trait SendFuture {}
-impl<T: Send> SendFuture for T {}
-
 /// Compile-time checks; each call is spanned on the user's token by the macro.
 pub const fn assert_argument<T: ?Sized + ArgumentDeserialize + ArgumentSchema>() {}
 /// See [`assert_argument`].
@@ -203,7 +194,8 @@ pub const fn assert_output<T: ?Sized + OutputSerialize>() {}
 pub const fn assert_output_schema<T: ?Sized + OutputSchema>() {}
 /// See [`assert_argument`].
 pub const fn assert_error<T: ?Sized + ErrorDisplay>() {}
-/// See [`assert_argument`].
-pub fn assert_send<T: SendFuture>(future: T) -> T {
+/// Requires a tool's future to be `Send`, so that rustc's explanation of why it is not
+/// points at the tool.
+pub fn assert_send<T: Send>(future: T) -> T {
     future
 }

@@ -1,0 +1,15 @@
+use lazytool_runtime::tool;
+
+/// Greets someone.
+#[tool]
+async fn greet(name: &str, titles: &[String]) -> String {
+    format!("{name} {}", titles.len())
+}
+
+/// Says hello.
+#[tool]
+async fn hello() -> &'static str {
+    "hello"
+}
+
+fn main() {}
