@@ -295,16 +295,19 @@ fn check_type(ty: &Type, role: Role, errors: &mut Errors) {
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
         fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
-            let owned = owned_alternative(&reference.elem);
-            let message = match self.role {
-                Role::Parameter => format!(
-                    "a tool parameter cannot be a reference: arguments are deserialized into owned values; use {owned}"
-                ),
-                Role::Output => format!(
-                    "a tool cannot return a reference: return an owned value such as {owned}"
-                ),
-            };
-            self.errors.spanned(reference, message);
+            match self.role {
+                Role::Parameter => {
+                    let owned = owned_alternative(&reference.elem);
+                    self.errors.spanned(
+                        reference,
+                        format!(
+                            "a tool parameter cannot be a reference: arguments are deserialized into owned values; use {owned}"
+                        ),
+                    );
+                }
+                // `&'static str` and the like are fine to return.
+                Role::Output => syn::visit::visit_type_reference(self, reference),
+            }
         }
         fn visit_type_impl_trait(&mut self, impl_trait: &'ast syn::TypeImplTrait) {
             let message = match self.role {

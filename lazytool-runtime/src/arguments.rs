@@ -27,6 +27,21 @@ pub(crate) fn normalize(tool: &str, arguments: Value) -> Result<Value, ToolResul
     }
 }
 
+/// Removes top-level `null`s given for optional properties: providers' strict modes make
+/// every property required and send `null` for the ones the model leaves out, which means
+/// "not given" (`None`, or the parameter's default).
+pub(crate) fn drop_null_optionals(arguments: &mut Value, schema: &Value) {
+    let Value::Object(object) = arguments else {
+        return;
+    };
+    if !object.values().any(Value::is_null) {
+        return;
+    }
+    let required = schema.get("required").and_then(Value::as_array);
+    let is_required = |name: &str| required.is_some_and(|r| r.iter().any(|n| n == name));
+    object.retain(|name, value| !value.is_null() || is_required(name));
+}
+
 fn not_an_object(tool: &str, found: &str) -> ToolResult {
     invalid(
         tool,
@@ -96,6 +111,14 @@ mod tests {
         assert_eq!(normalize("t", json!("")), Ok(json!({})));
         assert_eq!(normalize("t", json!("  ")), Ok(json!({})));
         assert_eq!(normalize("t", json!("null")), Ok(json!({})));
+    }
+
+    #[test]
+    fn nulls_of_optional_properties_mean_absent() {
+        let schema = json!({"type": "object", "required": ["a"]});
+        let mut arguments = json!({"a": null, "b": null, "c": 1});
+        drop_null_optionals(&mut arguments, &schema);
+        assert_eq!(arguments, json!({"a": null, "c": 1}));
     }
 
     #[test]

@@ -90,7 +90,8 @@ impl Tool {
     }
 
     /// Calls the tool: normalizes the arguments (an object, a JSON-encoded object, or
-    /// nothing), validates them against the schema, runs the tool with panics caught, and
+    /// nothing; `null` for an optional property means it was not given), validates them
+    /// against the schema, runs the tool with panics caught, and
     /// turns every failure into an error result.
     ///
     /// The future owns what it needs, so it can be spawned.
@@ -114,7 +115,8 @@ impl Tool {
 
     fn prepare(&self, arguments: Value, context: ToolContext) -> Result<CallFuture, ToolResult> {
         let inner = &*self.0;
-        let arguments = arguments::normalize(&inner.name, arguments)?;
+        let mut arguments = arguments::normalize(&inner.name, arguments)?;
+        arguments::drop_null_optionals(&mut arguments, &inner.schemas.input);
         arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
         Ok(match &inner.handler {
             Handler::Generated { call, states } => call(Invocation {

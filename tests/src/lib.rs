@@ -1,1 +1,10 @@
+//! Integration and UI tests of lazytool. The library part declares tools in a crate of their
+//! own, to prove that tools from other crates are collected at link time.
 
+use lazytool_runtime::tool;
+
+/// Declared in the `lazytool-tests` library crate, collected by binaries that link it.
+#[tool(lazy)]
+pub async fn cross_crate_echo(text: String) -> String {
+    text
+}

@@ -6,10 +6,4 @@ async fn greet(name: &str, titles: &[String]) -> String {
     format!("{name} {}", titles.len())
 }
 
-/// Says hello.
-#[tool]
-async fn hello() -> &'static str {
-    "hello"
-}
-
 fn main() {}

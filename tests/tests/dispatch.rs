@@ -1,0 +1,269 @@
+//! `Registry::call`: arguments in every accepted shape, and every failure as an error result.
+
+use lazytool_runtime::{Registry, State, ToolContext, ToolErrorKind, tool};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+struct Prices {
+    tax_rate: f64,
+}
+
+#[derive(Serialize)]
+struct Quote {
+    net: f64,
+    gross: f64,
+}
+
+/// Quotes a price.
+#[tool]
+async fn quote(net: f64, #[arg(default = 1)] quantity: u32, prices: State<Prices>) -> Quote {
+    let net = net * f64::from(quantity);
+    Quote {
+        net,
+        gross: net * (1.0 + prices.tax_rate),
+    }
+}
+
+/// Returns the time of day.
+#[tool]
+async fn now() -> String {
+    "noon".to_owned()
+}
+
+#[derive(Debug)]
+enum ShopError {
+    OutOfStock(u32),
+}
+
+impl std::fmt::Display for ShopError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShopError::OutOfStock(id) => write!(f, "product {id} is out of stock"),
+        }
+    }
+}
+
+/// Reserves a product.
+#[tool]
+async fn reserve(product_id: u32) -> Result<u32, ShopError> {
+    Err(ShopError::OutOfStock(product_id))
+}
+
+/// Fails in an `anyhow` way.
+#[tool]
+async fn flaky(attempt: u32) -> anyhow::Result<u32> {
+    anyhow::ensure!(attempt > 2, "attempt {attempt} is too early");
+    Ok(attempt)
+}
+
+/// Panics.
+#[tool]
+async fn explode(secret: String) -> u32 {
+    panic!("internal detail: {secret}");
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Filter {
+    /// Inclusive minimum price.
+    min_price: f64,
+    tags: Vec<String>,
+}
+
+/// Filters products.
+#[tool(strict)]
+async fn filter(filter: Filter, #[schemars(length(min = 2))] ids: Vec<u32>) -> usize {
+    filter.tags.len() + ids.len() + filter.min_price as usize
+}
+
+/// Echoes the call id.
+#[tool]
+fn call_id(ctx: ToolContext) -> Option<String> {
+    ctx.call_id().map(str::to_owned)
+}
+
+fn registry() -> Registry {
+    Registry::builder()
+        .state(Prices { tax_rate: 0.5 })
+        .build()
+        .expect("valid tools")
+}
+
+fn error_text(result: &lazytool_runtime::ToolResult) -> &str {
+    assert!(result.is_error(), "expected an error, got {result:?}");
+    result.content().as_str().expect("errors are JSON strings")
+}
+
+#[tokio::test]
+async fn arguments_as_object_or_json_string() {
+    let registry = registry();
+    let expected = json!({"net": 4.0, "gross": 6.0});
+    let from_object = registry
+        .call("quote", json!({"net": 2.0, "quantity": 2}))
+        .await;
+    assert_eq!(from_object.content(), &expected);
+    let from_string = registry
+        .call("quote", json!("{\"net\": 2.0, \"quantity\": 2}"))
+        .await;
+    assert_eq!(from_string.content(), &expected);
+}
+
+#[tokio::test]
+async fn a_default_applies_when_absent_or_null() {
+    let registry = registry();
+    for arguments in [json!({"net": 2.0}), json!({"net": 2.0, "quantity": null})] {
+        let result = registry.call("quote", arguments).await;
+        assert_eq!(result.content(), &json!({"net": 2.0, "gross": 3.0}));
+    }
+}
+
+#[tokio::test]
+async fn no_parameters_accepts_nothing_at_all() {
+    let registry = registry();
+    for arguments in [
+        json!({}),
+        Value::Null,
+        json!(""),
+        json!("{}"),
+        json!("null"),
+    ] {
+        let result = registry.call("now", arguments.clone()).await;
+        assert!(!result.is_error(), "{arguments}: {result:?}");
+        assert_eq!(result.content(), "noon");
+    }
+}
+
+#[tokio::test]
+async fn invalid_arguments_name_the_field_and_what_was_expected() {
+    let registry = registry();
+    let cases = [
+        (
+            json!({"net": "two"}),
+            "at /net: \"two\" is not of type \"number\"",
+        ),
+        (json!({}), "\"net\" is a required property"),
+        (json!([1, 2]), "must be a JSON object, not an array"),
+        (json!("{not json"), "not valid JSON"),
+        (
+            json!({"filter": {"min_price": 1.0, "tags": [1]}, "ids": [1, 2]}),
+            "at /filter/tags/0: 1 is not of type \"string\"",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let tool = if arguments.get("filter").is_some() {
+            "filter"
+        } else {
+            "quote"
+        };
+        let result = registry.call(tool, arguments.clone()).await;
+        assert_eq!(result.error_kind(), Some(ToolErrorKind::InvalidArguments));
+        let text = error_text(&result);
+        assert!(text.contains(expected), "{arguments}: {text}");
+        assert!(text.starts_with(&format!("Error: invalid arguments for tool '{tool}'")));
+    }
+}
+
+#[tokio::test]
+async fn schemars_validation_attributes_hold() {
+    let registry = registry();
+    let short = registry
+        .call(
+            "filter",
+            json!({"filter": {"min_price": 1.0, "tags": []}, "ids": [1]}),
+        )
+        .await;
+    assert!(
+        error_text(&short).contains("at /ids: [1] has less than 2 items"),
+        "{short:?}"
+    );
+    let fine = registry
+        .call(
+            "filter",
+            json!({"filter": {"min_price": 1.0, "tags": ["a"]}, "ids": [1, 2]}),
+        )
+        .await;
+    assert_eq!(fine.content(), &json!(4));
+}
+
+#[tokio::test]
+async fn strict_tools_reject_unknown_properties() {
+    let registry = registry();
+    let result = registry
+        .call(
+            "filter",
+            json!({"filter": {"min_price": 1.0, "tags": []}, "ids": [1, 2], "extra": true}),
+        )
+        .await;
+    assert!(error_text(&result).contains("extra"), "{result:?}");
+    let lenient = registry
+        .call("quote", json!({"net": 1.0, "extra": true}))
+        .await;
+    assert!(!lenient.is_error());
+}
+
+#[tokio::test]
+async fn a_tool_error_is_its_display_text() {
+    let registry = registry();
+    let result = registry.call("reserve", json!({"product_id": 7})).await;
+    assert_eq!(result.error_kind(), Some(ToolErrorKind::ToolFailed));
+    assert_eq!(error_text(&result), "product 7 is out of stock");
+    let anyhow = registry.call("flaky", json!({"attempt": 1})).await;
+    assert_eq!(error_text(&anyhow), "attempt 1 is too early");
+    let ok = registry.call("flaky", json!({"attempt": 3})).await;
+    assert_eq!(ok.content(), &json!(3));
+}
+
+#[tokio::test]
+async fn a_panic_is_an_error_result_without_its_message() {
+    let registry = registry();
+    let result = registry.call("explode", json!({"secret": "hunter2"})).await;
+    assert_eq!(result.error_kind(), Some(ToolErrorKind::Panicked));
+    let text = error_text(&result);
+    assert!(
+        text.contains("'explode' failed with an internal error"),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"));
+    let after = registry.call("now", json!({})).await;
+    assert_eq!(after.content(), "noon", "the registry stays usable");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_lists_the_available_ones() {
+    let registry = registry();
+    let result = registry.call("teleport", json!({})).await;
+    assert_eq!(result.error_kind(), Some(ToolErrorKind::UnknownTool));
+    let text = error_text(&result);
+    assert!(
+        text.starts_with("Error: unknown tool 'teleport'. Available tools: "),
+        "{text}"
+    );
+    assert!(text.contains("quote") && text.contains("now"), "{text}");
+}
+
+#[tokio::test]
+async fn the_context_reaches_the_tool() {
+    let registry = registry();
+    let result = registry
+        .call_with_context(
+            "call_id",
+            json!({}),
+            ToolContext::new().with_call_id("call_42"),
+        )
+        .await;
+    assert_eq!(result.content(), "call_42");
+}
+
+#[tokio::test]
+async fn calls_run_concurrently_from_spawned_tasks() {
+    let registry = registry();
+    let mut handles = Vec::new();
+    for i in 0..32u32 {
+        let call =
+            registry.call_with_context("quote", json!({"net": f64::from(i)}), ToolContext::new());
+        handles.push(tokio::spawn(call));
+    }
+    for (i, handle) in handles.into_iter().enumerate() {
+        let result = handle.await.expect("no task panics");
+        assert_eq!(result.content()["net"], json!(i as f64));
+    }
+}
