@@ -1,1 +1,1 @@
-
+//! Examples of lazytool; run them with `cargo run --example NAME`.

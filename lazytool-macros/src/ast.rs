@@ -34,7 +34,7 @@ pub(crate) enum ParamKind {
     /// A property of the argument object; `optional` for `Option<T>`.
     Argument { optional: bool },
     /// `State<T>`, injected: the inner `T`.
-    State(Type),
+    State(Box<Type>),
     /// `ToolContext`, injected.
     Context,
 }
@@ -43,14 +43,14 @@ pub(crate) enum Output {
     /// No return type.
     Unit,
     /// A plain value.
-    Value(Type),
+    Value(Box<Type>),
     /// `Result<T, E>` or an alias whose last segment is `Result` (`anyhow::Result<T>`);
     /// `ok` and `err` are its type arguments where the user wrote them, so that checks can
     /// point at them.
     Result {
-        ty: Type,
-        ok: Option<Type>,
-        err: Option<Type>,
+        ty: Box<Type>,
+        ok: Option<Box<Type>>,
+        err: Option<Box<Type>>,
     },
 }
 
@@ -79,14 +79,14 @@ impl ToolFn {
             ReturnType::Default => Output::Unit,
             ReturnType::Type(_, ty) => match last_segment_args(ty, "Result") {
                 Some(args) => {
-                    let mut args = args.into_iter();
+                    let mut args = args.into_iter().map(Box::new);
                     Output::Result {
-                        ty: (**ty).clone(),
+                        ty: ty.clone(),
                         ok: args.next(),
                         err: args.next(),
                     }
                 }
-                None => Output::Value((**ty).clone()),
+                None => Output::Value(ty.clone()),
             },
         };
         ToolFn {
@@ -138,7 +138,7 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
     });
     let kind = if let Some(mut args) = last_segment_args(ty, "State") {
         match (args.pop(), args.is_empty()) {
-            (Some(inner), true) => ParamKind::State(inner),
+            (Some(inner), true) => ParamKind::State(Box::new(inner)),
             _ => ParamKind::Argument { optional: false },
         }
     } else if is_last_segment(ty, "ToolContext") {

@@ -16,7 +16,7 @@ use quote::quote;
 
 use crate::errors::Errors;
 
-/// Declares an LLM tool. See `lazytool_runtime::tool` for the documentation.
+/// Declares an LLM tool; documented where users meet it, as `lazytool_runtime::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = match syn::parse::<syn::Item>(input.clone()) {

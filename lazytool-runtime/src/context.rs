@@ -10,7 +10,7 @@ pub use tokio_util::sync::CancellationToken;
 /// Declare a parameter of type `ToolContext` to receive it; like `State<T>`, it is injected
 /// by the runtime and never part of the schema.
 ///
-/// ```
+/// ```rust,standalone_crate
 /// use lazytool_runtime::{tool, ToolContext};
 ///
 /// /// Counts slowly to `n`, stopping early when the call is cancelled.

@@ -4,8 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A tool as sent to the model: name, description and the JSON Schema of its arguments, in
-/// the canonical dialect. The [`provider`](crate::provider) renderers turn it into each
-/// provider's wire format.
+/// the canonical dialect; providers' wire formats are rendered from it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolDefinition {
     /// The name the model calls the tool by.

@@ -18,12 +18,12 @@ pub use crate::state::{ResolvedStates, State, StateRequirement};
 
 use crate::result::ToolErrorKind;
 
+/// A `#[arg(default = ...)]` parameter: its JSON name and its default as JSON.
+pub type PropertyDefault = (&'static str, fn() -> Value);
+
 /// The canonical input schema of an argument struct, with the defaults of
 /// `#[arg(default = ...)]` parameters filled in; `strict` closes it to other properties.
-pub fn input_schema<T: schemars::JsonSchema>(
-    strict: bool,
-    defaults: &[(&str, fn() -> Value)],
-) -> Value {
+pub fn input_schema<T: schemars::JsonSchema>(strict: bool, defaults: &[PropertyDefault]) -> Value {
     let mut schema = crate::schema::canonicalize(schema_value::<T>());
     crate::schema::strip_null_defaults(&mut schema);
     if strict && let Value::Object(object) = &mut schema {

@@ -62,7 +62,7 @@ impl fmt::Display for SourceLocation {
 /// A registry is a cheap-to-clone handle (an `Arc` inside), `Send + Sync + 'static`, so one
 /// registry serves every conversation of a server. Tools are kept in name order (byte order).
 ///
-/// ```
+/// ```rust,standalone_crate
 /// use lazytool_runtime::{tool, Registry};
 ///
 /// /// Adds two numbers.
@@ -128,9 +128,8 @@ impl Registry {
         self.0.tools.is_empty()
     }
 
-    /// Calls the tool named `name` with `arguments`, without discovery gating (use a
-    /// [`Session`](crate::Session) for that). Every failure is an error result, never a
-    /// panic: see [`Tool::call`].
+    /// Calls the tool named `name` with `arguments`, without discovery gating. Every
+    /// failure is an error result, never a panic: see [`Tool::call`].
     pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
         self.call_with_context(name, arguments, ToolContext::new())
             .await
@@ -228,10 +227,10 @@ impl RegistryBuilder {
         let mut tools = Vec::new();
         if self.use_inventory {
             for spec in inventory::iter::<ToolSpec> {
-                if self.filter.as_ref().is_none_or(|keep| keep(spec)) {
-                    if let Some(tool) = self.generated(spec, &mut problems) {
-                        tools.push(tool);
-                    }
+                if self.filter.as_ref().is_none_or(|keep| keep(spec))
+                    && let Some(tool) = self.generated(spec, &mut problems)
+                {
+                    tools.push(tool);
                 }
             }
         }

@@ -12,10 +12,10 @@ use std::sync::Arc;
 /// `State<T>` parameters are injected by the runtime and never appear in a tool's schema.
 /// Register the value with [`RegistryBuilder::state`](crate::RegistryBuilder::state);
 /// building a registry that contains a tool needing a state nobody registered is an error
-/// ([`RegistryError::MissingState`](crate::RegistryError::MissingState)) naming the tool and
+/// ([`RegistryProblem::MissingState`](crate::RegistryProblem::MissingState)) naming the tool and
 /// the type, so a missing state is found at start-up, not on the model's first call.
 ///
-/// ```
+/// ```rust,standalone_crate
 /// use lazytool_runtime::{tool, Registry, State};
 ///
 /// struct Greeting(&'static str);
