@@ -27,19 +27,28 @@ pub(crate) fn normalize(tool: &str, arguments: Value) -> Result<Value, ToolResul
     }
 }
 
-/// Removes top-level `null`s given for optional properties: providers' strict modes make
-/// every property required and send `null` for the ones the model leaves out, which means
-/// "not given" (`None`, or the parameter's default).
-pub(crate) fn drop_null_optionals(arguments: &mut Value, schema: &Value) {
-    let Value::Object(object) = arguments else {
-        return;
-    };
-    if !object.values().any(Value::is_null) {
-        return;
+/// Removes the `null`s given for optional properties, at any depth: providers' strict modes
+/// make every property required and send `null` for the ones the model leaves out, which
+/// means "not given" (`None`, or the parameter's default).
+pub(crate) fn drop_null_optionals(arguments: Value, schema: &Value) -> Value {
+    if contains_null(&arguments) {
+        crate::provider::dialect::strip_strict_nulls(schema, &arguments)
+    } else {
+        arguments
     }
-    let required = schema.get("required").and_then(Value::as_array);
-    let is_required = |name: &str| required.is_some_and(|r| r.iter().any(|n| n == name));
-    object.retain(|name, value| !value.is_null() || is_required(name));
+}
+
+fn contains_null(value: &Value) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Null => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn not_an_object(tool: &str, found: &str) -> ToolResult {
@@ -115,10 +124,21 @@ mod tests {
 
     #[test]
     fn nulls_of_optional_properties_mean_absent() {
-        let schema = json!({"type": "object", "required": ["a"]});
-        let mut arguments = json!({"a": null, "b": null, "c": 1});
-        drop_null_optionals(&mut arguments, &schema);
-        assert_eq!(arguments, json!({"a": null, "c": 1}));
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer"},
+                "b": {"type": "integer"},
+                "c": {"type": "integer"},
+                "nested": {"type": "object", "properties": {"d": {"type": "string"}}}
+            },
+            "required": ["a"]
+        });
+        let arguments = json!({"a": null, "b": null, "c": 1, "nested": {"d": null}});
+        assert_eq!(
+            drop_null_optionals(arguments, &schema),
+            json!({"a": null, "c": 1, "nested": {}})
+        );
     }
 
     #[test]

@@ -83,6 +83,15 @@ impl Tool {
         self.0.schemas.output.as_deref()
     }
 
+    /// The tool as a request carries it: name, description, input schema.
+    pub fn definition(&self) -> crate::ToolDefinition {
+        crate::ToolDefinition {
+            name: self.name().to_owned(),
+            description: self.description().to_owned(),
+            input_schema: self.input_schema().clone(),
+        }
+    }
+
     /// Where the tool was declared: the `#[tool]` function, or the call that built a
     /// [`DynamicTool`](crate::DynamicTool).
     pub fn location(&self) -> &SourceLocation {
@@ -115,8 +124,8 @@ impl Tool {
 
     fn prepare(&self, arguments: Value, context: ToolContext) -> Result<CallFuture, ToolResult> {
         let inner = &*self.0;
-        let mut arguments = arguments::normalize(&inner.name, arguments)?;
-        arguments::drop_null_optionals(&mut arguments, &inner.schemas.input);
+        let arguments = arguments::normalize(&inner.name, arguments)?;
+        let arguments = arguments::drop_null_optionals(arguments, &inner.schemas.input);
         arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
         Ok(match &inner.handler {
             Handler::Generated { call, states } => call(Invocation {

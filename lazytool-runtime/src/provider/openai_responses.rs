@@ -1,0 +1,245 @@
+//! OpenAI Responses (`POST /v1/responses`): the request's `tools`, the `function_call` items
+//! of a response's `output`, and `function_call_output` input items.
+
+use serde_json::{Value, json};
+
+use super::{ParseError, Provider, Reader, ToolCall, dialect, join, object_root};
+use crate::{ToolDefinition, ToolResult};
+
+/// How tools are rendered for the Responses API: the Chat Completions options re-used.
+/// Without `strict`, tools are sent with `"strict": false` (spelled out: the Responses API's
+/// default is strict).
+pub type OpenAiResponsesOptions = super::openai_chat::OpenAiChatOptions;
+
+/// The array for the request's `tools` field; the Responses API flattens function tools:
+/// `[{"type": "function", "name", "description", "parameters", "strict"}]`.
+pub fn render_tools(tools: &[ToolDefinition], options: &OpenAiResponsesOptions) -> Value {
+    let rendered = tools
+        .iter()
+        .map(|tool| {
+            let parameters = if options.strict {
+                dialect::openai_strict(&tool.input_schema)
+            } else {
+                object_root(&tool.input_schema)
+            };
+            json!({
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": parameters,
+                "strict": options.strict,
+            })
+        })
+        .collect();
+    Value::Array(rendered)
+}
+
+/// The tool calls of a response object (its `output` array) or of a bare `output` array:
+/// the items with `"type": "function_call"` (`call_id`, `name`, `arguments`), in order. Other
+/// items (reasoning, messages, built-in tool calls) are skipped.
+///
+/// [`ToolCall::id`] is the item's `call_id` (not its `fc_...` `id`), the id results are sent
+/// back under; `arguments` is kept as the JSON-encoded string it arrives as.
+pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
+    let reader = Reader {
+        provider: Provider::OpenAiResponses,
+    };
+    let (items, path) = match response {
+        Value::Array(items) => (items, String::new()),
+        Value::Object(object) => match object.get("output") {
+            Some(Value::Array(items)) => (items, "/output".to_owned()),
+            Some(Value::Null) => return Ok(Vec::new()),
+            _ => return Err(reader.error("/output", "the response's `output` array")),
+        },
+        _ => {
+            return Err(reader.error("", "a response object or its `output` array"));
+        }
+    };
+    let mut calls = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let item_path = join(&path, index);
+        let item = reader.object(item, &item_path, "an output item")?;
+        if item.get("type").and_then(Value::as_str) != Some("function_call") {
+            continue;
+        }
+        let id = reader.string(item, &item_path, "call_id")?;
+        let name = reader.string(item, &item_path, "name")?;
+        let arguments = match item.get("arguments") {
+            Some(arguments @ (Value::String(_) | Value::Object(_))) => arguments.clone(),
+            _ => {
+                return Err(reader.error(
+                    &join(&item_path, "arguments"),
+                    "the arguments as a JSON-encoded string",
+                ));
+            }
+        };
+        calls.push(ToolCall {
+            id,
+            name,
+            arguments,
+        });
+    }
+    Ok(calls)
+}
+
+/// The input item that returns a result:
+/// `{"type": "function_call_output", "call_id", "output"}`, the output being
+/// [`ToolResult::text`]. (There is no error flag: an error is sent as its message.)
+pub fn tool_result_item(call_id: &str, result: &ToolResult) -> Value {
+    json!({
+        "type": "function_call_output",
+        "call_id": call_id,
+        "output": result.text(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ToolErrorKind;
+    use crate::provider::test_support::tool;
+
+    /// A Responses API response with a reasoning item, a message and a function call.
+    fn response() -> Value {
+        json!({
+            "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+            "object": "response",
+            "created_at": 1741476542,
+            "status": "completed",
+            "background": false,
+            "error": null,
+            "incomplete_details": null,
+            "instructions": null,
+            "max_output_tokens": null,
+            "model": "o4-mini-2025-04-16",
+            "output": [
+                {
+                    "id": "rs_67ccd2bf17f0819081ff3bb2cf6508e60bb6a6b452d3795b",
+                    "type": "reasoning",
+                    "summary": [
+                        {"type": "summary_text", "text": "**Finding the issue**\n\nThe user wants issue 42."}
+                    ]
+                },
+                {
+                    "id": "msg_67ccd2c0a8d881909f0e4e5b6b1cb8a10bb6a6b452d3795b",
+                    "type": "message",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [
+                        {"type": "output_text", "text": "Let me look that issue up.", "annotations": []}
+                    ]
+                },
+                {
+                    "id": "fc_67ccd2c1c3e48190a8b8dc51d6e2ad500bb6a6b452d3795b",
+                    "type": "function_call",
+                    "status": "completed",
+                    "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k",
+                    "name": "issue_read",
+                    "arguments": "{\"method\":\"get\",\"owner\":\"octocat\",\"repo\":\"hello-world\",\"issue_number\":42}"
+                }
+            ],
+            "parallel_tool_calls": true,
+            "previous_response_id": null,
+            "reasoning": {"effort": "medium", "summary": "auto"},
+            "store": true,
+            "temperature": 1.0,
+            "text": {"format": {"type": "text"}},
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": 1.0,
+            "truncation": "disabled",
+            "usage": {
+                "input_tokens": 291,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 123,
+                "output_tokens_details": {"reasoning_tokens": 64},
+                "total_tokens": 414
+            },
+            "user": null,
+            "metadata": {}
+        })
+    }
+
+    #[test]
+    fn parses_the_function_call_among_other_items() {
+        let expected = vec![ToolCall {
+            id: "call_unLAR8MvFNptuiZK6K6HCy5k".into(),
+            name: "issue_read".into(),
+            arguments: json!(
+                "{\"method\":\"get\",\"owner\":\"octocat\",\"repo\":\"hello-world\",\"issue_number\":42}"
+            ),
+        }];
+        assert_eq!(parse_tool_calls(&response()), Ok(expected.clone()));
+        assert_eq!(parse_tool_calls(&response()["output"]), Ok(expected));
+    }
+
+    #[test]
+    fn text_only_output_is_empty() {
+        let output = json!([{
+            "id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": "Done.", "annotations": []}]
+        }]);
+        assert_eq!(parse_tool_calls(&output), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn malformed_responses_name_the_path() {
+        let mut bad = response();
+        bad["output"][2]
+            .as_object_mut()
+            .map(|item| item.remove("call_id"));
+        let error = parse_tool_calls(&bad).expect_err("no call_id");
+        assert_eq!(error.path(), "/output/2/call_id");
+        assert_eq!(
+            parse_tool_calls(&json!({"object": "response"}))
+                .expect_err("no output")
+                .path(),
+            "/output"
+        );
+        assert_eq!(
+            parse_tool_calls(&json!([1])).expect_err("item").path(),
+            "/0"
+        );
+        assert!(parse_tool_calls(&json!("x")).is_err());
+    }
+
+    #[test]
+    fn renders_flat_function_tools() {
+        let tools = [tool(
+            "search_code",
+            json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+        )];
+        assert_eq!(
+            render_tools(&tools, &OpenAiResponsesOptions::default()),
+            json!([{
+                "type": "function",
+                "name": "search_code",
+                "description": "The search_code tool.",
+                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+                "strict": false
+            }])
+        );
+        let strict = render_tools(&tools, &OpenAiResponsesOptions { strict: true });
+        assert_eq!(strict[0]["strict"], true);
+        assert_eq!(strict[0]["parameters"]["additionalProperties"], false);
+    }
+
+    #[test]
+    fn result_items() {
+        assert_eq!(
+            tool_result_item(
+                "call_unLAR8MvFNptuiZK6K6HCy5k",
+                &ToolResult::success(json!("done"))
+            ),
+            json!({
+                "type": "function_call_output",
+                "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k",
+                "output": "done"
+            })
+        );
+        let failed = ToolResult::error(ToolErrorKind::InvalidArguments, "missing `repo`");
+        assert_eq!(tool_result_item("c", &failed)["output"], "missing `repo`");
+    }
+}

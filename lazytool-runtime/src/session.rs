@@ -1,0 +1,381 @@
+//! One conversation's view of a registry: which lazy tools are discovered, what each request
+//! carries, and which calls may run.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::definition::ToolDefinition;
+use crate::discovery::{DiscoveryListing, DiscoveryTool};
+use crate::history;
+use crate::name::DISCOVERY_TOOL_NAME;
+use crate::registry::Registry;
+use crate::result::{ToolErrorKind, ToolResult};
+use crate::tool::Tool;
+
+type AllowFn = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
+
+/// How a [`Session`] presents and guards the registry's tools.
+#[derive(Clone, Default)]
+#[must_use]
+pub struct SessionOptions {
+    listing: DiscoveryListing,
+    allow: Option<AllowFn>,
+}
+
+impl SessionOptions {
+    /// The defaults: the discovery tool lists bare names, every tool is allowed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How the discovery tool's description lists the lazy tools.
+    pub fn listing(mut self, listing: DiscoveryListing) -> Self {
+        self.listing = listing;
+        self
+    }
+
+    /// Restricts the session to the tools for which `allow` returns true (a tenant's tools,
+    /// a user's permissions). A tool left out is never listed, discovered or run, whatever a
+    /// message history claims: lazy loading saves tokens, gating is what authorizes.
+    pub fn allow(mut self, allow: impl Fn(&Tool) -> bool + Send + Sync + 'static) -> Self {
+        self.allow = Some(Arc::new(allow));
+        self
+    }
+}
+
+impl fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("listing", &self.listing)
+            .field("gated", &self.allow.is_some())
+            .finish()
+    }
+}
+
+/// The lazy tools a conversation has discovered, in discovery order: what a server stores to
+/// resume the conversation in another process ([`Session::resume`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscoveredSet {
+    /// Tool names, in the order they were discovered.
+    pub tools: Vec<String>,
+}
+
+/// One conversation's view of a [`Registry`]: the tools each request carries and the rules
+/// each call obeys (see the crate's README, "Discovery protocol").
+///
+/// - [`active_tools`](Session::active_tools) gives the tools for the next request: eager
+///   tools (name order), then the discovery tool while some lazy tool is undiscovered, then
+///   the discovered tools in discovery order. Nothing already sent moves when a tool is
+///   discovered.
+/// - [`call`](Session::call) runs a call: the discovery tool records what it returns, an
+///   undiscovered lazy tool is refused with an error telling the model to discover it.
+/// - The calls of one model turn are gated by the state at the start of that turn: a tool
+///   discovered during a turn becomes callable when the next request is built
+///   ([`active_tools`](Session::active_tools) or [`begin_turn`](Session::begin_turn)).
+///
+/// A session is `Send + Sync + 'static`; its state is behind a lock, so many calls can be
+/// in flight at once. Keep one per conversation (stateful servers, MCP), or rebuild it on
+/// every request from the message history with [`Session::from_history`] (stateless).
+pub struct Session {
+    shared: Arc<Shared>,
+    state: Mutex<DiscoveryState>,
+}
+
+struct Shared {
+    registry: Registry,
+    allow: Option<AllowFn>,
+    eager: Vec<Tool>,
+    discovery: Option<DiscoveryTool>,
+}
+
+#[derive(Default)]
+struct DiscoveryState {
+    /// Callable and listed.
+    discovered: Vec<String>,
+    /// Discovered during the current turn: callable from the next one.
+    pending: Vec<String>,
+}
+
+impl Registry {
+    /// A new conversation over every tool, nothing discovered yet.
+    pub fn session(&self) -> Session {
+        Session::new(self, SessionOptions::default())
+    }
+
+    /// A new conversation with options (discovery listing, gating).
+    pub fn session_with(&self, options: SessionOptions) -> Session {
+        Session::new(self, options)
+    }
+}
+
+impl Session {
+    fn new(registry: &Registry, options: SessionOptions) -> Session {
+        let allowed = |tool: &Tool| options.allow.as_ref().is_none_or(|allow| allow(tool));
+        let eager = registry
+            .tools()
+            .filter(|tool| !tool.is_lazy() && allowed(tool))
+            .cloned()
+            .collect();
+        let lazy: Vec<&Tool> = registry
+            .tools()
+            .filter(|tool| tool.is_lazy() && allowed(tool))
+            .collect();
+        Session {
+            shared: Arc::new(Shared {
+                registry: registry.clone(),
+                discovery: DiscoveryTool::new(&lazy, options.listing),
+                allow: options.allow,
+                eager,
+            }),
+            state: Mutex::new(DiscoveryState::default()),
+        }
+    }
+
+    /// Rebuilds a conversation's session from its message history, as a stateless server
+    /// does on every request.
+    ///
+    /// Reads OpenAI Chat (`tool_calls` / `tool_call_id`), TanStack AI (`toolCalls` /
+    /// `toolCallId`), Anthropic (`tool_use` / `tool_result` blocks), OpenAI Responses
+    /// (`function_call` / `function_call_output` items) and Gemini (`functionCall` /
+    /// `functionResponse` parts), even mixed. Only results of calls to the discovery tool
+    /// count, matched by call id; malformed entries are skipped; tools that no longer exist,
+    /// are not lazy, or are not allowed are ignored.
+    pub fn from_history(registry: &Registry, history: &[Value]) -> Session {
+        Session::from_history_with(registry, history, SessionOptions::default())
+    }
+
+    /// [`Session::from_history`] with options.
+    pub fn from_history_with(
+        registry: &Registry,
+        history: &[Value],
+        options: SessionOptions,
+    ) -> Session {
+        let session = Session::new(registry, options);
+        let scan = history::scan(history);
+        let mut names = Vec::new();
+        for (_, result) in history::results_of(&scan, DISCOVERY_TOOL_NAME) {
+            if let Some(Value::Array(tools)) = result.content.get("tools") {
+                names.extend(
+                    tools
+                        .iter()
+                        .filter_map(|tool| tool.get("name").and_then(Value::as_str)),
+                );
+            }
+        }
+        session.restore(names);
+        session
+    }
+
+    /// Resumes a conversation whose [`discovered`](Session::discovered) set was stored.
+    /// Names of tools that no longer exist, are not lazy, or are not allowed are ignored.
+    pub fn resume(
+        registry: &Registry,
+        discovered: &DiscoveredSet,
+        options: SessionOptions,
+    ) -> Session {
+        let session = Session::new(registry, options);
+        session.restore(discovered.tools.iter().map(String::as_str));
+        session
+    }
+
+    fn restore<'n>(&self, names: impl IntoIterator<Item = &'n str>) {
+        let mut state = self.lock();
+        for name in names {
+            if self.lazy_tool(name).is_some() && !state.discovered.iter().any(|d| d == name) {
+                state.discovered.push(name.to_owned());
+            }
+        }
+    }
+
+    /// The registry this session serves.
+    pub fn registry(&self) -> &Registry {
+        &self.shared.registry
+    }
+
+    /// The tools the next request must carry, in a stable order: eager tools (name order),
+    /// the discovery tool while some lazy tool is undiscovered, discovered tools in discovery
+    /// order. Building the next request starts a new turn, so this also makes the tools
+    /// discovered during the last turn callable (see [`begin_turn`](Session::begin_turn)).
+    pub fn active_tools(&self) -> Vec<ToolDefinition> {
+        let discovered = {
+            let mut state = self.lock();
+            commit(&mut state);
+            state.discovered.clone()
+        };
+        let shared = &*self.shared;
+        let mut tools: Vec<ToolDefinition> = shared.eager.iter().map(Tool::definition).collect();
+        if let Some(discovery) = &shared.discovery
+            && discovered.len() < discovery.lazy_names().len()
+        {
+            tools.push(discovery.definition.clone());
+        }
+        tools.extend(
+            discovered
+                .iter()
+                .filter_map(|name| self.lazy_tool(name))
+                .map(Tool::definition),
+        );
+        tools
+    }
+
+    /// Starts a new model turn: tools discovered during the last one become callable.
+    /// [`active_tools`](Session::active_tools) does this too.
+    pub fn begin_turn(&self) {
+        commit(&mut self.lock());
+    }
+
+    /// The lazy tools discovered so far (including during the current turn), in discovery
+    /// order.
+    pub fn discovered(&self) -> DiscoveredSet {
+        let state = self.lock();
+        DiscoveredSet {
+            tools: state
+                .discovered
+                .iter()
+                .chain(state.pending.iter())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The names of the lazy tools this session may discover, in name order.
+    pub fn lazy_tool_names(&self) -> &[String] {
+        self.shared
+            .discovery
+            .as_ref()
+            .map_or(&[], |discovery| discovery.lazy_names())
+    }
+
+    /// Runs a tool call under the discovery rules; every failure is an error result.
+    pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        self.call_with_context(name, arguments, ToolContext::new())
+            .await
+    }
+
+    /// [`Session::call`] with the call's id and cancellation token. Gating is decided when
+    /// this is called; the returned future owns what it needs, so it can be spawned.
+    pub fn call_with_context(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        let call = self.admit(name, arguments, context);
+        async move {
+            match call {
+                Ok(call) => call.await,
+                Err(answered) => answered,
+            }
+        }
+    }
+
+    /// Answers the call right away (discovery, refusals), or returns the tool call to run.
+    fn admit(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> Result<impl Future<Output = ToolResult> + Send + 'static, ToolResult> {
+        if name == DISCOVERY_TOOL_NAME
+            && let Some(discovery) = &self.shared.discovery
+        {
+            return Err(self.discover(discovery, arguments));
+        }
+        let Some(tool) = self.shared.registry.get(name).filter(|t| self.allowed(t)) else {
+            return Err(self.unknown_tool(name));
+        };
+        if tool.is_lazy() && !self.lock().discovered.iter().any(|d| d == name) {
+            return Err(ToolResult::error(
+                ToolErrorKind::NotDiscovered,
+                format!(
+                    "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
+                ),
+            ));
+        }
+        Ok(tool.call(arguments, context))
+    }
+
+    fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
+        let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
+            .then(std::time::Instant::now);
+        let outcome = discovery.discover(arguments, |name| {
+            self.shared
+                .registry
+                .get(name)
+                .filter(|tool| self.allowed(tool))
+        });
+        let newly: Vec<&String> = {
+            let mut state = self.lock();
+            let mut newly = Vec::new();
+            for name in &outcome.found {
+                if !state.discovered.contains(name) && !state.pending.contains(name) {
+                    state.pending.push(name.clone());
+                    newly.push(name);
+                }
+            }
+            newly
+        };
+        tracing::info!(
+            target: "lazytool::discovery",
+            found = ?outcome.found,
+            new = ?newly,
+            unknown = ?outcome.unknown,
+            error = outcome.result.is_error(),
+            duration_us = started.map(|start| start.elapsed().as_micros() as u64),
+            "discovery"
+        );
+        outcome.result
+    }
+
+    fn unknown_tool(&self, name: &str) -> ToolResult {
+        let mut available: Vec<&str> = self.shared.eager.iter().map(Tool::name).collect();
+        if self.shared.discovery.is_some() {
+            available.push(DISCOVERY_TOOL_NAME);
+        }
+        let state = self.lock();
+        available.extend(state.discovered.iter().map(String::as_str));
+        ToolResult::error(
+            ToolErrorKind::UnknownTool,
+            format!(
+                "Error: unknown tool '{name}'. Available tools: {}.",
+                available.join(", ")
+            ),
+        )
+    }
+
+    fn allowed(&self, tool: &Tool) -> bool {
+        self.shared.allow.as_ref().is_none_or(|allow| allow(tool))
+    }
+
+    fn lazy_tool(&self, name: &str) -> Option<&Tool> {
+        self.shared
+            .registry
+            .get(name)
+            .filter(|tool| tool.is_lazy() && self.allowed(tool))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, DiscoveryState> {
+        // The state is a list of names, consistent after every statement: a panic elsewhere
+        // while the lock was held cannot leave it half-written.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn commit(state: &mut DiscoveryState) {
+    let pending = std::mem::take(&mut state.pending);
+    state.discovered.extend(pending);
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("discovered", &self.discovered().tools)
+            .finish_non_exhaustive()
+    }
+}
