@@ -55,6 +55,8 @@ mod schema;
 mod session;
 mod spec;
 mod state;
+#[cfg(feature = "tokens")]
+pub mod tokens;
 mod tool;
 mod unwind;
 

@@ -1,0 +1,304 @@
+//! Provider wire formats end to end: rendering every tool of a real catalog loaded as dynamic
+//! tools, golden payloads, and the call/result round trip of each provider.
+
+use lazytool_runtime::provider::dialect::{check_gemini_openapi, check_openai_strict};
+use lazytool_runtime::provider::gemini::GeminiSchemaField;
+use lazytool_runtime::provider::openai_chat::OpenAiChatOptions;
+use lazytool_runtime::provider::{anthropic, gemini, openai_chat, openai_responses};
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, ToolDefinition, tool};
+use serde_json::{Value, json};
+
+const CATALOG: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/github-mcp-tools.json"
+);
+
+/// The GitHub MCP server's 117 tools as dynamic tools that echo their arguments.
+fn catalog(lazy: bool) -> Registry {
+    let text = std::fs::read_to_string(CATALOG).expect("the shared catalog is beside the repo");
+    let catalog: Value = serde_json::from_str(&text).expect("valid JSON");
+    let tools = catalog["tools"]
+        .as_array()
+        .expect("a tools array")
+        .iter()
+        .map(|tool| {
+            DynamicTool::new(
+                tool["name"].as_str().expect("a name").to_owned(),
+                tool["description"].as_str().unwrap_or_default().to_owned(),
+                tool["inputSchema"].clone(),
+                |arguments: Value, _| async move { Ok::<_, String>(arguments) },
+            )
+            .lazy(lazy)
+        });
+    Registry::builder()
+        .without_inventory()
+        .tools(tools)
+        .build()
+        .expect("every catalog tool is valid")
+}
+
+fn every_definition(registry: &Registry) -> Vec<ToolDefinition> {
+    let session = registry.session();
+    let tools = session.active_tools();
+    assert_eq!(tools.len(), registry.len());
+    tools
+}
+
+#[test]
+fn every_catalog_tool_renders_within_each_dialect() {
+    let registry = catalog(false);
+    assert_eq!(registry.len(), 117);
+    let tools = every_definition(&registry);
+
+    let strict = openai_chat::render_tools(&tools, &OpenAiChatOptions { strict: true });
+    for rendered in strict.as_array().expect("an array") {
+        let function = &rendered["function"];
+        assert_eq!(function["strict"], json!(true));
+        check_openai_strict(&function["parameters"])
+            .unwrap_or_else(|error| panic!("{}: {error}", function["name"]));
+    }
+
+    let responses = openai_responses::render_tools(&tools, &OpenAiChatOptions { strict: true });
+    for rendered in responses.as_array().expect("an array") {
+        check_openai_strict(&rendered["parameters"])
+            .unwrap_or_else(|error| panic!("{}: {error}", rendered["name"]));
+    }
+
+    let gemini = gemini::render_tools(&tools, GeminiSchemaField::OpenApiParameters);
+    let declarations = gemini[0]["functionDeclarations"]
+        .as_array()
+        .expect("declarations");
+    assert_eq!(declarations.len(), 117);
+    for declaration in declarations {
+        if let Some(parameters) = declaration.get("parameters") {
+            check_gemini_openapi(parameters)
+                .unwrap_or_else(|error| panic!("{}: {error}", declaration["name"]));
+        }
+    }
+    let json_schema = gemini::render_tools(&tools, GeminiSchemaField::ParametersJsonSchema);
+    for (declaration, tool) in json_schema[0]["functionDeclarations"]
+        .as_array()
+        .expect("declarations")
+        .iter()
+        .zip(&tools)
+    {
+        assert_eq!(declaration["parametersJsonSchema"], tool.input_schema);
+    }
+
+    let anthropic = anthropic::render_tools(&tools);
+    for (rendered, tool) in anthropic.as_array().expect("an array").iter().zip(&tools) {
+        assert_eq!(rendered["name"], json!(tool.name));
+        assert_eq!(rendered["input_schema"]["type"], "object");
+    }
+}
+
+#[tokio::test]
+async fn a_lazy_catalog_renders_the_discovery_tool_and_then_what_was_discovered() {
+    let registry = catalog(true);
+    let session = registry.session();
+    let first = session.active_tools();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].name, DISCOVERY_TOOL_NAME);
+    session
+        .call(
+            DISCOVERY_TOOL_NAME,
+            json!({"toolNames": ["create_pull_request", "issue_read"]}),
+        )
+        .await;
+    let second = session.active_tools();
+    let names: Vec<&str> = second.iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [DISCOVERY_TOOL_NAME, "create_pull_request", "issue_read"]
+    );
+    let strict = openai_chat::render_tools(&second, &OpenAiChatOptions { strict: true });
+    for rendered in strict.as_array().expect("an array") {
+        check_openai_strict(&rendered["function"]["parameters"]).expect("strict-compatible");
+    }
+}
+
+/// Calculate monthly payment plans for a product.
+#[tool(lazy, name = "calculateFinancing", rename_all = "camelCase")]
+async fn calculate_financing(
+    /// The product to finance.
+    product_id: u32,
+    /// The number of monthly payments.
+    months: Option<u32>,
+) -> Result<f64, String> {
+    let months = months.unwrap_or(12);
+    if product_id == 0 {
+        return Err("no product has id 0".to_owned());
+    }
+    Ok(f64::from(product_id) * 120.0 / f64::from(months))
+}
+
+fn financing() -> Registry {
+    Registry::from_inventory().expect("valid tools")
+}
+
+fn financing_definition() -> ToolDefinition {
+    financing()
+        .get("calculateFinancing")
+        .expect("registered")
+        .definition()
+}
+
+#[test]
+fn golden_payloads() {
+    let tools = [financing_definition()];
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "productId": {"type": "integer", "format": "uint32", "minimum": 0,
+                          "description": "The product to finance."},
+            "months": {"type": ["integer", "null"], "format": "uint32", "minimum": 0,
+                       "description": "The number of monthly payments."}
+        },
+        "required": ["productId"]
+    });
+    let description = "Calculate monthly payment plans for a product.";
+    assert_eq!(tools[0].input_schema, schema);
+
+    assert_eq!(
+        openai_chat::render_tools(&tools, &OpenAiChatOptions::default()),
+        json!([{"type": "function", "function": {
+            "name": "calculateFinancing", "description": description, "parameters": schema
+        }}])
+    );
+    assert_eq!(
+        openai_chat::render_tools(&tools, &OpenAiChatOptions { strict: true }),
+        json!([{"type": "function", "function": {
+            "name": "calculateFinancing", "description": description, "strict": true,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "productId": {"type": "integer", "minimum": 0,
+                                  "description": "The product to finance."},
+                    "months": {"type": ["integer", "null"], "minimum": 0,
+                               "description": "The number of monthly payments."}
+                },
+                "required": ["productId", "months"],
+                "additionalProperties": false
+            }
+        }}])
+    );
+    assert_eq!(
+        anthropic::render_tools(&tools),
+        json!([{"name": "calculateFinancing", "description": description, "input_schema": schema}])
+    );
+    assert_eq!(
+        gemini::render_tools(&tools, GeminiSchemaField::OpenApiParameters),
+        json!([{"functionDeclarations": [{
+            "name": "calculateFinancing", "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "productId": {"type": "integer", "minimum": 0,
+                                  "description": "The product to finance."},
+                    "months": {"type": "integer", "nullable": true, "minimum": 0,
+                               "description": "The number of monthly payments."}
+                },
+                "required": ["productId"]
+            }
+        }]}])
+    );
+}
+
+/// Runs each parsed call on a session in which the tool is discovered.
+async fn run(
+    calls: Vec<lazytool_runtime::provider::ToolCall>,
+) -> Vec<(String, lazytool_runtime::ToolResult)> {
+    let registry = financing();
+    let session = registry.session();
+    session
+        .call(
+            DISCOVERY_TOOL_NAME,
+            json!({"toolNames": ["calculateFinancing"]}),
+        )
+        .await;
+    session.begin_turn();
+    let mut results = Vec::new();
+    for call in calls {
+        let result = session.call(&call.name, call.arguments).await;
+        results.push((call.id, result));
+    }
+    results
+}
+
+#[tokio::test]
+async fn openai_chat_round_trip_with_strict_nulls() {
+    let response = json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {
+                "name": "calculateFinancing", "arguments": "{\"productId\":2,\"months\":null}"}}]
+        }}]
+    });
+    let calls = openai_chat::parse_tool_calls(&response).expect("parsable");
+    let results = run(calls).await;
+    let (id, result) = &results[0];
+    assert_eq!(
+        result.content(),
+        &json!(20.0),
+        "null means absent: 12 months"
+    );
+    assert_eq!(
+        openai_chat::tool_result_message(id, result),
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "20.0"})
+    );
+}
+
+#[tokio::test]
+async fn anthropic_round_trip_marks_errors() {
+    let response = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "stop_reason": "tool_use",
+        "content": [
+            {"type": "text", "text": "Let me calculate."},
+            {"type": "tool_use", "id": "toolu_1", "name": "calculateFinancing",
+             "input": {"productId": 0, "months": 6}}
+        ]
+    });
+    let results = run(anthropic::parse_tool_calls(&response).expect("parsable")).await;
+    assert_eq!(
+        anthropic::tool_results_message(&results),
+        json!({"role": "user", "content": [{
+            "type": "tool_result", "tool_use_id": "toolu_1",
+            "content": "no product has id 0", "is_error": true
+        }]})
+    );
+}
+
+#[tokio::test]
+async fn openai_responses_round_trip() {
+    let response = json!({
+        "id": "resp_1", "object": "response",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_7",
+             "name": "calculateFinancing", "arguments": "{\"productId\":1,\"months\":6}"}
+        ]
+    });
+    let results = run(openai_responses::parse_tool_calls(&response).expect("parsable")).await;
+    let (id, result) = &results[0];
+    assert_eq!(
+        openai_responses::tool_result_item(id, result),
+        json!({"type": "function_call_output", "call_id": "call_7", "output": "20.0"})
+    );
+}
+
+#[tokio::test]
+async fn gemini_round_trip() {
+    let response = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "calculateFinancing", "args": {"productId": 3, "months": 12}}}
+    ]}, "finishReason": "STOP"}]});
+    let calls = gemini::parse_tool_calls(&response).expect("parsable");
+    let call = calls[0].clone();
+    let results = run(calls).await;
+    let part = gemini::function_response_part(&call, &results[0].1);
+    assert_eq!(
+        part,
+        json!({"functionResponse": {"name": "calculateFinancing", "response": {"result": 30.0}}})
+    );
+}
