@@ -1,1 +1,2 @@
 //! Examples of lazytool; run them with `cargo run --example NAME`.
+pub mod agent;

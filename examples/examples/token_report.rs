@@ -1,0 +1,149 @@
+//! What a large tool set costs per request, eagerly and lazily.
+//!
+//! `cargo run --release --example token_report -- CATALOG.json`
+//!
+//! Loads a catalog (`{"tools":[{"name","description","inputSchema"}]}`, the shape of
+//! `../shared/data/github-mcp-tools.json`) with every tool lazy and counts, with tiktoken's
+//! `o200k_base`, the tools JSON of the first request, eager vs names mode, and over a fixed
+//! 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
+//! discovered after request 1, 2 after request 2 and 2 after request 5. The lazy total counts
+//! the tools JSON of every request plus the JSON of every discovery result.
+
+use lazytool_runtime::provider::anthropic;
+use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
+use lazytool_runtime::tokens::count_json_tokens;
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session, ToolDefinition};
+use serde_json::{Value, json};
+
+/// Discoveries made after request `k` (1-based): indices into the catalog.
+const SCHEDULE: [(usize, std::ops::Range<usize>); 3] = [(1, 0..1), (2, 1..3), (5, 3..5)];
+const REQUESTS: usize = 10;
+
+#[derive(Clone, Copy)]
+enum Format {
+    OpenAiChat,
+    Anthropic,
+}
+
+impl Format {
+    fn tokens(self, tools: &[ToolDefinition]) -> usize {
+        if tools.is_empty() {
+            return 0;
+        }
+        count_json_tokens(&match self {
+            Format::OpenAiChat => openai_chat::render_tools(tools, &OpenAiChatOptions::default()),
+            Format::Anthropic => anthropic::render_tools(tools),
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "OpenAI Chat",
+            Format::Anthropic => "Anthropic",
+        }
+    }
+}
+
+struct Figures {
+    eager: usize,
+    names: usize,
+    cumulative_eager: usize,
+    cumulative_lazy: usize,
+}
+
+async fn measure(registry: &Registry, catalog_order: &[String], format: Format) -> Figures {
+    let every_tool: Vec<ToolDefinition> = registry.tools().map(|tool| tool.definition()).collect();
+    let eager = format.tokens(&every_tool);
+    let session: Session = registry.session();
+    let names = format.tokens(&session.active_tools());
+
+    let mut cumulative_lazy = 0;
+    for request in 1..=REQUESTS {
+        cumulative_lazy += format.tokens(&session.active_tools());
+        for (after, range) in SCHEDULE.iter().cloned() {
+            if after == request {
+                let wanted: Vec<&String> = catalog_order[range].iter().collect();
+                let result = session
+                    .call(DISCOVERY_TOOL_NAME, json!({ "toolNames": wanted }))
+                    .await;
+                cumulative_lazy += count_json_tokens(result.content());
+            }
+        }
+    }
+    Figures {
+        eager,
+        names,
+        cumulative_eager: eager * REQUESTS,
+        cumulative_lazy,
+    }
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args()
+        .nth(1)
+        .ok_or("usage: token_report CATALOG.json")?;
+    let catalog: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+    let entries = catalog["tools"]
+        .as_array()
+        .ok_or("the catalog has no \"tools\" array")?;
+    let mut order = Vec::new();
+    let mut tools = Vec::new();
+    for entry in entries {
+        let name = entry["name"]
+            .as_str()
+            .ok_or("a tool without a name")?
+            .to_owned();
+        let description = entry["description"].as_str().unwrap_or_default().to_owned();
+        order.push(name.clone());
+        tools.push(
+            DynamicTool::new(
+                name,
+                description,
+                entry["inputSchema"].clone(),
+                |_: Value, _| async { Ok::<_, String>(Value::Null) },
+            )
+            .lazy(true),
+        );
+    }
+    let registry = Registry::builder()
+        .without_inventory()
+        .tools(tools)
+        .build()?;
+    if order.len() < 5 {
+        return Err("the conversation needs a catalog of at least 5 tools".into());
+    }
+
+    println!("catalog: {path} ({} tools, every one lazy)", registry.len());
+    let mut last = None;
+    for format in [Format::Anthropic, Format::OpenAiChat] {
+        let figures = measure(&registry, &order, format).await;
+        println!("\n{} tools JSON, o200k_base tokens", format.name());
+        println!("| | eager | names mode | names / eager |");
+        println!("|---|---:|---:|---:|");
+        println!(
+            "| first request | {} | {} | {:.1}% |",
+            figures.eager,
+            figures.names,
+            percent(figures.names, figures.eager)
+        );
+        println!(
+            "| {REQUESTS}-request conversation | {} | {} | {:.1}% |",
+            figures.cumulative_eager,
+            figures.cumulative_lazy,
+            percent(figures.cumulative_lazy, figures.cumulative_eager)
+        );
+        last = Some(figures);
+    }
+    if let Some(figures) = last {
+        println!(
+            "token_report: eager={} names={} cumulative_eager={} cumulative_lazy={}",
+            figures.eager, figures.names, figures.cumulative_eager, figures.cumulative_lazy
+        );
+    }
+    Ok(())
+}
