@@ -136,6 +136,11 @@ pub mod __private;
 /// parameters with the same JSON name, and misuse of `#[args]` and `#[arg]`.
 pub use lazytool_macros::tool;
 
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 pub use context::{CancellationToken, ToolContext};
 pub use definition::ToolDefinition;
 pub use discovery::DiscoveryListing;
