@@ -10,7 +10,7 @@ use crate::context::ToolContext;
 use crate::dynamic::DynamicTool;
 use crate::error::{RegistryError, RegistryProblem};
 use crate::name::validate_tool_name;
-use crate::result::{ToolErrorKind, ToolResult};
+use crate::result::ToolResult;
 use crate::spec::{CompiledSchemas, ToolSpec};
 use crate::state::{ResolvedStates, StateMap};
 use crate::tool::{Handler, Tool};
@@ -142,27 +142,11 @@ impl Registry {
         arguments: Value,
         context: ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'static {
-        let call = match self.get(name) {
-            Some(tool) => Ok(tool.call(arguments, context)),
-            None => Err(self.unknown_tool(name)),
-        };
-        async move {
-            match call {
-                Ok(call) => call.await,
-                Err(unknown) => unknown,
-            }
-        }
-    }
-
-    pub(crate) fn unknown_tool(&self, name: &str) -> ToolResult {
-        let available: Vec<&str> = self.tools().map(Tool::name).collect();
-        ToolResult::error(
-            ToolErrorKind::UnknownTool,
-            format!(
-                "Error: unknown tool '{name}'. Available tools: {}.",
-                available.join(", ")
-            ),
-        )
+        let call = self
+            .get(name)
+            .map(|tool| tool.call(arguments, context))
+            .ok_or_else(|| ToolResult::unknown_tool(name, self.tools().map(Tool::name)));
+        crate::tool::settle(call)
     }
 }
 

@@ -66,6 +66,22 @@ impl ToolResult {
         }
     }
 
+    /// The answer to a call of a tool that does not exist (or is not allowed), listing the
+    /// tools the model can call instead.
+    pub(crate) fn unknown_tool<'a>(
+        name: &str,
+        available: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let available: Vec<&str> = available.into_iter().collect();
+        ToolResult::error(
+            ToolErrorKind::UnknownTool,
+            format!(
+                "Error: unknown tool '{name}'. Available tools: {}.",
+                available.join(", ")
+            ),
+        )
+    }
+
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
         self.error.is_some()

@@ -264,13 +264,7 @@ impl Session {
         arguments: Value,
         context: ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'static {
-        let call = self.admit(name, arguments, context);
-        async move {
-            match call {
-                Ok(call) => call.await,
-                Err(answered) => answered,
-            }
-        }
+        crate::tool::settle(self.admit(name, arguments, context))
     }
 
     /// Answers the call right away (discovery, refusals), or returns the tool call to run.
@@ -332,19 +326,12 @@ impl Session {
     }
 
     fn unknown_tool(&self, name: &str) -> ToolResult {
-        let mut available: Vec<&str> = self.shared.eager.iter().map(Tool::name).collect();
-        if self.shared.discovery.is_some() {
-            available.push(DISCOVERY_TOOL_NAME);
-        }
         let state = self.lock();
-        available.extend(state.discovered.iter().map(String::as_str));
-        ToolResult::error(
-            ToolErrorKind::UnknownTool,
-            format!(
-                "Error: unknown tool '{name}'. Available tools: {}.",
-                available.join(", ")
-            ),
-        )
+        let discovery = self.shared.discovery.as_ref().map(|_| DISCOVERY_TOOL_NAME);
+        let available = (self.shared.eager.iter().map(Tool::name))
+            .chain(discovery)
+            .chain(state.discovered.iter().map(String::as_str));
+        ToolResult::unknown_tool(name, available)
     }
 
     fn allowed(&self, tool: &Tool) -> bool {

@@ -183,3 +183,13 @@ impl std::fmt::Debug for Tool {
             .finish_non_exhaustive()
     }
 }
+
+/// Awaits a call that was admitted, or returns the answer given instead.
+pub(crate) async fn settle(
+    call: Result<impl Future<Output = ToolResult>, ToolResult>,
+) -> ToolResult {
+    match call {
+        Ok(call) => call.await,
+        Err(answer) => answer,
+    }
+}
