@@ -15,6 +15,13 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "rename_all",
     "strict",
     "output_schema",
+    "title",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "tags",
+    "skill",
     "crate",
 ];
 
@@ -28,8 +35,16 @@ pub(crate) struct ToolAttr {
     pub(crate) rename_all: Option<RenameRule>,
     pub(crate) strict: bool,
     pub(crate) output_schema: Option<Span>,
+    pub(crate) title: Option<LitStr>,
+    /// MCP hints, in the order of `HINT_KEYS`.
+    pub(crate) hints: [Option<bool>; 4],
+    pub(crate) tags: Vec<LitStr>,
+    pub(crate) skill: Option<Expr>,
     pub(crate) krate: Option<Path>,
 }
+
+/// The MCP behaviour hints `#[tool]` takes, as flags.
+pub(crate) const HINT_KEYS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
 
 pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
     let mut attr = ToolAttr::default();
@@ -49,6 +64,27 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
             }
             "name" => attr.name = Some(meta.value()?.parse()?),
             "description" => attr.description = Some(meta.value()?.parse()?),
+            "title" => attr.title = Some(meta.value()?.parse()?),
+            "read_only" | "destructive" | "idempotent" | "open_world" => {
+                let index = HINT_KEYS.iter().position(|hint| *hint == key).unwrap_or(0);
+                attr.hints[index] = Some(flag(&meta)?);
+            }
+            "tags" => {
+                let list: syn::ExprArray = meta.value()?.parse()?;
+                for element in list.elems {
+                    match element {
+                        Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(tag),
+                            ..
+                        }) => attr.tags.push(tag),
+                        other => errors.spanned(
+                            other,
+                            "a tag is a string literal: `tags = [\"search\", \"catalog\"]`",
+                        ),
+                    }
+                }
+            }
+            "skill" => attr.skill = Some(meta.value()?.parse()?),
             "rename_all" => {
                 let rule: LitStr = meta.value()?.parse()?;
                 match RenameRule::from_name(&rule.value()) {

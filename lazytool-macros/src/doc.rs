@@ -59,32 +59,45 @@ pub(crate) struct ArgumentDoc {
     pub(crate) span: Span,
 }
 
-/// The fn's docs split into the tool description and the `# Arguments` list
-/// (`` * `name` - text ``, rustdoc's convention; `-` items and `:` separators work too).
+/// The fn's docs split into the tool description, the `# Arguments` list
+/// (`` * `name` - text ``, rustdoc's convention; `-` items and `:` separators work too), and
+/// the `# Skill` section (extended instructions sent only with discovery).
 pub(crate) struct FnDocs {
     pub(crate) description: String,
     pub(crate) arguments: Vec<ArgumentDoc>,
+    pub(crate) skill: String,
+}
+
+#[derive(PartialEq)]
+enum Section {
+    Description,
+    Arguments,
+    Skill,
 }
 
 pub(crate) fn split_fn_docs(attrs: &[Attribute]) -> FnDocs {
     let lines = spanned_doc_lines(attrs);
     let mut description = Vec::new();
+    let mut skill = Vec::new();
     let mut arguments: Vec<ArgumentDoc> = Vec::new();
-    let mut in_arguments = false;
+    let mut section = Section::Description;
     for (line, span) in &lines {
         let span = *span;
         let trimmed = line.trim();
         if let Some(heading) = trimmed.strip_prefix('#') {
-            in_arguments = matches!(
-                heading.trim_start_matches('#').trim(),
-                "Arguments" | "Parameters" | "Args"
-            );
-            if in_arguments {
+            section = match heading.trim_start_matches('#').trim() {
+                "Arguments" | "Parameters" | "Args" => Section::Arguments,
+                "Skill" => Section::Skill,
+                _ => Section::Description,
+            };
+            if section != Section::Description {
                 continue;
             }
         }
-        if !in_arguments {
+        if section == Section::Description {
             description.push(line.clone());
+        } else if section == Section::Skill {
+            skill.push(line.clone());
         } else if let Some((name, text)) = argument_item(trimmed) {
             arguments.push(ArgumentDoc { name, text, span });
         } else if let Some(last) = arguments.last_mut()
@@ -97,6 +110,7 @@ pub(crate) fn split_fn_docs(attrs: &[Attribute]) -> FnDocs {
     FnDocs {
         description: text(&description),
         arguments,
+        skill: text(&skill),
     }
 }
 

@@ -26,6 +26,13 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     };
     let lazy = attr.lazy;
     let strict = attr.strict;
+    let annotations = annotations(attr, &p);
+    let tags = &attr.tags;
+    let skill = match (&attr.skill, tool.docs.skill.as_str()) {
+        (Some(skill), _) => quote!(::core::option::Option::Some(#skill)),
+        (None, "") => quote!(::core::option::Option::None),
+        (None, skill) => quote!(::core::option::Option::Some(#skill)),
+    };
 
     let arguments = Arguments::new(attr, tool, &p, &krate);
     let arguments_struct = &arguments.definition;
@@ -145,6 +152,9 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     name: #name,
                     description: #description,
                     lazy: #lazy,
+                    annotations: #annotations,
+                    tags: &[#(#tags),*],
+                    skill: #skill,
                     input_schema: __input_schema,
                     output_schema: #output_schema,
                     states: &[#(#state_requirements),*],
@@ -157,6 +167,26 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+fn annotations(attr: &ToolAttr, p: &TokenStream) -> TokenStream {
+    let title = match &attr.title {
+        Some(title) => quote!(::core::option::Option::Some(::std::borrow::Cow::Borrowed(#title))),
+        None => quote!(::core::option::Option::None),
+    };
+    let [read_only, destructive, idempotent, open_world] = attr.hints.map(|hint| match hint {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    });
+    quote! {
+        #p::ToolAnnotations {
+            title: #title,
+            read_only: #read_only,
+            destructive: #destructive,
+            idempotent: #idempotent,
+            open_world: #open_world,
+        }
     }
 }
 

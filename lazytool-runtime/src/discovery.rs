@@ -36,6 +36,8 @@ struct DiscoveredTool<'a> {
     description: &'a str,
     #[serde(rename = "inputSchema")]
     input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skill: Option<&'a str>,
 }
 
 /// What a discovery call found.
@@ -143,6 +145,7 @@ impl DiscoveryTool {
                 name: tool.name(),
                 description: tool.description(),
                 input_schema: tool.input_schema(),
+                skill: tool.skill(),
             })
             .collect();
         let mut content = json!({ "tools": listed });

@@ -1,15 +1,17 @@
 //! Tools defined at run time from a prebuilt JSON Schema: [`DynamicTool`].
 
+use std::borrow::Cow;
 use std::fmt::Display;
 use std::panic::Location;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::annotations::ToolAnnotations;
 use crate::context::ToolContext;
 use crate::registry::SourceLocation;
 use crate::result::{ToolErrorKind, ToolResult};
-use crate::tool::DynamicHandler;
+use crate::tool::{DynamicHandler, ToolMetadata};
 
 /// A tool whose schema already exists as JSON — a tool of an MCP server or an OpenAPI
 /// operation being bridged, a catalog loaded from a file — with an async closure that runs
@@ -41,6 +43,7 @@ pub struct DynamicTool {
     pub(crate) input_schema: Value,
     pub(crate) output_schema: Option<Value>,
     pub(crate) lazy: bool,
+    pub(crate) metadata: ToolMetadata,
     pub(crate) handler: DynamicHandler,
     pub(crate) location: SourceLocation,
 }
@@ -78,6 +81,7 @@ impl DynamicTool {
             input_schema,
             output_schema: None,
             lazy: false,
+            metadata: ToolMetadata::default(),
             handler,
             location: SourceLocation::from(Location::caller()),
         }
@@ -86,6 +90,24 @@ impl DynamicTool {
     /// Marks the tool lazy (listed by the discovery tool instead of sent up front).
     pub fn lazy(mut self, lazy: bool) -> Self {
         self.lazy = lazy;
+        self
+    }
+
+    /// Sets hints about the tool's behaviour for MCP clients.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.metadata.annotations = annotations;
+        self
+    }
+
+    /// Sets keywords that help search discovery find the tool.
+    pub fn tags<T: Into<Cow<'static, str>>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
+        self.metadata.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets extended instructions sent to the model only when it discovers the tool.
+    pub fn skill(mut self, skill: impl Into<Cow<'static, str>>) -> Self {
+        self.metadata.skill = Some(skill.into());
         self
     }
 

@@ -40,6 +40,7 @@
 //! - [`Tool`]: one tool's name, description, schemas and call.
 //! - [`ToolResult`]: what a call gives back.
 
+mod annotations;
 mod arguments;
 mod context;
 mod definition;
@@ -98,6 +99,9 @@ pub mod __private;
 /// | `rename_all = "camelCase"` | property names in one of serde's cases: `lowercase`, `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`, `SCREAMING-KEBAB-CASE` |
 /// | `strict` | unknown properties are rejected, and the schema says so (`additionalProperties: false`) |
 /// | `output_schema` | publish the JSON Schema of the returned value (then it must implement `JsonSchema`) |
+/// | `title = "..."`, `read_only`, `destructive`, `idempotent`, `open_world` | MCP tool annotations (`title`, `readOnlyHint`, ...); each hint also takes `= false` |
+/// | `tags = ["...", ...]` | keywords for search discovery |
+/// | `skill = "..."` | extended instructions sent only with discovery (also: a `# Skill` section in the docs); any `&'static str` expression, such as `include_str!("skill.md")` |
 /// | `crate = path` | where the runtime is, if not `::lazytool_runtime` (for re-exports) |
 ///
 /// # Parameters
@@ -141,6 +145,7 @@ pub use lazytool_macros::tool;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+pub use annotations::ToolAnnotations;
 pub use context::{CancellationToken, ToolContext};
 pub use definition::ToolDefinition;
 pub use discovery::DiscoveryListing;

@@ -11,6 +11,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::annotations::ToolAnnotations;
 pub use crate::context::ToolContext;
 pub use crate::result::ToolResult;
 pub use crate::spec::{CallFuture, Invocation, SpecCache, ToolSpec, schema_builds};

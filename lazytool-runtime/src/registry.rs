@@ -1,6 +1,7 @@
 //! Every tool of an application, collected and checked once: [`Registry`].
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ use crate::name::validate_tool_name;
 use crate::result::ToolResult;
 use crate::spec::{CompiledSchemas, ToolSpec};
 use crate::state::{ResolvedStates, StateMap};
-use crate::tool::{Handler, Tool};
+use crate::tool::{Handler, Tool, ToolMetadata};
 
 /// Where a tool was declared.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -275,6 +276,11 @@ impl RegistryBuilder {
                 Arc::from(spec.name),
                 Arc::from(spec.description),
                 spec.lazy,
+                ToolMetadata {
+                    annotations: spec.annotations.clone(),
+                    tags: spec.tags.iter().map(|tag| Cow::Borrowed(*tag)).collect(),
+                    skill: spec.skill.map(Cow::Borrowed),
+                },
                 schemas,
                 Handler::Generated {
                     call: spec.call,
@@ -300,6 +306,7 @@ fn build_dynamic(tool: DynamicTool, problems: &mut Vec<RegistryProblem>) -> Opti
             tool.name,
             tool.description,
             tool.lazy,
+            tool.metadata,
             schemas,
             Handler::Dynamic(tool.handler),
             tool.location,

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::annotations::ToolAnnotations;
 use crate::context::ToolContext;
 use crate::registry::SourceLocation;
 use crate::result::ToolResult;
@@ -35,6 +36,12 @@ pub struct ToolSpec {
     pub description: &'static str,
     #[doc(hidden)]
     pub lazy: bool,
+    #[doc(hidden)]
+    pub annotations: ToolAnnotations,
+    #[doc(hidden)]
+    pub tags: &'static [&'static str],
+    #[doc(hidden)]
+    pub skill: Option<&'static str>,
     #[doc(hidden)]
     pub input_schema: fn() -> Value,
     #[doc(hidden)]

@@ -1,9 +1,11 @@
 //! One tool of a registry: [`Tool`], its metadata and its call pipeline.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::annotations::ToolAnnotations;
 use crate::arguments;
 use crate::context::ToolContext;
 use crate::registry::SourceLocation;
@@ -21,9 +23,18 @@ struct ToolInner {
     name: Arc<str>,
     description: Arc<str>,
     lazy: bool,
+    metadata: ToolMetadata,
     schemas: CompiledSchemas,
     handler: Handler,
     location: SourceLocation,
+}
+
+/// What a tool declares besides its name, description and schemas.
+#[derive(Clone, Default)]
+pub(crate) struct ToolMetadata {
+    pub(crate) annotations: ToolAnnotations,
+    pub(crate) tags: Vec<Cow<'static, str>>,
+    pub(crate) skill: Option<Cow<'static, str>>,
 }
 
 pub(crate) type DynamicHandler = Arc<dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync>;
@@ -41,6 +52,7 @@ impl Tool {
         name: Arc<str>,
         description: Arc<str>,
         lazy: bool,
+        metadata: ToolMetadata,
         schemas: CompiledSchemas,
         handler: Handler,
         location: SourceLocation,
@@ -49,6 +61,7 @@ impl Tool {
             name,
             description,
             lazy,
+            metadata,
             schemas,
             handler,
             location,
@@ -68,6 +81,22 @@ impl Tool {
     /// Whether the tool is lazy: listed by the discovery tool rather than sent up front.
     pub fn is_lazy(&self) -> bool {
         self.0.lazy
+    }
+
+    /// Hints about the tool's behaviour for MCP clients.
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.0.metadata.annotations
+    }
+
+    /// Keywords that help search discovery find the tool (`#[tool(tags = [...])]`).
+    pub fn tags(&self) -> impl Iterator<Item = &str> {
+        self.0.metadata.tags.iter().map(|tag| &**tag)
+    }
+
+    /// Extended instructions sent to the model only when it discovers the tool
+    /// (`#[tool(skill = "...")]` or a `# Skill` section of the fn's docs).
+    pub fn skill(&self) -> Option<&str> {
+        self.0.metadata.skill.as_deref()
     }
 
     /// The canonical JSON Schema of the tool's arguments (an object schema without

@@ -192,3 +192,47 @@ fn schemas_are_built_once_per_process() {
             .input_schema()
     ));
 }
+
+/// Deletes a product.
+///
+/// # Skill
+///
+/// Ask the user to confirm first.
+#[tool(
+    lazy,
+    title = "Delete product",
+    destructive,
+    idempotent,
+    read_only = false,
+    tags = ["catalog", "admin"]
+)]
+async fn delete_product(id: u32) -> u32 {
+    id
+}
+
+#[test]
+fn annotations_tags_and_skills_are_recorded() {
+    let registry = Registry::from_inventory().expect("valid tools");
+    let tool = registry.get("delete_product").expect("registered");
+    assert_eq!(tool.description(), "Deletes a product.");
+    assert_eq!(tool.skill(), Some("Ask the user to confirm first."));
+    assert_eq!(tool.tags().collect::<Vec<_>>(), ["catalog", "admin"]);
+    let annotations = tool.annotations();
+    assert_eq!(annotations.title.as_deref(), Some("Delete product"));
+    assert_eq!(
+        (
+            annotations.read_only,
+            annotations.destructive,
+            annotations.idempotent,
+            annotations.open_world
+        ),
+        (Some(false), Some(true), Some(true), None)
+    );
+    assert!(
+        registry
+            .get("ping")
+            .expect("registered")
+            .annotations()
+            .is_empty()
+    );
+}
