@@ -4,15 +4,18 @@
 //!
 //! Loads a catalog (`{"tools":[{"name","description","inputSchema"}]}`, the shape of
 //! `../shared/data/github-mcp-tools.json`) with every tool lazy and counts, with tiktoken's
-//! `o200k_base`, the tools JSON of the first request, eager vs names mode, and over a fixed
-//! 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
+//! `o200k_base`, the tools JSON of the first request in each mode (eager, names, search,
+//! auto, cache-stable), and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
 //! discovered after request 1, 2 after request 2 and 2 after request 5. The lazy total counts
 //! the tools JSON of every request plus the JSON of every discovery result.
 
 use lazytool_runtime::provider::anthropic;
 use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
 use lazytool_runtime::tokens::count_json_tokens;
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session, ToolDefinition};
+use lazytool_runtime::{
+    AutoBudget, DISCOVERY_TOOL_NAME, DiscoveryMode, DynamicTool, Registry, ResolvedMode, Session,
+    SessionOptions, ToolDefinition,
+};
 use serde_json::{Value, json};
 
 /// Discoveries made after request `k` (1-based): indices into the catalog.
@@ -47,8 +50,21 @@ impl Format {
 struct Figures {
     eager: usize,
     names: usize,
+    search: usize,
+    auto: usize,
+    auto_mode: ResolvedMode,
+    cache_stable: usize,
     cumulative_eager: usize,
     cumulative_lazy: usize,
+}
+
+fn first_request(
+    registry: &Registry,
+    mode: DiscoveryMode,
+    format: Format,
+) -> (usize, ResolvedMode) {
+    let session = registry.session_with(SessionOptions::new().mode(mode));
+    (format.tokens(&session.active_tools()), session.mode())
 }
 
 async fn measure(registry: &Registry, catalog_order: &[String], format: Format) -> Figures {
@@ -56,6 +72,10 @@ async fn measure(registry: &Registry, catalog_order: &[String], format: Format) 
     let eager = format.tokens(&every_tool);
     let session: Session = registry.session();
     let names = format.tokens(&session.active_tools());
+    let (search, _) = first_request(registry, DiscoveryMode::Search, format);
+    let (auto, auto_mode) =
+        first_request(registry, DiscoveryMode::Auto(AutoBudget::default()), format);
+    let (cache_stable, _) = first_request(registry, DiscoveryMode::CacheStable, format);
 
     let mut cumulative_lazy = 0;
     for request in 1..=REQUESTS {
@@ -73,6 +93,10 @@ async fn measure(registry: &Registry, catalog_order: &[String], format: Format) 
     Figures {
         eager,
         names,
+        search,
+        auto,
+        auto_mode,
+        cache_stable,
         cumulative_eager: eager * REQUESTS,
         cumulative_lazy,
     }
@@ -122,17 +146,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut last = None;
     for format in [Format::Anthropic, Format::OpenAiChat] {
         let figures = measure(&registry, &order, format).await;
-        println!("\n{} tools JSON, o200k_base tokens", format.name());
-        println!("| | eager | names mode | names / eager |");
-        println!("|---|---:|---:|---:|");
         println!(
-            "| first request | {} | {} | {:.1}% |",
-            figures.eager,
-            figures.names,
-            percent(figures.names, figures.eager)
+            "\n{} tools JSON of the first request, o200k_base tokens",
+            format.name()
         );
+        println!("| mode | tokens | of eager |");
+        println!("|---|---:|---:|");
+        let auto_label = format!("auto (chose {:?})", figures.auto_mode);
+        for (mode, tokens) in [
+            ("eager", figures.eager),
+            ("names", figures.names),
+            ("search", figures.search),
+            (auto_label.as_str(), figures.auto),
+            ("cache-stable", figures.cache_stable),
+        ] {
+            println!(
+                "| {mode} | {tokens} | {:.1}% |",
+                percent(tokens, figures.eager)
+            );
+        }
         println!(
-            "| {REQUESTS}-request conversation | {} | {} | {:.1}% |",
+            "\n{} tools JSON over the {REQUESTS}-request conversation (discovery results included)",
+            format.name()
+        );
+        println!("| eager | names mode | names / eager |");
+        println!("|---:|---:|---:|");
+        println!(
+            "| {} | {} | {:.1}% |",
             figures.cumulative_eager,
             figures.cumulative_lazy,
             percent(figures.cumulative_lazy, figures.cumulative_eager)
@@ -141,8 +181,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(figures) = last {
         println!(
-            "token_report: eager={} names={} cumulative_eager={} cumulative_lazy={}",
-            figures.eager, figures.names, figures.cumulative_eager, figures.cumulative_lazy
+            "token_report: eager={} names={} search={} auto={} cumulative_eager={} cumulative_lazy={}",
+            figures.eager,
+            figures.names,
+            figures.search,
+            figures.auto,
+            figures.cumulative_eager,
+            figures.cumulative_lazy
         );
     }
     Ok(())

@@ -38,6 +38,66 @@ pub(crate) fn drop_null_optionals(arguments: Value, schema: &Value) -> Value {
     }
 }
 
+/// Parses properties that a model sent as JSON-encoded strings where the schema expects an
+/// object or an array (common when it saw an open schema, as in cache-stable mode). Returns
+/// the paths it repaired.
+pub(crate) fn repair_stringified(arguments: &mut Value, schema: &Value) -> Vec<String> {
+    let mut repaired = Vec::new();
+    repair_object(arguments, schema, String::new(), &mut repaired, 0);
+    repaired
+}
+
+const MAX_REPAIR_DEPTH: usize = 16;
+
+fn repair_object(
+    value: &mut Value,
+    schema: &Value,
+    path: String,
+    repaired: &mut Vec<String>,
+    depth: usize,
+) {
+    let (Value::Object(members), Some(Value::Object(properties))) =
+        (value, schema.get("properties"))
+    else {
+        return;
+    };
+    if depth > MAX_REPAIR_DEPTH {
+        return;
+    }
+    for (name, member) in members.iter_mut() {
+        let Some(property) = properties.get(name) else {
+            continue;
+        };
+        let member_path = format!("{path}/{name}");
+        if let Value::String(text) = member
+            && wants_structure(property)
+            && let Ok(parsed @ (Value::Object(_) | Value::Array(_))) =
+                serde_json::from_str::<Value>(text)
+        {
+            *member = parsed;
+            repaired.push(member_path.clone());
+        }
+        repair_object(member, property, member_path, repaired, depth + 1);
+    }
+}
+
+/// Whether a property schema expects an object or an array and not a string.
+fn wants_structure(schema: &Value) -> bool {
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(kind)) => vec![kind.as_str()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.contains(&"string") {
+        return false;
+    }
+    types
+        .iter()
+        .any(|kind| *kind == "object" || *kind == "array")
+        || (types.is_empty()
+            && (schema.get("properties").is_some() || schema.get("items").is_some()))
+}
+
 fn contains_null(value: &Value) -> bool {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
@@ -138,6 +198,31 @@ mod tests {
         assert_eq!(
             drop_null_optionals(arguments, &schema),
             json!({"a": null, "c": 1, "nested": {}})
+        );
+    }
+
+    #[test]
+    fn stringified_objects_and_arrays_are_repaired() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "filter": {"type": "object", "properties": {"tags": {"type": "array"}}},
+                "ids": {"type": ["array", "null"]},
+                "name": {"type": "string"},
+                "either": {"type": ["string", "object"]}
+            }
+        });
+        let mut arguments = json!({
+            "filter": "{\"tags\": \"[1, 2]\"}",
+            "ids": "[1]",
+            "name": "[\"stays a string\"]",
+            "either": "{}"
+        });
+        let repaired = repair_stringified(&mut arguments, &schema);
+        assert_eq!(repaired, ["/filter", "/filter/tags", "/ids"]);
+        assert_eq!(
+            arguments,
+            json!({"filter": {"tags": [1, 2]}, "ids": [1], "name": "[\"stays a string\"]", "either": "{}"})
         );
     }
 

@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::definition::ToolDefinition;
+use crate::mode::ResolvedMode;
 use crate::name::DISCOVERY_TOOL_NAME;
 use crate::result::{ToolErrorKind, ToolResult};
 use crate::tool::Tool;
@@ -27,6 +28,7 @@ pub enum DiscoveryListing {
 pub(crate) struct DiscoveryTool {
     pub(crate) definition: ToolDefinition,
     lazy_names: Vec<String>,
+    search: bool,
 }
 
 /// One entry of a discovery result: what the model needs to call the tool.
@@ -48,43 +50,101 @@ pub(crate) struct Discovery {
     pub(crate) unknown: Vec<String>,
 }
 
+/// The search results a search-mode discovery returns by default, and at most.
+const DEFAULT_SEARCH_LIMIT: usize = 5;
+const MAX_SEARCH_LIMIT: usize = 20;
+
+/// What the model asked the discovery tool for.
+enum Request {
+    Names(Vec<String>),
+    Query { query: String, limit: usize },
+}
+
 impl DiscoveryTool {
-    /// The discovery tool over `lazy` (the session's lazy tools, in name order); `None` when
-    /// there are none, so that a tool set without lazy tools costs exactly what it did.
-    pub(crate) fn new(lazy: &[&Tool], listing: DiscoveryListing) -> Option<Self> {
+    /// The discovery tool over `lazy` (the session's lazy tools, in name order) for `mode`;
+    /// `None` when there are none or the mode sends them inline, so that a tool set without
+    /// lazy tools costs exactly what it did.
+    pub(crate) fn new(
+        lazy: &[&Tool],
+        mode: ResolvedMode,
+        listing: DiscoveryListing,
+    ) -> Option<Self> {
         if lazy.is_empty() {
             return None;
         }
-        let catalog = match listing {
-            DiscoveryListing::Names => format!(
-                "[{}]",
-                lazy.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+        let tool_names_property = json!({
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "The names of the tools to load."
+        });
+        let (description, input_schema) = match mode {
+            ResolvedMode::Inline => return None,
+            ResolvedMode::Names => {
+                let catalog = match listing {
+                    DiscoveryListing::Names => format!(
+                        "[{}]",
+                        lazy.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+                    ),
+                    DiscoveryListing::FirstSentence => {
+                        lines(lazy, |t| first_sentence(t.description()))
+                    }
+                    DiscoveryListing::FullDescription => lines(lazy, |t| t.description().trim()),
+                };
+                (
+                    format!(
+                        "Loads tools that are available but not loaded yet. Call it with the names of the \
+                         tools you need; it returns their descriptions and argument schemas, and from your \
+                         next turn on you can call them directly. Tools available: {catalog}"
+                    ),
+                    json!({
+                        "type": "object",
+                        "properties": {"toolNames": tool_names_property},
+                        "required": ["toolNames"]
+                    }),
+                )
+            }
+            ResolvedMode::Search => (
+                format!(
+                    "Searches {} more tools that are available but not loaded yet. Describe what you \
+                     need to do in a few keywords; it returns the best matching tools with their \
+                     descriptions and argument schemas, and from your next turn on you can call them \
+                     directly. To load tools whose names you know, pass toolNames instead.",
+                    lazy.len()
+                ),
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "Keywords describing the task."},
+                        "limit": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": MAX_SEARCH_LIMIT,
+                            "description": format!("How many tools to return (default {DEFAULT_SEARCH_LIMIT}).")
+                        },
+                        "toolNames": tool_names_property
+                    }
+                }),
             ),
-            DiscoveryListing::FirstSentence => lines(lazy, |t| first_sentence(t.description())),
-            DiscoveryListing::FullDescription => lines(lazy, |t| t.description().trim()),
+            ResolvedMode::CacheStable => (
+                format!(
+                    "Returns the full description and argument schema of tools listed with an open \
+                     schema. Call it with their names before calling them for the first time."
+                ),
+                json!({
+                    "type": "object",
+                    "properties": {"toolNames": tool_names_property},
+                    "required": ["toolNames"]
+                }),
+            ),
         };
-        let description = format!(
-            "Loads tools that are available but not loaded yet. Call it with the names of the \
-             tools you need; it returns their descriptions and argument schemas, and from your \
-             next turn on you can call them directly. Tools available: {catalog}"
-        );
         Some(DiscoveryTool {
             definition: ToolDefinition {
                 name: DISCOVERY_TOOL_NAME.to_owned(),
                 description,
-                input_schema: json!({
-                    "type": "object",
-                    "properties": {
-                        "toolNames": {
-                            "type": "array",
-                            "items": {"type": "string"},
-                            "description": "The names of the tools to load."
-                        }
-                    },
-                    "required": ["toolNames"]
-                }),
+                input_schema,
             },
             lazy_names: lazy.iter().map(|t| t.name().to_owned()).collect(),
+            search: mode == ResolvedMode::Search,
         })
     }
 
@@ -93,52 +153,69 @@ impl DiscoveryTool {
         &self.lazy_names
     }
 
-    /// Answers a discovery call. `lookup` finds a tool the session may use (lazy or eager).
+    /// Answers a discovery call. `lookup` finds a tool the session may use (lazy or eager);
+    /// `search` ranks the session's lazy tools for a query.
     pub(crate) fn discover<'t>(
         &self,
         arguments: Value,
         lookup: impl Fn(&str) -> Option<&'t Tool>,
+        search: impl FnOnce(&str, usize) -> Vec<&'t Tool>,
     ) -> Discovery {
-        let requested = match requested_names(arguments) {
-            Ok(requested) => requested,
+        let request = match self.request(arguments) {
+            Ok(request) => request,
             Err(problem) => {
+                let hint = if self.search {
+                    "Call it with a query: keywords describing what you need to do".to_owned()
+                } else {
+                    format!(
+                        "Call {DISCOVERY_TOOL_NAME} with toolNames: the names of the tools you need, from: [{}]",
+                        self.lazy_names.join(", ")
+                    )
+                };
                 return Discovery {
                     result: ToolResult::error(
                         ToolErrorKind::InvalidArguments,
-                        format!(
-                            "Error: {problem}. Call {DISCOVERY_TOOL_NAME} with toolNames: the names of the tools you need, from: [{}].",
-                            self.lazy_names.join(", ")
-                        ),
+                        format!("Error: {problem}. {hint}."),
                     ),
                     found: Vec::new(),
                     unknown: Vec::new(),
                 };
             }
         };
-        let mut tools = Vec::new();
+        let mut tools: Vec<&Tool> = Vec::new();
         let mut found = Vec::new();
         let mut errors = Vec::new();
         let mut unknown = Vec::new();
-        for name in &requested {
-            if tools.iter().any(|t: &&Tool| t.name() == name) {
-                continue;
-            }
-            match lookup(name) {
-                Some(tool) => {
-                    if tool.is_lazy() {
-                        found.push(name.clone());
+        match request {
+            Request::Names(requested) => {
+                for name in &requested {
+                    if tools.iter().any(|t| t.name() == name) {
+                        continue;
                     }
-                    tools.push(tool);
+                    match lookup(name) {
+                        Some(tool) => tools.push(tool),
+                        None => {
+                            errors.push(self.unknown_name(name));
+                            unknown.push(name.clone());
+                        }
+                    }
                 }
-                None => {
+            }
+            Request::Query { query, limit } => {
+                tools = search(&query, limit);
+                if tools.is_empty() {
                     errors.push(format!(
-                        "Unknown tool '{name}'. Available tools: [{}]",
-                        self.lazy_names.join(", ")
+                        "No tool matches '{query}'. Try other or fewer keywords."
                     ));
-                    unknown.push(name.clone());
                 }
             }
         }
+        found.extend(
+            tools
+                .iter()
+                .filter(|t| t.is_lazy())
+                .map(|t| t.name().to_owned()),
+        );
         let listed: Vec<DiscoveredTool<'_>> = tools
             .iter()
             .map(|tool| DiscoveredTool {
@@ -158,11 +235,46 @@ impl DiscoveryTool {
             unknown,
         }
     }
+
+    fn unknown_name(&self, name: &str) -> String {
+        if self.search {
+            format!("Unknown tool '{name}'. Search with a query to find the right name.")
+        } else {
+            format!(
+                "Unknown tool '{name}'. Available tools: [{}]",
+                self.lazy_names.join(", ")
+            )
+        }
+    }
+
+    fn request(&self, arguments: Value) -> Result<Request, String> {
+        let arguments = crate::arguments::normalize(DISCOVERY_TOOL_NAME, arguments)
+            .map_err(|rejected| rejected.text())?;
+        if self.search && arguments.get("toolNames").is_none() {
+            let query = match arguments.get("query") {
+                Some(Value::String(query)) if !query.trim().is_empty() => query.trim().to_owned(),
+                Some(Value::String(_)) => return Err("query is empty".to_owned()),
+                Some(_) => return Err("query must be a string".to_owned()),
+                None => return Err("query is missing".to_owned()),
+            };
+            let limit = match arguments.get("limit") {
+                None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
+                Some(limit) => match limit.as_u64() {
+                    Some(limit) if limit >= 1 => (limit as usize).min(MAX_SEARCH_LIMIT),
+                    _ => {
+                        return Err(format!(
+                            "limit must be an integer from 1 to {MAX_SEARCH_LIMIT}"
+                        ));
+                    }
+                },
+            };
+            return Ok(Request::Query { query, limit });
+        }
+        requested_names(&arguments).map(Request::Names)
+    }
 }
 
-fn requested_names(arguments: Value) -> Result<Vec<String>, String> {
-    let arguments = crate::arguments::normalize(DISCOVERY_TOOL_NAME, arguments)
-        .map_err(|rejected| rejected.text())?;
+fn requested_names(arguments: &Value) -> Result<Vec<String>, String> {
     let names = match arguments.get("toolNames") {
         Some(Value::Array(names)) => names,
         Some(Value::String(name)) => return Ok(vec![name.clone()]),
@@ -218,24 +330,15 @@ mod tests {
     #[test]
     fn requested_names_accept_strings_and_reject_nothing() {
         assert_eq!(
-            requested_names(json!({"toolNames": ["a", " b ", ""]})),
+            requested_names(&json!({"toolNames": ["a", " b ", ""]})),
             Ok(vec!["a".to_owned(), "b".to_owned()])
         );
         assert_eq!(
-            requested_names(json!("{\"toolNames\": [\"a\"]}")),
+            requested_names(&json!({"toolNames": "a"})),
             Ok(vec!["a".to_owned()])
         );
-        assert_eq!(
-            requested_names(json!({"toolNames": "a"})),
-            Ok(vec!["a".to_owned()])
-        );
-        for bad in [
-            json!({"toolNames": []}),
-            json!({}),
-            json!({"toolNames": 3}),
-            json!([]),
-        ] {
-            assert!(requested_names(bad).is_err());
+        for bad in [json!({"toolNames": []}), json!({}), json!({"toolNames": 3})] {
+            assert!(requested_names(&bad).is_err());
         }
     }
 }

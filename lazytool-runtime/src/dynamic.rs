@@ -37,6 +37,7 @@ use crate::tool::{DynamicHandler, ToolMetadata};
 /// assert_eq!(result.content(), "hi");
 /// # }
 /// ```
+#[derive(Clone)]
 pub struct DynamicTool {
     pub(crate) name: Arc<str>,
     pub(crate) description: Arc<str>,
@@ -120,6 +121,16 @@ impl DynamicTool {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Whether the tool is lazy.
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
     }
 }
 

@@ -309,6 +309,11 @@ fn parse_text(text: &str) -> Value {
 /// The content of a text-based result, and whether its text starts with
 /// `Error:`. Arrays of content parts contribute the text of their text parts.
 fn text_content(content: Option<&Value>) -> (Value, bool) {
+    if let Some(Value::Array(parts)) = content
+        && let Some(references) = tool_references(parts)
+    {
+        return (references, false);
+    }
     let text = match content {
         None | Some(Value::Null) => Cow::Borrowed(""),
         Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
@@ -316,6 +321,19 @@ fn text_content(content: Option<&Value>) -> (Value, bool) {
         Some(other) => return (other.clone(), false),
     };
     (parse_text(&text), text.trim_start().starts_with("Error:"))
+}
+
+/// Anthropic's `tool_reference` blocks (the answer to a discovery in deferred-loading mode)
+/// as the discovery result they stand for: `{"tools": [{"name": ...}]}`.
+fn tool_references(parts: &[Value]) -> Option<Value> {
+    let names: Vec<Value> = parts
+        .iter()
+        .filter_map(Value::as_object)
+        .filter(|part| str_field(part, "type") == Some("tool_reference"))
+        .filter_map(|part| str_field(part, "tool_name"))
+        .map(|name| serde_json::json!({ "name": name }))
+        .collect();
+    (!names.is_empty()).then(|| serde_json::json!({ "tools": names }))
 }
 
 fn concat_text(parts: &[Value]) -> String {

@@ -42,23 +42,29 @@
 
 mod annotations;
 mod arguments;
+mod compaction;
 mod context;
 mod definition;
 mod discovery;
 mod dynamic;
 mod error;
 mod history;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+mod mode;
 mod name;
 pub mod provider;
 mod registry;
 mod result;
 mod schema;
+mod search;
 mod session;
 mod spec;
 mod state;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 mod tool;
+pub mod tool_provider;
 mod unwind;
 
 #[doc(hidden)]
@@ -151,10 +157,11 @@ pub use definition::ToolDefinition;
 pub use discovery::DiscoveryListing;
 pub use dynamic::DynamicTool;
 pub use error::{RegistryError, RegistryProblem};
+pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub use name::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, validate_tool_name};
 pub use registry::{Registry, RegistryBuilder, SourceLocation};
 pub use result::{ToolErrorKind, ToolResult};
-pub use session::{DiscoveredSet, Session, SessionOptions};
+pub use session::{CatalogChange, DiscoveredSet, Session, SessionOptions};
 pub use spec::{CallFuture, ToolSpec};
 pub use state::State;
 pub use tool::Tool;

@@ -3,15 +3,18 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
 use crate::context::ToolContext;
+use crate::discovery::{DiscoveryListing, DiscoveryTool};
 use crate::dynamic::DynamicTool;
 use crate::error::{RegistryError, RegistryProblem};
+use crate::mode::{LazyCosts, ResolvedMode, tools_tokens};
 use crate::name::validate_tool_name;
 use crate::result::ToolResult;
+use crate::search::{SearchDocument, SearchIndex};
 use crate::spec::{CompiledSchemas, ToolSpec};
 use crate::state::{ResolvedStates, StateMap};
 use crate::tool::{Handler, Tool, ToolMetadata};
@@ -83,6 +86,15 @@ pub struct Registry(Arc<RegistryInner>);
 
 struct RegistryInner {
     tools: Vec<Tool>,
+    lazy_search: OnceLock<LazySearch>,
+    lazy_costs: OnceLock<LazyCosts>,
+}
+
+/// The search index over the lazy tools, built on the first search.
+struct LazySearch {
+    index: SearchIndex,
+    /// Positions in `tools` of the indexed tools.
+    positions: Vec<usize>,
 }
 
 impl Registry {
@@ -148,6 +160,66 @@ impl Registry {
             .map(|tool| tool.call(arguments, context))
             .ok_or_else(|| ToolResult::unknown_tool(name, self.tools().map(Tool::name)));
         crate::tool::settle(call)
+    }
+}
+
+impl Registry {
+    /// The lazy tools best matching `query`, best first, at most `limit`: the ranking search
+    /// discovery uses (BM25 over names split into words, descriptions, parameter names and
+    /// descriptions, and tags). The index is built on the first search and kept.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<&Tool> {
+        self.search_lazy(query, limit, |_| true)
+    }
+
+    /// [`Registry::search`] among the tools a session `allowed`.
+    pub(crate) fn search_lazy(
+        &self,
+        query: &str,
+        limit: usize,
+        allowed: impl Fn(&Tool) -> bool,
+    ) -> Vec<&Tool> {
+        let tools = &self.0.tools;
+        let search =
+            self.0.lazy_search.get_or_init(|| {
+                let positions: Vec<usize> =
+                    (0..tools.len()).filter(|&i| tools[i].is_lazy()).collect();
+                let tags: Vec<Vec<&str>> = positions
+                    .iter()
+                    .map(|&i| tools[i].tags().collect())
+                    .collect();
+                let index = SearchIndex::new(positions.iter().zip(&tags).map(|(&i, tags)| {
+                    SearchDocument {
+                        name: tools[i].name(),
+                        description: tools[i].description(),
+                        input_schema: tools[i].input_schema(),
+                        tags,
+                    }
+                }));
+                LazySearch { index, positions }
+            });
+        // Gated-out tools are filtered after ranking, so ask for every match when gating.
+        search
+            .index
+            .search(query, search.positions.len())
+            .into_iter()
+            .filter_map(|hit| search.positions.get(hit).map(|&position| &tools[position]))
+            .filter(|tool| allowed(tool))
+            .take(limit)
+            .collect()
+    }
+
+    /// What the lazy tools cost inline and as a names list, computed once.
+    pub(crate) fn lazy_costs(&self) -> LazyCosts {
+        *self.0.lazy_costs.get_or_init(|| {
+            let lazy: Vec<&Tool> = self.tools().filter(|tool| tool.is_lazy()).collect();
+            let definitions: Vec<_> = lazy.iter().map(|tool| tool.definition()).collect();
+            let names = DiscoveryTool::new(&lazy, ResolvedMode::Names, DiscoveryListing::Names)
+                .map_or(0, |discovery| tools_tokens(&[discovery.definition]));
+            LazyCosts {
+                inline: tools_tokens(&definitions),
+                names,
+            }
+        })
     }
 }
 
@@ -241,7 +313,11 @@ impl RegistryBuilder {
             }
         }
         if problems.is_empty() {
-            Ok(Registry(Arc::new(RegistryInner { tools })))
+            Ok(Registry(Arc::new(RegistryInner {
+                tools,
+                lazy_search: OnceLock::new(),
+                lazy_costs: OnceLock::new(),
+            })))
         } else {
             Err(RegistryError::new(problems))
         }

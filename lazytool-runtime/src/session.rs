@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::compaction;
 use crate::context::ToolContext;
 use crate::definition::ToolDefinition;
-use crate::discovery::{DiscoveryListing, DiscoveryTool};
+use crate::discovery::{DiscoveryListing, DiscoveryTool, first_sentence};
 use crate::history;
+use crate::mode::{DiscoveryMode, ResolvedMode};
 use crate::name::DISCOVERY_TOOL_NAME;
 use crate::registry::Registry;
 use crate::result::{ToolErrorKind, ToolResult};
@@ -22,14 +24,21 @@ type AllowFn = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
 #[derive(Clone, Default)]
 #[must_use]
 pub struct SessionOptions {
+    mode: DiscoveryMode,
     listing: DiscoveryListing,
     allow: Option<AllowFn>,
 }
 
 impl SessionOptions {
-    /// The defaults: the discovery tool lists bare names, every tool is allowed.
+    /// The defaults: names mode listing bare names, every tool allowed.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// How lazy tools reach the model: names (the default), search, auto, or cache-stable.
+    pub fn mode(mut self, mode: DiscoveryMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// How the discovery tool's description lists the lazy tools.
@@ -50,6 +59,7 @@ impl SessionOptions {
 impl fmt::Debug for SessionOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SessionOptions")
+            .field("mode", &self.mode)
             .field("listing", &self.listing)
             .field("gated", &self.allow.is_some())
             .finish()
@@ -62,6 +72,47 @@ impl fmt::Debug for SessionOptions {
 pub struct DiscoveredSet {
     /// Tool names, in the order they were discovered.
     pub tools: Vec<String>,
+}
+
+/// How the lazy tools changed when a conversation moved to a new catalog
+/// ([`Session::with_registry`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CatalogChange {
+    /// Lazy tools that are new, in name order.
+    pub added: Vec<String>,
+    /// Lazy tools that are gone, in name order.
+    pub removed: Vec<String>,
+    /// Discovered tools that are gone (also in `removed`), in discovery order.
+    pub dropped: Vec<String>,
+}
+
+impl CatalogChange {
+    /// Whether the lazy tools are the same.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+
+    /// A message for the model saying which lazy tools appeared and disappeared (send it
+    /// before the next request), or `None` when nothing changed.
+    pub fn notice(&self) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut notice = String::from("The available tools changed.");
+        if !self.added.is_empty() {
+            notice.push_str(&format!(
+                " New tools you can load with {DISCOVERY_TOOL_NAME}: [{}].",
+                self.added.join(", ")
+            ));
+        }
+        if !self.removed.is_empty() {
+            notice.push_str(&format!(
+                " No longer available: [{}].",
+                self.removed.join(", ")
+            ));
+        }
+        Some(notice)
+    }
 }
 
 /// One conversation's view of a [`Registry`]: the tools each request carries and the rules
@@ -87,8 +138,15 @@ pub struct Session {
 
 struct Shared {
     registry: Registry,
+    options: SessionOptions,
     allow: Option<AllowFn>,
+    mode: ResolvedMode,
+    /// Sent in every request ahead of the discovery tool: the eager tools, plus the lazy ones
+    /// in [`ResolvedMode::Inline`].
     eager: Vec<Tool>,
+    /// Sent after the discovery tool in [`ResolvedMode::CacheStable`]: every lazy tool with
+    /// its first sentence and an open schema.
+    stubs: Vec<ToolDefinition>,
     discovery: Option<DiscoveryTool>,
 }
 
@@ -115,24 +173,71 @@ impl Registry {
 impl Session {
     fn new(registry: &Registry, options: SessionOptions) -> Session {
         let allowed = |tool: &Tool| options.allow.as_ref().is_none_or(|allow| allow(tool));
-        let eager = registry
-            .tools()
-            .filter(|tool| !tool.is_lazy() && allowed(tool))
-            .cloned()
-            .collect();
         let lazy: Vec<&Tool> = registry
             .tools()
             .filter(|tool| tool.is_lazy() && allowed(tool))
             .collect();
+        let mode = if lazy.is_empty() {
+            ResolvedMode::Names
+        } else {
+            options.mode.resolve(|| registry.lazy_costs())
+        };
+        let eager = registry
+            .tools()
+            .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
+            .cloned()
+            .collect();
+        let stubs = if mode == ResolvedMode::CacheStable {
+            lazy.iter().map(|tool| stub(tool)).collect()
+        } else {
+            Vec::new()
+        };
         Session {
             shared: Arc::new(Shared {
                 registry: registry.clone(),
-                discovery: DiscoveryTool::new(&lazy, options.listing),
-                allow: options.allow,
+                discovery: DiscoveryTool::new(&lazy, mode, options.listing),
+                allow: options.allow.clone(),
+                options,
+                mode,
                 eager,
+                stubs,
             }),
             state: Mutex::new(DiscoveryState::default()),
         }
+    }
+
+    /// Moves the conversation to a changed catalog (tools added or removed between turns):
+    /// a new session over `registry` with the same options and the discovered tools that
+    /// still exist, and what changed. Discovered tools that vanished are dropped without
+    /// error; [`CatalogChange::notice`] tells the model.
+    pub fn with_registry(&self, registry: &Registry) -> (Session, CatalogChange) {
+        let before = self.lazy_tool_names().to_vec();
+        let discovered = self.discovered();
+        let session = Session::new(registry, self.shared.options.clone());
+        session.restore(discovered.tools.iter().map(String::as_str));
+        let after = session.lazy_tool_names();
+        let kept = session.discovered().tools;
+        let change = CatalogChange {
+            added: after
+                .iter()
+                .filter(|n| !before.contains(n))
+                .cloned()
+                .collect(),
+            removed: before
+                .iter()
+                .filter(|n| !after.contains(n))
+                .cloned()
+                .collect(),
+            dropped: (discovered.tools.into_iter())
+                .filter(|n| !kept.contains(n))
+                .collect(),
+        };
+        (session, change)
+    }
+
+    /// How this session presents its lazy tools, after [`DiscoveryMode::Auto`] decided.
+    pub fn mode(&self) -> ResolvedMode {
+        self.shared.mode
     }
 
     /// Rebuilds a conversation's session from its message history, as a stateless server
@@ -156,17 +261,18 @@ impl Session {
     ) -> Session {
         let session = Session::new(registry, options);
         let scan = history::scan(history);
-        let mut names = Vec::new();
+        let mut names = compaction::recorded_tools(history);
         for (_, result) in history::results_of(&scan, DISCOVERY_TOOL_NAME) {
             if let Some(Value::Array(tools)) = result.content.get("tools") {
                 names.extend(
                     tools
                         .iter()
-                        .filter_map(|tool| tool.get("name").and_then(Value::as_str)),
+                        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+                        .map(str::to_owned),
                 );
             }
         }
-        session.restore(names);
+        session.restore(names.iter().map(String::as_str));
         session
     }
 
@@ -209,15 +315,45 @@ impl Session {
         let shared = &*self.shared;
         let mut tools: Vec<ToolDefinition> = shared.eager.iter().map(Tool::definition).collect();
         if let Some(discovery) = &shared.discovery
-            && discovered.len() < discovery.lazy_names().len()
+            && (shared.mode == ResolvedMode::CacheStable
+                || discovered.len() < discovery.lazy_names().len())
         {
             tools.push(discovery.definition.clone());
         }
+        if shared.mode == ResolvedMode::CacheStable {
+            tools.extend(shared.stubs.iter().cloned());
+        } else {
+            tools.extend(
+                discovered
+                    .iter()
+                    .filter_map(|name| self.lazy_tool(name))
+                    .map(Tool::definition),
+            );
+        }
+        tools
+    }
+
+    /// Every tool this session may use, each with whether it is deferred (lazy), in a fixed
+    /// order: eager tools, the discovery tool, the lazy tools by name. For providers that load
+    /// deferred tools themselves, such as Anthropic's `defer_loading`
+    /// ([`provider::anthropic::render_tools_deferred`](crate::provider::anthropic::render_tools_deferred)).
+    /// Starts a new turn like [`active_tools`](Session::active_tools).
+    pub fn deferrable_tools(&self) -> Vec<(ToolDefinition, bool)> {
+        self.begin_turn();
+        let shared = &*self.shared;
+        let mut tools: Vec<(ToolDefinition, bool)> = shared
+            .eager
+            .iter()
+            .map(|tool| (tool.definition(), false))
+            .collect();
+        if let Some(discovery) = &shared.discovery {
+            tools.push((discovery.definition.clone(), false));
+        }
         tools.extend(
-            discovered
+            self.lazy_tool_names()
                 .iter()
                 .filter_map(|name| self.lazy_tool(name))
-                .map(Tool::definition),
+                .map(|tool| (tool.definition(), true)),
         );
         tools
     }
@@ -240,6 +376,14 @@ impl Session {
                 .cloned()
                 .collect(),
         }
+    }
+
+    /// A marker recording the discovered tools, for the summary message that replaces
+    /// compacted history: [`Session::from_history`] restores the tools from it after the
+    /// original discovery results are gone. It is text; put it anywhere in a message's text.
+    /// Like any history, it is a claim by whoever writes the history: gating still applies.
+    pub fn compaction_marker(&self) -> String {
+        compaction::marker(&self.discovered().tools)
     }
 
     /// The names of the lazy tools this session may discover, in name order.
@@ -282,7 +426,8 @@ impl Session {
         let Some(tool) = self.shared.registry.get(name).filter(|t| self.allowed(t)) else {
             return Err(self.unknown_tool(name));
         };
-        if tool.is_lazy() && !self.lock().discovered.iter().any(|d| d == name) {
+        let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
+        if gated && tool.is_lazy() && !self.lock().discovered.iter().any(|d| d == name) {
             return Err(ToolResult::error(
                 ToolErrorKind::NotDiscovered,
                 format!(
@@ -296,12 +441,12 @@ impl Session {
     fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
         let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
             .then(std::time::Instant::now);
-        let outcome = discovery.discover(arguments, |name| {
-            self.shared
-                .registry
-                .get(name)
-                .filter(|tool| self.allowed(tool))
-        });
+        let registry = &self.shared.registry;
+        let outcome = discovery.discover(
+            arguments,
+            |name| registry.get(name).filter(|tool| self.allowed(tool)),
+            |query, limit| registry.search_lazy(query, limit, |tool| self.allowed(tool)),
+        );
         let newly: Vec<&String> = {
             let mut state = self.lock();
             let mut newly = Vec::new();
@@ -351,6 +496,18 @@ impl Session {
         self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// A lazy tool as cache-stable mode lists it: its first sentence and an open schema.
+fn stub(tool: &Tool) -> ToolDefinition {
+    ToolDefinition {
+        name: tool.name().to_owned(),
+        description: format!(
+            "{} (Parameters not shown: call {DISCOVERY_TOOL_NAME} with this name for them.)",
+            first_sentence(tool.description())
+        ),
+        input_schema: serde_json::json!({"type": "object", "properties": {}, "additionalProperties": true}),
     }
 }
 

@@ -129,7 +129,7 @@ impl Tool {
 
     /// Calls the tool: normalizes the arguments (an object, a JSON-encoded object, or
     /// nothing; `null` for an optional property means it was not given), validates them
-    /// against the schema, runs the tool with panics caught, and
+    /// against the schema (repairing objects and arrays sent as JSON-encoded strings), runs the tool with panics caught, and
     /// turns every failure into an error result.
     ///
     /// The future owns what it needs, so it can be spawned.
@@ -154,8 +154,21 @@ impl Tool {
     fn prepare(&self, arguments: Value, context: ToolContext) -> Result<CallFuture, ToolResult> {
         let inner = &*self.0;
         let arguments = arguments::normalize(&inner.name, arguments)?;
-        let arguments = arguments::drop_null_optionals(arguments, &inner.schemas.input);
-        arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
+        let mut arguments = arguments::drop_null_optionals(arguments, &inner.schemas.input);
+        if let Err(invalid) = arguments::validate(&inner.name, &inner.schemas.validator, &arguments)
+        {
+            let repaired = arguments::repair_stringified(&mut arguments, &inner.schemas.input);
+            if repaired.is_empty() {
+                return Err(invalid);
+            }
+            tracing::debug!(
+                target: "lazytool::call",
+                tool = %inner.name,
+                ?repaired,
+                "parsed arguments sent as JSON-encoded strings"
+            );
+            arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
+        }
         Ok(match &inner.handler {
             Handler::Generated { call, states } => call(Invocation {
                 arguments,

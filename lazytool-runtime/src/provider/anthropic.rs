@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, join, object_root};
-use crate::{ToolDefinition, ToolResult};
+use crate::{Session, ToolDefinition, ToolResult};
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
 /// the schema sent as it is (Anthropic takes JSON Schema).
@@ -20,6 +20,52 @@ pub fn render_tools(tools: &[ToolDefinition]) -> Value {
         })
         .collect();
     Value::Array(rendered)
+}
+
+/// The `tools` array for Anthropic's native deferred loading: eager tools and the discovery
+/// tool as usual, and every lazy tool with its full definition and `"defer_loading": true`.
+/// The array is the same on every request, so the prompt cache holds; the model loads a
+/// deferred tool by calling the discovery tool, whose result goes back as `tool_reference`
+/// blocks ([`tool_reference_block`]), and the API expands them into the tools' definitions.
+/// Requests need the beta header `anthropic-beta: advanced-tool-use-2025-11-20`.
+pub fn render_tools_deferred(session: &Session) -> Value {
+    let rendered = session
+        .deferrable_tools()
+        .into_iter()
+        .map(|(tool, deferred)| {
+            let mut rendered = json!({
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": object_root(&tool.input_schema),
+            });
+            if deferred {
+                rendered["defer_loading"] = Value::Bool(true);
+            }
+            rendered
+        })
+        .collect();
+    Value::Array(rendered)
+}
+
+/// The `tool_result` block answering a discovery call in deferred-loading mode: one
+/// `{"type": "tool_reference", "tool_name"}` block per tool found, and the discovery's
+/// errors as text. Any other result (a failed discovery) is sent as [`tool_result_block`]
+/// sends it.
+pub fn tool_reference_block(call_id: &str, result: &ToolResult) -> Value {
+    let found = result.content().get("tools").and_then(Value::as_array);
+    let Some(found) = found.filter(|_| !result.is_error()) else {
+        return tool_result_block(call_id, result);
+    };
+    let mut content: Vec<Value> = found
+        .iter()
+        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+        .map(|name| json!({"type": "tool_reference", "tool_name": name}))
+        .collect();
+    if let Some(Value::Array(errors)) = result.content().get("errors") {
+        let text: Vec<&str> = errors.iter().filter_map(Value::as_str).collect();
+        content.push(json!({"type": "text", "text": text.join("\n")}));
+    }
+    json!({"type": "tool_result", "tool_use_id": call_id, "content": content})
 }
 
 /// The tool calls of a Messages API response (its `content` blocks) or of a bare content

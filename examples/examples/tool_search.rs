@@ -1,0 +1,50 @@
+//! Ranks the tools of a catalog for a query, as search discovery does.
+//!
+//! `cargo run --release --example tool_search -- CATALOG.json "QUERY" [LIMIT]`
+//!
+//! The catalog has the shape of `../shared/data/github-mcp-tools.json`
+//! (`{"tools":[{"name","description","inputSchema"}]}`); its tools are loaded as lazy dynamic
+//! tools, and the best matches are printed one name per line, best first (10 by default).
+
+use lazytool_runtime::{DynamicTool, Registry};
+use serde_json::Value;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: tool_search CATALOG.json \"QUERY\" [LIMIT]";
+    let path = args.next().ok_or(usage)?;
+    let query = args.next().ok_or(usage)?;
+    let limit = match args.next() {
+        Some(limit) => limit
+            .parse()
+            .map_err(|_| "LIMIT must be a positive integer")?,
+        None => 10,
+    };
+
+    let catalog: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+    let entries = catalog["tools"]
+        .as_array()
+        .ok_or("the catalog has no \"tools\" array")?;
+    let mut tools = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let name = entry["name"].as_str().ok_or("a tool without a name")?;
+        let description = entry["description"].as_str().unwrap_or_default();
+        tools.push(
+            DynamicTool::new(
+                name.to_owned(),
+                description.to_owned(),
+                entry["inputSchema"].clone(),
+                |_: Value, _| async { Ok::<_, String>(Value::Null) },
+            )
+            .lazy(true),
+        );
+    }
+    let registry = Registry::builder()
+        .without_inventory()
+        .tools(tools)
+        .build()?;
+    for tool in registry.search(&query, limit) {
+        println!("{}", tool.name());
+    }
+    Ok(())
+}

@@ -1,0 +1,477 @@
+//! The MCP server over in-memory pipes, speaking raw JSON-RPC lines: the newest protocol
+//! (2026-07-28, no handshake, `subscriptions/listen`), the 2025-11-25 handshake, structured
+//! output and annotations, cancellation, and hostile input that must always be answered.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use lazytool_runtime::mcp::{McpError, McpServer};
+use lazytool_runtime::{CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
+use tokio::task::JoinHandle;
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Product {
+    id: u32,
+    price: f64,
+}
+
+/// Lists the products.
+#[tool(name = "getProducts", output_schema, read_only, title = "Products")]
+async fn get_products() -> Vec<Product> {
+    vec![Product {
+        id: 1,
+        price: 499.0,
+    }]
+}
+
+/// Totals of the catalog.
+#[derive(Serialize, schemars::JsonSchema)]
+struct Totals {
+    count: u32,
+}
+
+/// Counts the products.
+#[tool(name = "countProducts", output_schema, idempotent, open_world = false)]
+async fn count_products() -> Totals {
+    Totals { count: 1 }
+}
+
+/// Always fails.
+#[tool]
+async fn broken() -> Result<u32, String> {
+    Err("the warehouse is closed".to_owned())
+}
+
+/// Always panics.
+#[tool]
+async fn explode() -> u32 {
+    panic!("boom")
+}
+
+static WAIT_TOKEN: OnceLock<CancellationToken> = OnceLock::new();
+static WAIT_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct SetOnDrop(&'static AtomicBool);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits forever.
+#[tool]
+async fn wait(ctx: ToolContext) -> bool {
+    let _dropped = SetOnDrop(&WAIT_DROPPED);
+    WAIT_TOKEN.get_or_init(|| ctx.cancellation().clone());
+    std::future::pending().await
+}
+
+/// Calculates a monthly payment.
+#[tool(lazy, name = "calculateFinancing")]
+async fn calculate_financing(price: f64, months: u32) -> f64 {
+    price / f64::from(months)
+}
+
+/// Compares products.
+#[tool(lazy, name = "compareProducts")]
+async fn compare_products(ids: Vec<u32>) -> Vec<u32> {
+    ids
+}
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+const NEWEST: &str = "2026-07-28";
+
+fn server() -> McpServer {
+    McpServer::new(Registry::from_inventory().expect("valid tools"))
+}
+
+/// A client end of a connection, reading the server's lines.
+struct Client {
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    writer: WriteHalf<DuplexStream>,
+    server: JoinHandle<Result<(), McpError>>,
+    /// Notifications read while waiting for responses.
+    notifications: Vec<Value>,
+}
+
+impl Client {
+    fn connect(server: McpServer) -> Client {
+        let (client, served) = tokio::io::duplex(64 * 1024);
+        let (server_reader, server_writer) = tokio::io::split(served);
+        let server = tokio::spawn(async move { server.serve(server_reader, server_writer).await });
+        let (reader, writer) = tokio::io::split(client);
+        Client {
+            lines: BufReader::new(reader).lines(),
+            writer,
+            server,
+            notifications: Vec::new(),
+        }
+    }
+
+    async fn send_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).await.expect("server reads");
+        self.writer.write_all(b"\n").await.expect("server reads");
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_raw(message.to_string().as_bytes()).await;
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(TIMEOUT, self.lines.next_line())
+            .await
+            .expect("the server answers in time")
+            .expect("readable")
+            .expect("the server is still writing");
+        serde_json::from_str(&line).expect("the server writes JSON lines")
+    }
+
+    /// The next response or error, keeping the notifications that come before it.
+    async fn response(&mut self) -> Value {
+        loop {
+            let message = self.next().await;
+            if message.get("id").is_some() {
+                return message;
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    async fn request(&mut self, id: u32, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        let response = self.response().await;
+        assert_eq!(response["id"], json!(id), "{response}");
+        response
+    }
+
+    async fn initialize(&mut self, version: &str) -> Value {
+        let params = json!({
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        });
+        let response = self.request(0, "initialize", params).await;
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        response
+    }
+
+    /// Closes the input, waits for the server to stop, and returns what it wrote last.
+    async fn close(mut self) -> Vec<Value> {
+        self.writer.shutdown().await.expect("closable");
+        let served = tokio::time::timeout(TIMEOUT, self.server).await;
+        served
+            .expect("the server stops")
+            .expect("no panic")
+            .expect("served cleanly");
+        let mut rest = Vec::new();
+        while let Some(line) = self.lines.next_line().await.expect("readable") {
+            rest.push(serde_json::from_str(&line).expect("the server writes JSON lines"));
+        }
+        rest
+    }
+}
+
+/// Request `_meta` of protocol 2026-07-28, which has no handshake.
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": NEWEST,
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+fn tool_names(response: &Value) -> Vec<&str> {
+    let tools = response["result"]["tools"].as_array().expect("a tool list");
+    tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect()
+}
+
+fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
+    let mut client = Client::connect(server());
+    let discovered = client
+        .request(1, "server/discover", json!({"_meta": meta()}))
+        .await;
+    let versions = &discovered["result"]["supportedVersions"];
+    assert!(
+        versions
+            .as_array()
+            .expect("versions")
+            .contains(&json!(NEWEST)),
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["result"]["capabilities"]["tools"]["listChanged"],
+        json!(true)
+    );
+
+    let listed = client
+        .request(2, "tools/list", json!({"_meta": meta()}))
+        .await;
+    assert_eq!(
+        tool_names(&listed),
+        [
+            "broken",
+            "countProducts",
+            "explode",
+            "getProducts",
+            "wait",
+            DISCOVERY_TOOL_NAME
+        ]
+    );
+
+    // The listen request stays open: its acknowledgment and notifications carry its id.
+    let listen = json!({"_meta": meta(), "notifications": {"toolsListChanged": true}});
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen", "params": listen}),
+        )
+        .await;
+    let acknowledged = client.next().await;
+    assert_eq!(
+        acknowledged["method"],
+        json!("notifications/subscriptions/acknowledged")
+    );
+
+    let arguments = json!({"toolNames": ["calculateFinancing"]});
+    let params = json!({"_meta": meta(), "name": DISCOVERY_TOOL_NAME, "arguments": arguments});
+    let discovery = client.request(4, "tools/call", params).await;
+    assert_eq!(discovery["result"]["isError"], json!(false), "{discovery}");
+    let [changed] = client.notifications.as_slice() else {
+        panic!(
+            "one notification before the result: {:?}",
+            client.notifications
+        );
+    };
+    assert_eq!(changed["method"], json!("notifications/tools/list_changed"));
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!(3)
+    );
+
+    let listed = client
+        .request(5, "tools/list", json!({"_meta": meta()}))
+        .await;
+    assert_eq!(tool_names(&listed).last(), Some(&"calculateFinancing"));
+    let arguments = json!({"price": 480.0, "months": 12});
+    let params = json!({"_meta": meta(), "name": "calculateFinancing", "arguments": arguments});
+    let called = client.request(6, "tools/call", params).await;
+    assert_eq!(text(&called), "40.0");
+    // Closing the input ends the listen request at once, with its final result.
+    let [ended] = client.close().await.try_into().expect("one last message");
+    assert_eq!(
+        (&ended["id"], &ended["result"]["resultType"]),
+        (&json!(3), &json!("complete"))
+    );
+}
+
+#[tokio::test]
+async fn handshake_then_annotations_output_schemas_and_errors() {
+    let mut client = Client::connect(server());
+    let initialized = client.initialize("2025-11-25").await;
+    assert_eq!(
+        initialized["result"]["protocolVersion"],
+        json!("2025-11-25")
+    );
+
+    let listed = client.request(1, "tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    let get_products = &tools[3];
+    assert_eq!(get_products["title"], json!("Products"));
+    assert_eq!(
+        get_products["annotations"],
+        json!({"title": "Products", "readOnlyHint": true})
+    );
+    // A list is not an object: MCP gets it wrapped under `result`.
+    let output = &get_products["outputSchema"];
+    assert_eq!(output["type"], json!("object"));
+    assert_eq!(output["required"], json!(["result"]));
+    assert_eq!(output["properties"]["result"]["type"], json!("array"));
+    let count = &tools[1];
+    assert_eq!(
+        count["annotations"],
+        json!({"idempotentHint": true, "openWorldHint": false})
+    );
+    assert_eq!(
+        count["outputSchema"]["properties"]["count"]["type"],
+        json!("integer")
+    );
+    assert!(tools[0].get("annotations").is_none() && tools[0].get("outputSchema").is_none());
+
+    let products = client
+        .request(2, "tools/call", json!({"name": "getProducts"}))
+        .await;
+    let structured = json!({"result": [{"id": 1, "price": 499.0}]});
+    assert_eq!(products["result"]["structuredContent"], structured);
+    assert_eq!(
+        serde_json::from_str::<Value>(text(&products)).ok(),
+        Some(structured)
+    );
+    let count = client
+        .request(3, "tools/call", json!({"name": "countProducts"}))
+        .await;
+    assert_eq!(count["result"]["structuredContent"], json!({"count": 1}));
+
+    for (id, name) in [(4, "broken"), (5, "explode")] {
+        let failed = client
+            .request(id, "tools/call", json!({"name": name}))
+            .await;
+        assert_eq!(failed["result"]["isError"], json!(true), "{failed}");
+    }
+    let broken = client
+        .request(6, "tools/call", json!({"name": "broken"}))
+        .await;
+    assert_eq!(text(&broken), "the warehouse is closed");
+
+    let params = json!({"name": "calculateFinancing", "arguments": {"price": 1.0, "months": 1}});
+    let early = client.request(7, "tools/call", params).await;
+    assert!(text(&early).contains("must be discovered first"), "{early}");
+    let unknown = client
+        .request(8, "tools/call", json!({"name": "nope"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], json!(-32602), "{unknown}");
+
+    let params =
+        json!({"name": DISCOVERY_TOOL_NAME, "arguments": {"toolNames": ["compareProducts"]}});
+    client.request(9, "tools/call", params).await;
+    let changed = client.notifications.pop().expect("tools/list_changed");
+    assert_eq!(changed["method"], json!("notifications/tools/list_changed"));
+    client.request(10, "tools/list", json!({})).await;
+    let params = json!({"name": "compareProducts", "arguments": {"ids": "1,2"}});
+    let invalid = client.request(11, "tools/call", params).await;
+    assert_eq!(invalid["result"]["isError"], json!(true), "{invalid}");
+    assert!(text(&invalid).contains("ids"), "{invalid}");
+    assert!(client.close().await.is_empty());
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_call() {
+    let mut client = Client::connect(server());
+    client.initialize("2025-11-25").await;
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait"}}),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = json!({"requestId": 1, "reason": "the user gave up"});
+    client
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
+        .await;
+    // No answer to a cancelled request: the next response is the ping's.
+    let pong = client.request(2, "ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+    // The tool's token is cancelled and its future dropped.
+    tokio::time::timeout(TIMEOUT, async {
+        while !WAIT_DROPPED.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the call stops");
+    assert!(
+        WAIT_TOKEN
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
+    );
+    assert!(client.close().await.is_empty());
+}
+
+#[tokio::test]
+async fn hostile_input_is_answered_and_the_server_keeps_serving() {
+    let mut client = Client::connect(server());
+    // A stray notification before the handshake would make rmcp hang up.
+    client
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    client.initialize("2025-11-25").await;
+
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{{"name":"x","arguments":{{"s":"{}"}}}}}}"#,
+        "a".repeat(6 * 1024 * 1024)
+    );
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"x","arguments":{{"a":{}{}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases: [(&[u8], Value, i64); 6] = [
+        (huge.as_bytes(), json!("big"), -32600),
+        (deep.as_bytes(), json!(7), -32700),
+        (b"this is not json", Value::Null, -32700),
+        (
+            br#"{"jsonrpc":"2.0","id":9,"method":"tools/list""#,
+            json!(9),
+            -32700,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{}}"#,
+            json!(10),
+            -32602,
+        ),
+        (br#"{"jsonrpc":"2.0","id":11}"#, json!(11), -32600),
+    ];
+    for (line, id, code) in cases {
+        client.send_raw(line).await;
+        let reply = client.response().await;
+        assert_eq!(
+            (&reply["id"], &reply["error"]["code"]),
+            (&id, &json!(code)),
+            "{reply}"
+        );
+        let pong = client.request(1, "ping", json!({})).await;
+        assert_eq!(pong["result"], json!({}));
+    }
+    assert!(client.close().await.is_empty());
+}
+
+#[tokio::test]
+async fn the_line_limit_is_configurable_and_connections_are_separate() {
+    let server = server().max_line_bytes(300);
+    let mut first = Client::connect(server.clone());
+    let mut second = Client::connect(server);
+    first.initialize("2025-11-25").await;
+    second.initialize("2025-11-25").await;
+
+    let padding = "x".repeat(300);
+    let long =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"pad": padding}}});
+    first.send(long).await;
+    let reply = first.response().await;
+    assert_eq!(
+        (&reply["id"], &reply["error"]["code"]),
+        (&json!(1), &json!(-32600))
+    );
+
+    let arguments = json!({"toolNames": ["calculateFinancing"]});
+    first
+        .request(
+            2,
+            "tools/call",
+            json!({"name": DISCOVERY_TOOL_NAME, "arguments": arguments}),
+        )
+        .await;
+    let first_tools = first.request(3, "tools/list", json!({})).await;
+    let second_tools = second.request(3, "tools/list", json!({})).await;
+    assert!(tool_names(&first_tools).contains(&"calculateFinancing"));
+    assert!(!tool_names(&second_tools).contains(&"calculateFinancing"));
+    assert!(first.close().await.is_empty());
+    assert!(second.close().await.is_empty());
+}

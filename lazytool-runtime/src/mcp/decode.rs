@@ -1,0 +1,154 @@
+//! One line of client input: a message for rmcp, or the JSON-RPC error it is answered with.
+
+use rmcp::model::{ClientJsonRpcMessage, ErrorCode};
+use serde_json::{Value, json};
+
+use super::request_id;
+
+/// What a line of input amounts to.
+pub(super) enum Decoded {
+    Message(Box<ClientJsonRpcMessage>),
+    /// Nothing to answer: a blank line, or a notification that is not a valid message
+    /// (JSON-RPC never answers notifications).
+    Skip,
+    /// The error reply, a whole line.
+    Reply(Vec<u8>),
+}
+
+pub(super) fn decode(line: &[u8]) -> Decoded {
+    let line = line
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(line)
+        .trim_ascii();
+    if line.is_empty() {
+        return Decoded::Skip;
+    }
+    match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(message) => Decoded::Message(Box::new(message)),
+        Err(error) if error.classify() == serde_json::error::Category::Data => {
+            not_a_message(line, &error)
+        }
+        // Syntax errors include nesting deeper than serde_json's recursion limit.
+        Err(error) => parse_error(line, &error),
+    }
+}
+
+/// The answer to a line longer than `max` bytes, of which `prefix` was kept.
+pub(super) fn oversized(prefix: &[u8], max: usize) -> Vec<u8> {
+    reply(
+        request_id::scan(prefix),
+        ErrorCode::INVALID_REQUEST,
+        &format!("Invalid request: the message is longer than the server's limit of {max} bytes"),
+    )
+}
+
+/// Well-formed JSON that rmcp cannot take as a message.
+fn not_a_message(line: &[u8], error: &serde_json::Error) -> Decoded {
+    // The typed parse may stop at the first wrong field, before reaching a syntax error.
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return parse_error(line, error);
+    };
+    let id = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned();
+    let method = value.get("method").and_then(Value::as_str);
+    let versioned = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    Decoded::Reply(match (method, id) {
+        (Some(_), None) if value.get("id").is_none() => {
+            tracing::debug!(target: "lazytool::mcp", %error, "ignoring an invalid notification");
+            return Decoded::Skip;
+        }
+        (Some(method), Some(id)) if versioned => reply(
+            Some(id),
+            ErrorCode::INVALID_PARAMS,
+            &format!("Invalid params for {method}: {error}"),
+        ),
+        (_, id) => reply(
+            id,
+            ErrorCode::INVALID_REQUEST,
+            &format!("Invalid request: not a JSON-RPC 2.0 message ({error})"),
+        ),
+    })
+}
+
+fn parse_error(line: &[u8], error: &serde_json::Error) -> Decoded {
+    Decoded::Reply(reply(
+        request_id::scan(line),
+        ErrorCode::PARSE_ERROR,
+        &format!("Parse error: {error}"),
+    ))
+}
+
+/// A JSON-RPC error response line; `id` is `null` when it could not be read, as JSON-RPC 2.0
+/// requires (rmcp's own type would leave it out).
+fn reply(id: Option<Value>, code: ErrorCode, message: &str) -> Vec<u8> {
+    let reply = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code.0, "message": message},
+    });
+    let mut line = reply.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Decoded, decode};
+    use serde_json::{Value, json};
+
+    fn reply(line: &str) -> Value {
+        match decode(line.as_bytes()) {
+            Decoded::Reply(reply) => serde_json::from_slice(&reply).unwrap_or_default(),
+            Decoded::Message(_) => json!("message"),
+            Decoded::Skip => json!("skip"),
+        }
+    }
+
+    #[test]
+    fn answers_every_kind_of_bad_line() {
+        let garbage = reply("hello");
+        assert_eq!(
+            (&garbage["id"], &garbage["error"]["code"]),
+            (&Value::Null, &json!(-32700))
+        );
+        let broken = reply(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","#);
+        assert_eq!(
+            (&broken["id"], &broken["error"]["code"]),
+            (&json!(5), &json!(-32700))
+        );
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":"d","params":{}"#,
+            "[".repeat(1000)
+        );
+        let deep = reply(&deep);
+        assert_eq!(
+            (&deep["id"], &deep["error"]["code"]),
+            (&json!("d"), &json!(-32700))
+        );
+        let params = reply(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}"#);
+        assert_eq!(
+            (&params["id"], &params["error"]["code"]),
+            (&json!(6), &json!(-32602))
+        );
+        let batch = reply(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+        assert_eq!(
+            (&batch["id"], &batch["error"]["code"]),
+            (&Value::Null, &json!(-32600))
+        );
+    }
+
+    #[test]
+    fn passes_messages_and_skips_blank_lines() {
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            json!("message")
+        );
+        assert_eq!(
+            reply("\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n"),
+            json!("message")
+        );
+        assert_eq!(reply(" \r\n"), json!("skip"));
+    }
+}

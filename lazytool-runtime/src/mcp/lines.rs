@@ -1,0 +1,77 @@
+//! Newline-delimited input, each line bounded in length: [`BoundedLines`].
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+/// How much of an oversized line is kept, to read its request id from.
+const KEPT_PREFIX: usize = 4096;
+
+/// Reads lines of at most `max` bytes (newline excluded). A longer line is never buffered
+/// whole: its first bytes are reported, the rest is skipped up to its newline.
+pub(super) struct BoundedLines<R> {
+    reader: BufReader<R>,
+    max: usize,
+    line: Vec<u8>,
+    /// Skipping the tail of an oversized line. Kept here rather than in `next` because
+    /// rmcp polls `receive` inside a `select!`: a read may be dropped between two chunks.
+    discarding: bool,
+}
+
+/// What [`BoundedLines::next`] read.
+pub(super) enum Read {
+    /// A whole line, with its newline if it had one.
+    Line(Vec<u8>),
+    /// A line longer than the limit: its first bytes.
+    Oversized(Vec<u8>),
+    Eof,
+    Failed(std::io::Error),
+}
+
+impl<R: AsyncRead + Unpin> BoundedLines<R> {
+    pub(super) fn new(reader: R, max: usize) -> Self {
+        BoundedLines {
+            reader: BufReader::new(reader),
+            max,
+            line: Vec::new(),
+            discarding: false,
+        }
+    }
+
+    /// The next line. Cancel safe: a partial line stays buffered for the next call.
+    pub(super) async fn next(&mut self) -> Read {
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(available) => available,
+                Err(error) => return Read::Failed(error),
+            };
+            if available.is_empty() {
+                self.discarding = false;
+                return if self.line.is_empty() {
+                    Read::Eof
+                } else {
+                    Read::Line(std::mem::take(&mut self.line))
+                };
+            }
+            let newline = available.iter().position(|&byte| byte == b'\n');
+            let taken = newline.map_or(available.len(), |at| at + 1);
+            let content = self.line.len() + newline.unwrap_or(available.len());
+            let read = if self.discarding {
+                self.discarding = newline.is_none();
+                None
+            } else if content > self.max {
+                let kept = KEPT_PREFIX.saturating_sub(self.line.len()).min(taken);
+                let mut prefix = std::mem::take(&mut self.line);
+                prefix.extend_from_slice(&available[..kept]);
+                prefix.truncate(KEPT_PREFIX);
+                self.discarding = newline.is_none();
+                Some(Read::Oversized(prefix))
+            } else {
+                self.line.extend_from_slice(&available[..taken]);
+                newline.map(|_| Read::Line(std::mem::take(&mut self.line)))
+            };
+            self.reader.consume(taken);
+            if let Some(read) = read {
+                return read;
+            }
+        }
+    }
+}

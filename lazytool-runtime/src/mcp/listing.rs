@@ -1,0 +1,60 @@
+//! A session's active tools as MCP `tools/list` entries.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations as McpAnnotations};
+use serde_json::Value;
+
+use super::structured;
+use crate::{DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition};
+
+/// The MCP tool for `definition`, with the annotations and output schema of `tool`, the
+/// registry's tool of that name (`None` for the discovery tool).
+pub(super) fn mcp_tool(definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
+    let input_schema = match definition.input_schema {
+        Value::Object(schema) => schema,
+        _ => JsonObject::new(),
+    };
+    let annotations = if definition.name == DISCOVERY_TOOL_NAME {
+        Some(discovery_annotations())
+    } else {
+        tool.map(Tool::annotations)
+            .filter(|annotations| !annotations.is_empty())
+            .map(mcp_annotations)
+    };
+    let mut mcp = McpTool::new(
+        definition.name,
+        definition.description,
+        Arc::new(input_schema),
+    );
+    if let Some(annotations) = annotations {
+        if let Some(title) = &annotations.title {
+            mcp = mcp.with_title(title.clone());
+        }
+        mcp = mcp.with_annotations(annotations);
+    }
+    if let Some(schema) = tool.and_then(Tool::output_schema) {
+        mcp = mcp.with_raw_output_schema(Arc::new(structured::object_schema(schema)));
+    }
+    mcp
+}
+
+fn mcp_annotations(annotations: &ToolAnnotations) -> McpAnnotations {
+    McpAnnotations::from_raw(
+        annotations.title.as_deref().map(str::to_owned),
+        annotations.read_only,
+        annotations.destructive,
+        annotations.idempotent,
+        annotations.open_world,
+    )
+}
+
+/// Discovery only changes which tools this connection lists, so clients may let the model
+/// call it without asking the user.
+fn discovery_annotations() -> McpAnnotations {
+    McpAnnotations::with_title("Discover tools")
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false)
+}

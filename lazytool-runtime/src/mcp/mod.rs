@@ -1,0 +1,53 @@
+//! An MCP server with per-connection lazy discovery (feature `mcp`, built on
+//! [`rmcp`](https://docs.rs/rmcp)).
+//!
+//! ```rust,no_run
+//! use lazytool_runtime::{Registry, mcp::McpServer};
+//!
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = Registry::from_inventory()?;
+//! McpServer::new(registry).serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Each connection gets its own [`Session`](crate::Session):
+//!
+//! - `tools/list` is [`Session::active_tools`](crate::Session::active_tools): eager tools,
+//!   the discovery tool while some lazy tool is undiscovered, then the discovered tools;
+//!   each with its [annotations](crate::ToolAnnotations) and, for tools that have one, its
+//!   output schema (wrapped in an object when it is not one: [`WRAPPED_RESULT_KEY`]).
+//!   Listing starts the next model turn: a tool discovered during a turn can be called once
+//!   the client lists the tools again.
+//! - The server announces `tools.listChanged` and, after a discovery call that discovered
+//!   something new, sends `notifications/tools/list_changed` (from protocol 2026-07-28 on,
+//!   on the client's `subscriptions/listen` streams).
+//! - `tools/call` answers failures the model can act on (an undiscovered lazy tool,
+//!   invalid arguments, the tool's `Err` or panic) with `isError` results, and an unknown
+//!   tool with the JSON-RPC error `-32602`. A tool with an output schema returns
+//!   `structuredContent` and the same JSON as text. `notifications/cancelled` cancels the
+//!   call's [`ToolContext`](crate::ToolContext) and stops awaiting it.
+//!
+//! Discovery state lives in the connection, so lazy discovery needs a stateful transport:
+//! stdio ([`McpServer::serve_stdio`], [`McpServer::serve`]), or rmcp's streamable HTTP
+//! with sessions, one [`McpServer::connection`] per session.
+
+mod call_result;
+mod connection;
+mod decode;
+mod error;
+mod lines;
+mod listeners;
+mod listing;
+mod request_id;
+mod server;
+mod structured;
+mod transport;
+
+pub use connection::McpConnection;
+pub use error::McpError;
+pub use server::{DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use structured::WRAPPED_RESULT_KEY;
+
+/// The rmcp this module is built on, for serving an [`McpConnection`] over its other
+/// transports.
+pub use rmcp;

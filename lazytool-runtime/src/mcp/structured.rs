@@ -1,0 +1,71 @@
+//! MCP wants object output schemas and object `structuredContent`: other outputs are wrapped
+//! in an object under [`WRAPPED_RESULT_KEY`].
+
+use rmcp::model::JsonObject;
+use serde_json::{Value, json};
+
+/// The property that holds a tool's output when its output schema is not an object schema
+/// (`Vec<T>`, a number, `Option<T>`...): the schema becomes `{"type": "object",
+/// "properties": {"result": <schema>}, "required": ["result"]}` and the structured content
+/// `{"result": <value>}`. Object schemas are sent as they are.
+pub const WRAPPED_RESULT_KEY: &str = "result";
+
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// The output schema as MCP takes it.
+pub(super) fn object_schema(schema: &Value) -> JsonObject {
+    if let Value::Object(object) = schema
+        && is_object_schema(schema)
+    {
+        return object.clone();
+    }
+    let mut inner = schema.clone();
+    // `$ref`s point at the root's `$defs`, which must stay at the root.
+    let defs = inner
+        .as_object_mut()
+        .and_then(|inner| inner.remove("$defs"));
+    let mut wrapper = JsonObject::new();
+    wrapper.insert("type".into(), json!("object"));
+    wrapper.insert("properties".into(), json!({ WRAPPED_RESULT_KEY: inner }));
+    wrapper.insert("required".into(), json!([WRAPPED_RESULT_KEY]));
+    if let Some(defs) = defs {
+        wrapper.insert("$defs".into(), defs);
+    }
+    wrapper
+}
+
+/// The tool's output as `structuredContent`, following [`object_schema`].
+pub(super) fn object_value(schema: &Value, value: Value) -> Value {
+    if is_object_schema(schema) {
+        value
+    } else {
+        json!({ WRAPPED_RESULT_KEY: value })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{object_schema, object_value};
+    use serde_json::{Value, json};
+
+    #[test]
+    fn wraps_everything_but_object_schemas() {
+        let object = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        assert_eq!(Value::Object(object_schema(&object)), object);
+        assert_eq!(object_value(&object, json!({"a": 1})), json!({"a": 1}));
+
+        let list = json!({"type": "array", "items": {"$ref": "#/$defs/Row"}, "$defs": {"Row": {}}});
+        assert_eq!(
+            Value::Object(object_schema(&list)),
+            json!({
+                "type": "object",
+                "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Row"}}},
+                "required": ["result"],
+                "$defs": {"Row": {}}
+            })
+        );
+        assert_eq!(object_value(&list, json!([1])), json!({"result": [1]}));
+    }
+}
