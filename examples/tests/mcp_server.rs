@@ -73,6 +73,12 @@ async fn wait(ctx: ToolContext) -> bool {
     std::future::pending().await
 }
 
+/// Tells the call's id.
+#[tool(name = "whoAmI")]
+async fn who_am_i(ctx: ToolContext) -> Option<String> {
+    ctx.call_id().map(str::to_owned)
+}
+
 /// Calculates a monthly payment.
 #[tool(lazy, name = "calculateFinancing")]
 async fn calculate_financing(price: f64, months: u32) -> f64 {
@@ -180,6 +186,15 @@ impl Client {
     }
 }
 
+async fn eventually(condition: impl Fn() -> bool) {
+    let wait = async {
+        while !condition() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(TIMEOUT, wait).await.expect("in time");
+}
+
 /// Request `_meta` of protocol 2026-07-28, which has no handshake.
 fn meta() -> Value {
     json!({
@@ -233,6 +248,7 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
             "explode",
             "getProducts",
             "wait",
+            "whoAmI",
             DISCOVERY_TOOL_NAME
         ]
     );
@@ -339,6 +355,11 @@ async fn handshake_then_annotations_output_schemas_and_errors() {
         .request(6, "tools/call", json!({"name": "broken"}))
         .await;
     assert_eq!(text(&broken), "the warehouse is closed");
+    let params = json!({"name": "whoAmI"});
+    client
+        .send(json!({"jsonrpc": "2.0", "id": "call-12", "method": "tools/call", "params": params}))
+        .await;
+    assert_eq!(text(&client.response().await), "call-12");
 
     let params = json!({"name": "calculateFinancing", "arguments": {"price": 1.0, "months": 1}});
     let early = client.request(7, "tools/call", params).await;
@@ -370,7 +391,7 @@ async fn cancellation_stops_the_call() {
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait"}}),
         )
         .await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    eventually(|| WAIT_TOKEN.get().is_some()).await;
     let cancel = json!({"requestId": 1, "reason": "the user gave up"});
     client
         .send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
@@ -379,13 +400,7 @@ async fn cancellation_stops_the_call() {
     let pong = client.request(2, "ping", json!({})).await;
     assert_eq!(pong["result"], json!({}));
     // The tool's token is cancelled and its future dropped.
-    tokio::time::timeout(TIMEOUT, async {
-        while !WAIT_DROPPED.load(Ordering::SeqCst) {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await
-    .expect("the call stops");
+    eventually(|| WAIT_DROPPED.load(Ordering::SeqCst)).await;
     assert!(
         WAIT_TOKEN
             .get()

@@ -98,17 +98,19 @@ fn wants_structure(schema: &Value) -> bool {
             && (schema.get("properties").is_some() || schema.get("items").is_some()))
 }
 
+/// Whether `value` holds a `null` within the first levels; deeper values are assumed to,
+/// which only costs the stripping walk, itself bounded.
 fn contains_null(value: &Value) -> bool {
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
+    fn within(value: &Value, depth: usize) -> bool {
         match value {
-            Value::Null => return true,
-            Value::Array(items) => pending.extend(items),
-            Value::Object(members) => pending.extend(members.values()),
-            _ => {}
+            Value::Null => true,
+            _ if depth == 0 => true,
+            Value::Array(items) => items.iter().any(|item| within(item, depth - 1)),
+            Value::Object(members) => members.values().any(|member| within(member, depth - 1)),
+            _ => false,
         }
     }
-    false
+    within(value, 32)
 }
 
 fn not_an_object(tool: &str, found: &str) -> ToolResult {

@@ -1,6 +1,6 @@
 //! The per-call context a tool can take as a parameter.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -26,7 +26,8 @@ pub use tokio_util::sync::CancellationToken;
 #[derive(Clone, Debug, Default)]
 pub struct ToolContext {
     call_id: Option<Arc<str>>,
-    cancellation: CancellationToken,
+    // Created on first use: most calls never look at it, and a token allocates.
+    cancellation: OnceLock<CancellationToken>,
 }
 
 impl ToolContext {
@@ -43,9 +44,11 @@ impl ToolContext {
     }
 
     /// Uses `token` for cancellation: cancelling it tells the tool to stop.
-    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = token;
-        self
+    pub fn with_cancellation(self, token: CancellationToken) -> Self {
+        ToolContext {
+            call_id: self.call_id,
+            cancellation: OnceLock::from(token),
+        }
     }
 
     /// The provider's id of this call, if the caller supplied one.
@@ -55,11 +58,13 @@ impl ToolContext {
 
     /// The token that is cancelled when the caller gives up on this call.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation.get_or_init(CancellationToken::new)
     }
 
     /// Whether the caller has given up on this call.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.cancellation
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 }

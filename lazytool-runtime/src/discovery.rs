@@ -126,10 +126,9 @@ impl DiscoveryTool {
                 }),
             ),
             ResolvedMode::CacheStable => (
-                format!(
-                    "Returns the full description and argument schema of tools listed with an open \
-                     schema. Call it with their names before calling them for the first time."
-                ),
+                "Returns the full description and argument schema of tools listed with an open \
+                 schema. Call it with their names before calling them for the first time."
+                    .to_owned(),
                 json!({
                     "type": "object",
                     "properties": {"toolNames": tool_names_property},

@@ -53,18 +53,14 @@ pub fn default_json<T: Serialize>(value: T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// Deserializes validated arguments into the tool's argument struct; the error names the
-/// path of the offending field.
+/// Deserializes validated arguments into the tool's argument struct.
+///
+/// Validation already checked every field with its path, integer ranges included, so this
+/// rarely fails (a custom `Deserialize` stricter than its schema); serde's message then says
+/// what was wrong.
 pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolResult> {
-    serde_path_to_error::deserialize(arguments).map_err(|error| {
-        let path = error.path().to_string();
-        let problem = if path == "." {
-            error.into_inner().to_string()
-        } else {
-            format!("at /{}: {}", path.replace('.', "/"), error.into_inner())
-        };
-        crate::arguments::invalid(tool, &problem)
-    })
+    serde_json::from_value(arguments)
+        .map_err(|error| crate::arguments::invalid(tool, &error.to_string()))
 }
 
 /// The result of a tool that returns a plain value.

@@ -143,9 +143,12 @@ impl Registry {
 
     /// Calls the tool named `name` with `arguments`, without discovery gating. Every
     /// failure is an error result, never a panic: see [`Tool::call`].
-    pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+    pub fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
         self.call_with_context(name, arguments, ToolContext::new())
-            .await
     }
 
     /// Like [`Registry::call`], with the call's id and cancellation token.
@@ -155,11 +158,11 @@ impl Registry {
         arguments: Value,
         context: ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'static {
-        let call = self
-            .get(name)
-            .map(|tool| tool.call(arguments, context))
-            .ok_or_else(|| ToolResult::unknown_tool(name, self.tools().map(Tool::name)));
-        crate::tool::settle(call)
+        let admitted = match self.get(name) {
+            Some(tool) => tool.admit(arguments, context),
+            None => Err(ToolResult::unknown_tool(name, self.tools().map(Tool::name))),
+        };
+        crate::tool::run(admitted)
     }
 }
 

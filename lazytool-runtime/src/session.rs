@@ -16,7 +16,7 @@ use crate::mode::{DiscoveryMode, ResolvedMode};
 use crate::name::DISCOVERY_TOOL_NAME;
 use crate::registry::Registry;
 use crate::result::{ToolErrorKind, ToolResult};
-use crate::tool::Tool;
+use crate::tool::{Admitted, Tool};
 
 type AllowFn = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
 
@@ -395,9 +395,12 @@ impl Session {
     }
 
     /// Runs a tool call under the discovery rules; every failure is an error result.
-    pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+    pub fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
         self.call_with_context(name, arguments, ToolContext::new())
-            .await
     }
 
     /// [`Session::call`] with the call's id and cancellation token. Gating is decided when
@@ -408,7 +411,7 @@ impl Session {
         arguments: Value,
         context: ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'static {
-        crate::tool::settle(self.admit(name, arguments, context))
+        crate::tool::run(self.admit(name, arguments, context))
     }
 
     /// Answers the call right away (discovery, refusals), or returns the tool call to run.
@@ -417,7 +420,7 @@ impl Session {
         name: &str,
         arguments: Value,
         context: ToolContext,
-    ) -> Result<impl Future<Output = ToolResult> + Send + 'static, ToolResult> {
+    ) -> Result<Admitted, ToolResult> {
         if name == DISCOVERY_TOOL_NAME
             && let Some(discovery) = &self.shared.discovery
         {
@@ -435,7 +438,7 @@ impl Session {
                 ),
             ));
         }
-        Ok(tool.call(arguments, context))
+        tool.admit(arguments, context)
     }
 
     fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {

@@ -115,6 +115,8 @@ impl SpecCache {
 #[derive(Clone)]
 pub(crate) struct CompiledSchemas {
     pub(crate) input: Arc<Value>,
+    /// Whether nulls of optional properties may need stripping (see `drop_null_optionals`).
+    pub(crate) has_optional: bool,
     pub(crate) validator: Arc<jsonschema::Validator>,
     pub(crate) output: Option<Arc<Value>>,
 }
@@ -144,9 +146,10 @@ impl CompiledSchemas {
         }
         let validator = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
-            .build(&input)
+            .build(&crate::schema::with_integer_bounds(&input))
             .map_err(|error| format!("the schema does not compile: {error}"))?;
         Ok(CompiledSchemas {
+            has_optional: crate::schema::has_optional_properties(&input),
             input: Arc::new(input),
             validator: Arc::new(validator),
             output: output.map(|schema| Arc::new(crate::schema::canonicalize(schema))),

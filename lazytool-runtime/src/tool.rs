@@ -138,70 +138,58 @@ impl Tool {
         arguments: Value,
         context: ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'static {
-        let prepared = self.prepare(arguments, context);
-        let tool = self.clone();
-        async move {
-            match prepared {
-                Ok(future) => tool.run(future).await,
-                Err(rejected) => {
-                    tool.trace_outcome(&rejected, None);
-                    rejected
-                }
-            }
-        }
+        run(self.admit(arguments, context))
     }
 
-    fn prepare(&self, arguments: Value, context: ToolContext) -> Result<CallFuture, ToolResult> {
+    /// Prepares a call (arguments normalized, validated, the tool's future built, nothing run
+    /// yet), or the error result that answers it instead.
+    pub(crate) fn admit(
+        &self,
+        arguments: Value,
+        context: ToolContext,
+    ) -> Result<Admitted, ToolResult> {
         let inner = &*self.0;
-        let arguments = arguments::normalize(&inner.name, arguments)?;
-        let mut arguments = arguments::drop_null_optionals(arguments, &inner.schemas.input);
-        if let Err(invalid) = arguments::validate(&inner.name, &inner.schemas.validator, &arguments)
-        {
-            let repaired = arguments::repair_stringified(&mut arguments, &inner.schemas.input);
-            if repaired.is_empty() {
-                return Err(invalid);
-            }
-            tracing::debug!(
-                target: "lazytool::call",
-                tool = %inner.name,
-                ?repaired,
-                "parsed arguments sent as JSON-encoded strings"
-            );
-            arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
-        }
-        Ok(match &inner.handler {
-            Handler::Generated { call, states } => call(Invocation {
-                arguments,
-                states: states.clone(),
-                context,
-            }),
-            Handler::Dynamic(handler) => handler(arguments, context),
-        })
-    }
-
-    async fn run(&self, future: CallFuture) -> ToolResult {
-        let started = tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
-            .then(std::time::Instant::now);
-        let result = match CatchUnwind(future).await {
-            Ok(result) => result,
-            Err(payload) => {
-                tracing::error!(
+        let prepared = (|| {
+            let arguments = arguments::normalize(&inner.name, arguments)?;
+            let mut arguments = if inner.schemas.has_optional {
+                arguments::drop_null_optionals(arguments, &inner.schemas.input)
+            } else {
+                arguments
+            };
+            if let Err(invalid) =
+                arguments::validate(&inner.name, &inner.schemas.validator, &arguments)
+            {
+                let repaired = arguments::repair_stringified(&mut arguments, &inner.schemas.input);
+                if repaired.is_empty() {
+                    return Err(invalid);
+                }
+                tracing::debug!(
                     target: "lazytool::call",
-                    tool = %self.name(),
-                    panic = panic_message(&*payload),
-                    "tool panicked"
+                    tool = %inner.name,
+                    ?repaired,
+                    "parsed arguments sent as JSON-encoded strings"
                 );
-                ToolResult::error(
-                    ToolErrorKind::Panicked,
-                    format!(
-                        "Error: tool '{}' failed with an internal error. Do not retry with the same arguments.",
-                        self.name()
-                    ),
-                )
+                arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
             }
-        };
-        self.trace_outcome(&result, started);
-        result
+            Ok(match &inner.handler {
+                Handler::Generated { call, states } => call(Invocation {
+                    arguments,
+                    states: states.clone(),
+                    context,
+                }),
+                Handler::Dynamic(handler) => handler(arguments, context),
+            })
+        })();
+        match prepared {
+            Ok(future) => Ok(Admitted {
+                tool: self.clone(),
+                future,
+            }),
+            Err(rejected) => {
+                self.trace_outcome(&rejected, None);
+                Err(rejected)
+            }
+        }
     }
 
     fn trace_outcome(&self, result: &ToolResult, started: Option<std::time::Instant>) {
@@ -226,12 +214,39 @@ impl std::fmt::Debug for Tool {
     }
 }
 
-/// Awaits a call that was admitted, or returns the answer given instead.
-pub(crate) async fn settle(
-    call: Result<impl Future<Output = ToolResult>, ToolResult>,
-) -> ToolResult {
-    match call {
-        Ok(call) => call.await,
-        Err(answer) => answer,
-    }
+/// A call ready to run: the tool (for its name in events and errors) and its future.
+pub(crate) struct Admitted {
+    tool: Tool,
+    future: CallFuture,
+}
+
+/// Runs an admitted call with panics caught, or returns the answer given instead. One
+/// future for the whole call: every layer of nesting would be moved on each call.
+pub(crate) async fn run(admitted: Result<Admitted, ToolResult>) -> ToolResult {
+    let Admitted { tool, future } = match admitted {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let started = tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
+        .then(std::time::Instant::now);
+    let result = match CatchUnwind(future).await {
+        Ok(result) => result,
+        Err(payload) => {
+            tracing::error!(
+                target: "lazytool::call",
+                tool = %tool.name(),
+                panic = panic_message(&*payload),
+                "tool panicked"
+            );
+            ToolResult::error(
+                ToolErrorKind::Panicked,
+                format!(
+                    "Error: tool '{}' failed with an internal error. Do not retry with the same arguments.",
+                    tool.name()
+                ),
+            )
+        }
+    };
+    tool.trace_outcome(&result, started);
+    result
 }

@@ -136,7 +136,7 @@ impl ServerHandler for McpConnection {
         Ok(call_result(result, output_schema).into())
     }
 
-    /// rmcp takes a request whose params do not fit its method for a custom request.
+    // rmcp takes a request whose params do not fit its method for a custom request.
     async fn on_custom_request(
         &self,
         request: CustomRequest,

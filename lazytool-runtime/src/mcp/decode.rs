@@ -54,20 +54,18 @@ fn not_a_message(line: &[u8], error: &serde_json::Error) -> Decoded {
         .cloned();
     let method = value.get("method").and_then(Value::as_str);
     let versioned = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    tracing::debug!(target: "lazytool::mcp", %error, "not an MCP message");
     Decoded::Reply(match (method, id) {
-        (Some(_), None) if value.get("id").is_none() => {
-            tracing::debug!(target: "lazytool::mcp", %error, "ignoring an invalid notification");
-            return Decoded::Skip;
-        }
+        (Some(_), None) if value.get("id").is_none() => return Decoded::Skip,
         (Some(method), Some(id)) if versioned => reply(
             Some(id),
             ErrorCode::INVALID_PARAMS,
-            &format!("Invalid params for {method}: {error}"),
+            &format!("Invalid params: {method} takes an object of the shape MCP defines"),
         ),
         (_, id) => reply(
             id,
             ErrorCode::INVALID_REQUEST,
-            &format!("Invalid request: not a JSON-RPC 2.0 message ({error})"),
+            "Invalid request: not a JSON-RPC 2.0 request, notification or response",
         ),
     })
 }
@@ -127,7 +125,7 @@ mod tests {
             (&deep["id"], &deep["error"]["code"]),
             (&json!("d"), &json!(-32700))
         );
-        let params = reply(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}"#);
+        let params = reply(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":5}"#);
         assert_eq!(
             (&params["id"], &params["error"]["code"]),
             (&json!(6), &json!(-32602))

@@ -107,7 +107,9 @@ where
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             if self.reply.is_some() {
-                let permit = self.outbox.reserve().await.ok()?;
+                let Ok(permit) = self.outbox.reserve().await else {
+                    break;
+                };
                 if let Some(reply) = self.reply.take() {
                     permit.send(reply);
                 }
@@ -118,14 +120,10 @@ where
                     tracing::warn!(target: "lazytool::mcp", max = self.max_line_bytes, "rejecting an oversized message");
                     Decoded::Reply(decode::oversized(&prefix, self.max_line_bytes))
                 }
-                Read::Eof => {
-                    self.closed.cancel();
-                    return None;
-                }
+                Read::Eof => break,
                 Read::Failed(error) => {
                     tracing::warn!(target: "lazytool::mcp", %error, "cannot read from the client");
-                    self.closed.cancel();
-                    return None;
+                    break;
                 }
             };
             match decoded {
@@ -138,6 +136,8 @@ where
                 Decoded::Reply(reply) => self.reply = Some(reply),
             }
         }
+        self.closed.cancel();
+        None
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
