@@ -83,6 +83,18 @@ async def test_lazy_discovery_step_by_step() -> None:
         tools = (await session.list_tools()).tools
         assert [tool.name for tool in tools] == ["getProducts", DISCOVERY]
         assert tools[1].description.endswith("[calculateFinancing, compareProducts]")
+        get_products = tools[0]
+        assert get_products.annotations is not None
+        assert get_products.annotations.title == "Products"
+        assert get_products.annotations.read_only_hint is True
+        assert get_products.output_schema is not None
+        assert get_products.output_schema["type"] == "object"
+        products = await session.call_tool("getProducts", {})
+        assert not products.is_error
+        # A non-object output is wrapped as {"result": ...}; the text is the same JSON.
+        assert products.structured_content == json.loads(text(products))
+        rows = products.structured_content["result"]
+        assert {"id", "name", "price"} <= set(rows[0])
 
         early = await session.call_tool("calculateFinancing", {"productId": 1, "months": 12})
         assert early.is_error

@@ -47,7 +47,7 @@ impl ProductStore {
 }
 
 /// Get all products from the catalog.
-#[tool(name = "getProducts")]
+#[tool(name = "getProducts", output_schema, title = "Products", read_only, idempotent)]
 pub async fn get_products(store: State<ProductStore>) -> Vec<Product> {
     store.products.clone()
 }
@@ -62,7 +62,7 @@ pub struct Comparison {
 }
 
 /// Compare two or more products side by side.
-#[tool(lazy, name = "compareProducts", rename_all = "camelCase")]
+#[tool(lazy, name = "compareProducts", rename_all = "camelCase", read_only)]
 pub async fn compare_products(
     /// The ids of the products to compare (at least two).
     #[schemars(length(min = 2))]
@@ -93,7 +93,7 @@ pub struct Financing {
 }
 
 /// Calculate monthly payment plans for a product.
-#[tool(lazy, name = "calculateFinancing", rename_all = "camelCase")]
+#[tool(lazy, name = "calculateFinancing", rename_all = "camelCase", read_only)]
 pub async fn calculate_financing(
     /// The product to finance.
     product_id: u32,
