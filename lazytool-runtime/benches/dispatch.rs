@@ -1,11 +1,19 @@
 //! Dispatch overhead: `registry.call` against what a user would write by hand for the same
 //! guarantees (the same compiled validator, `from_value` into the same struct, a direct
-//! await, `to_value`), and against no validation at all.
+//! await, `to_value`), against no validation at all, and against rmcp's own `#[tool]`
+//! router serving the same tool (which validates nothing against the schema).
 //!
 //! `cargo bench -p lazytool-runtime --bench dispatch`
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lazytool_runtime::{Registry, tool};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, RequestId, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{Peer, RequestContext, RunningService};
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -20,7 +28,7 @@ fn greeting(name: &str, times: u32, loud: bool) -> String {
     if loud { text.to_uppercase() } else { text }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct GreetArguments {
     name: String,
     times: u32,
@@ -33,6 +41,83 @@ async fn greet_by_hand(arguments: GreetArguments) -> String {
 
 fn arguments() -> Value {
     json!({"name": "Ada", "times": 3, "loud": false})
+}
+
+/// The same tool as an rmcp user writes it: rmcp's `#[tool]` in a `#[tool_router]`, served
+/// by `#[tool_handler]`.
+#[derive(Clone)]
+struct GreetServer {
+    tool_router: ToolRouter<Self>,
+}
+
+#[rmcp::tool_router]
+impl GreetServer {
+    fn new() -> Self {
+        GreetServer {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Greets someone.
+    #[rmcp::tool(name = "greet")]
+    async fn greet(&self, Parameters(arguments): Parameters<GreetArguments>) -> String {
+        greet_by_hand(arguments).await
+    }
+}
+
+#[rmcp::tool_handler(router = self.tool_router)]
+impl ServerHandler for GreetServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// A live rmcp server connected to an rmcp client through an in-memory pipe, after the
+/// handshake. The bench calls the server's `call_tool` handler directly (the router's
+/// dispatch, without the JSON-RPC round trip), with a request context on the live peer.
+async fn rmcp_service() -> (
+    RunningService<RoleServer, GreetServer>,
+    RunningService<rmcp::RoleClient, ()>,
+) {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(GreetServer::new().serve(server_io));
+    let client = ().serve(client_io).await.expect("an rmcp client");
+    let server = server
+        .await
+        .expect("the server task")
+        .expect("an rmcp server");
+    // The same answer through the whole protocol, once, outside any timing.
+    let answer = client
+        .call_tool(CallToolRequestParams::new("greet").with_arguments(rmcp_arguments()))
+        .await
+        .expect("a tools/call answer");
+    let text = serde_json::to_value(&answer).expect("serializable");
+    assert_eq!(text["content"][0]["text"], "hello Ada x3", "{text}");
+    (server, client)
+}
+
+fn rmcp_arguments() -> serde_json::Map<String, Value> {
+    match arguments() {
+        Value::Object(object) => object,
+        _ => unreachable!("the arguments are an object"),
+    }
+}
+
+fn rmcp_request(peer: &Peer<RoleServer>) -> (CallToolRequestParams, RequestContext<RoleServer>) {
+    (
+        CallToolRequestParams::new("greet").with_arguments(rmcp_arguments()),
+        RequestContext::new(RequestId::Number(1), peer.clone()),
+    )
+}
+
+async fn rmcp_call(
+    server: &GreetServer,
+    (request, context): (CallToolRequestParams, RequestContext<RoleServer>),
+) -> CallToolResponse {
+    server
+        .call_tool(request, context)
+        .await
+        .expect("a tool result")
 }
 
 fn dispatch(c: &mut Criterion) {
@@ -86,7 +171,17 @@ fn dispatch(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    let (server, client) = runtime.block_on(rmcp_service());
+    group.bench_function("rmcp", |b| {
+        b.to_async(&runtime).iter_batched(
+            || rmcp_request(server.peer()),
+            |request| rmcp_call(server.service(), request),
+            BatchSize::SmallInput,
+        )
+    });
     group.finish();
+    drop(runtime.block_on(client.cancel()));
+    drop(runtime.block_on(server.cancel()));
 }
 
 criterion_group!(benches, dispatch);

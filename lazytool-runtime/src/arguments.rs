@@ -2,11 +2,54 @@
 
 use serde_json::{Map, Value};
 
+use crate::limits::{CallLimits, Excess};
 use crate::result::{ToolErrorKind, ToolResult};
 
 /// At most this many schema violations are listed in one error, so that one broken call
 /// cannot flood the model's context.
 const MAX_REPORTED_VIOLATIONS: usize = 8;
+
+/// Rejects arguments over the size or depth limits before anything else looks at them.
+pub(crate) fn within_limits(
+    tool: &str,
+    arguments: Value,
+    limits: &CallLimits,
+) -> Result<Value, ToolResult> {
+    let too_large = || {
+        invalid(
+            tool,
+            &format!(
+                "the arguments are larger than the limit of {} bytes; send less data",
+                limits.max_argument_bytes
+            ),
+        )
+    };
+    if let Value::String(text) = &arguments
+        && text.len() > limits.max_argument_bytes
+    {
+        return Err(too_large());
+    }
+    match crate::limits::check(
+        &arguments,
+        limits.max_argument_bytes,
+        limits.max_argument_depth,
+    ) {
+        Ok(()) => Ok(arguments),
+        Err(excess) => {
+            crate::limits::dispose(arguments);
+            Err(match excess {
+                Excess::TooLarge => too_large(),
+                Excess::TooDeep => invalid(
+                    tool,
+                    &format!(
+                        "the arguments are nested deeper than the limit of {} levels",
+                        limits.max_argument_depth
+                    ),
+                ),
+            })
+        }
+    }
+}
 
 /// Accepts a JSON object, a JSON-encoded object in a string (OpenAI sends arguments that
 /// way), and `null` or an empty string for "no arguments".

@@ -6,31 +6,51 @@ use serde_json::Value;
 const OPEN: &str = "<lazytool-discovered>";
 const CLOSE: &str = "</lazytool-discovered>";
 
-/// The marker text for `tools`: put it in the message that summarizes the compacted part of
-/// the conversation, and [`Session::from_history`](crate::Session::from_history) restores
-/// the tools from it.
-pub(crate) fn marker(tools: &[String]) -> String {
-    let list = serde_json::to_string(tools).unwrap_or_else(|_| "[]".to_owned());
-    format!("{OPEN}{list}{CLOSE}")
+/// The marker text for `tools` (with the signature of the set when the server signs):
+/// put it in the message that summarizes the compacted part of the conversation, and
+/// [`Session::from_history`](crate::Session::from_history) restores the tools from it.
+pub(crate) fn marker(tools: &[String], signature: Option<String>) -> String {
+    let mut record = serde_json::json!({ "tools": tools });
+    if let Some(signature) = signature {
+        record["signature"] = Value::String(signature);
+    }
+    format!("{OPEN}{record}{CLOSE}")
 }
 
-/// The tools recorded by every marker in the texts of `history`, in order.
-pub(crate) fn recorded_tools(history: &[Value]) -> Vec<String> {
-    let mut tools = Vec::new();
+/// What one marker records: the names and the signature it carries, if any.
+pub(crate) struct Recorded {
+    pub(crate) tools: Vec<String>,
+    pub(crate) signature: Option<String>,
+}
+
+/// Every marker in the texts of `history`, in order.
+pub(crate) fn recorded(history: &[Value]) -> Vec<Recorded> {
+    let mut records = Vec::new();
     for message in history {
         for text in message_texts(message) {
             let mut rest = text;
             while let Some(start) = rest.find(OPEN) {
                 let after = &rest[start + OPEN.len()..];
                 let Some(end) = after.find(CLOSE) else { break };
-                if let Ok(names) = serde_json::from_str::<Vec<String>>(&after[..end]) {
-                    tools.extend(names);
+                if let Ok(record) = serde_json::from_str::<Value>(&after[..end]) {
+                    let tools = record.get("tools").and_then(Value::as_array);
+                    records.push(Recorded {
+                        tools: tools
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|name| name.as_str().map(str::to_owned))
+                            .collect(),
+                        signature: record
+                            .get("signature")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    });
                 }
                 rest = &after[end + CLOSE.len()..];
             }
         }
     }
-    tools
+    records
 }
 
 /// The texts of a message in any supported format: a string `content`, `text` of content
@@ -59,17 +79,21 @@ mod tests {
 
     #[test]
     fn markers_round_trip_in_every_message_shape() {
-        let text = format!(
-            "Summary of earlier work. {}",
-            marker(&["a".into(), "b".into()])
-        );
+        let signed = marker(&["a".into(), "b".into()], Some("5ig".into()));
         let history = [
-            json!({"role": "system", "content": text}),
-            json!({"role": "user", "content": [{"type": "text", "text": marker(&["c".into()])}]}),
-            json!({"role": "user", "parts": [{"text": marker(&["d".into()])}]}),
+            json!({"role": "system", "content": format!("Summary of earlier work. {signed}")}),
+            json!({"role": "user", "content": [{"type": "text", "text": marker(&["c".into()], None)}]}),
+            json!({"role": "user", "parts": [{"text": marker(&["d".into()], None)}]}),
             json!({"role": "user", "content": "<lazytool-discovered>not json</lazytool-discovered>"}),
-            json!({"role": "user", "content": "<lazytool-discovered>[\"unterminated\"]"}),
+            json!({"role": "user", "content": "<lazytool-discovered>{\"tools\": [\"cut\"]}"}),
         ];
-        assert_eq!(recorded_tools(&history), ["a", "b", "c", "d"]);
+        let records = recorded(&history);
+        let tools: Vec<&str> = records
+            .iter()
+            .flat_map(|record| record.tools.iter().map(String::as_str))
+            .collect();
+        assert_eq!(tools, ["a", "b", "c", "d"]);
+        assert_eq!(records[0].signature.as_deref(), Some("5ig"));
+        assert_eq!(records[1].signature, None);
     }
 }

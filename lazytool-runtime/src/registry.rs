@@ -11,13 +11,14 @@ use crate::context::ToolContext;
 use crate::discovery::{DiscoveryListing, DiscoveryTool};
 use crate::dynamic::DynamicTool;
 use crate::error::{RegistryError, RegistryProblem};
+use crate::limits::CallLimits;
 use crate::mode::{LazyCosts, ResolvedMode, tools_tokens};
 use crate::name::validate_tool_name;
 use crate::result::ToolResult;
 use crate::search::{SearchDocument, SearchIndex};
 use crate::spec::{CompiledSchemas, ToolSpec};
 use crate::state::{ResolvedStates, StateMap};
-use crate::tool::{Handler, Tool, ToolMetadata};
+use crate::tool::{Handler, Tool, ToolInner, ToolMetadata};
 
 /// Where a tool was declared.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -110,6 +111,7 @@ impl Registry {
     /// A builder for registries with states, a filter over the `#[tool]`s, or dynamic tools.
     pub fn builder() -> RegistryBuilder {
         RegistryBuilder {
+            limits: CallLimits::default(),
             states: StateMap::default(),
             use_inventory: true,
             filter: None,
@@ -238,6 +240,7 @@ type SpecFilter = Box<dyn Fn(&ToolSpec) -> bool>;
 /// dynamic tools. Start with [`Registry::builder`].
 #[must_use]
 pub struct RegistryBuilder {
+    limits: CallLimits,
     states: StateMap,
     use_inventory: bool,
     filter: Option<SpecFilter>,
@@ -260,6 +263,13 @@ impl RegistryBuilder {
     /// Tools left out need no state.
     pub fn filter(mut self, keep: impl Fn(&ToolSpec) -> bool + 'static) -> Self {
         self.filter = Some(Box::new(keep));
+        self
+    }
+
+    /// Sets the limits every call obeys (argument size and depth, timeout, output size);
+    /// see [`CallLimits`] for the defaults.
+    pub fn limits(mut self, limits: CallLimits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -295,7 +305,7 @@ impl RegistryBuilder {
             }
         }
         for dynamic in self.dynamic {
-            if let Some(tool) = build_dynamic(dynamic, &mut problems) {
+            if let Some(tool) = build_dynamic(dynamic, self.limits, &mut problems) {
                 tools.push(tool);
             }
         }
@@ -351,27 +361,32 @@ impl RegistryBuilder {
             }
         };
         (states.len() == spec.states.len()).then(|| {
-            Tool::new(
-                Arc::from(spec.name),
-                Arc::from(spec.description),
-                spec.lazy,
-                ToolMetadata {
+            Tool::new(ToolInner {
+                name: Arc::from(spec.name),
+                description: Arc::from(spec.description),
+                lazy: spec.lazy,
+                metadata: ToolMetadata {
                     annotations: spec.annotations.clone(),
                     tags: spec.tags.iter().map(|tag| Cow::Borrowed(*tag)).collect(),
                     skill: spec.skill.map(Cow::Borrowed),
                 },
                 schemas,
-                Handler::Generated {
+                handler: Handler::Generated {
                     call: spec.call,
                     states: ResolvedStates::new(states),
                 },
                 location,
-            )
+                limits: self.limits,
+            })
         })
     }
 }
 
-fn build_dynamic(tool: DynamicTool, problems: &mut Vec<RegistryProblem>) -> Option<Tool> {
+fn build_dynamic(
+    tool: DynamicTool,
+    limits: CallLimits,
+    problems: &mut Vec<RegistryProblem>,
+) -> Option<Tool> {
     if let Err(reason) = validate_tool_name(&tool.name) {
         problems.push(RegistryProblem::InvalidName {
             name: tool.name.to_string(),
@@ -381,15 +396,16 @@ fn build_dynamic(tool: DynamicTool, problems: &mut Vec<RegistryProblem>) -> Opti
         return None;
     }
     match CompiledSchemas::build(tool.input_schema, tool.output_schema) {
-        Ok(schemas) => Some(Tool::new(
-            tool.name,
-            tool.description,
-            tool.lazy,
-            tool.metadata,
+        Ok(schemas) => Some(Tool::new(ToolInner {
+            name: tool.name,
+            description: tool.description,
+            lazy: tool.lazy,
+            metadata: tool.metadata,
             schemas,
-            Handler::Dynamic(tool.handler),
-            tool.location,
-        )),
+            handler: Handler::Dynamic(tool.handler),
+            location: tool.location,
+            limits,
+        })),
         Err(reason) => {
             problems.push(RegistryProblem::InvalidSchema {
                 tool: tool.name.to_string(),

@@ -33,6 +33,8 @@ pub enum ToolErrorKind {
     Panicked,
     /// The tool's value could not be serialized to JSON.
     InvalidOutput,
+    /// The call took longer than its timeout and was stopped.
+    TimedOut,
 }
 
 impl ToolErrorKind {
@@ -45,6 +47,7 @@ impl ToolErrorKind {
             ToolErrorKind::ToolFailed => "tool_error",
             ToolErrorKind::Panicked => "panic",
             ToolErrorKind::InvalidOutput => "invalid_output",
+            ToolErrorKind::TimedOut => "timed_out",
         }
     }
 }
@@ -95,6 +98,11 @@ impl ToolResult {
     /// The tool's value, or the error message as a JSON string.
     pub fn content(&self) -> &Value {
         &self.content
+    }
+
+    /// The same result with other content (a cut output keeps its success or error).
+    pub(crate) fn with_content(self, content: Value) -> Self {
+        ToolResult { content, ..self }
     }
 
     /// Takes the content out of the result.

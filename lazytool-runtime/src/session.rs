@@ -14,8 +14,10 @@ use crate::discovery::{DiscoveryListing, DiscoveryTool, first_sentence};
 use crate::history;
 use crate::mode::{DiscoveryMode, ResolvedMode};
 use crate::name::DISCOVERY_TOOL_NAME;
+use crate::provider::ToolCall;
 use crate::registry::Registry;
 use crate::result::{ToolErrorKind, ToolResult};
+use crate::signing::SigningKey;
 use crate::tool::{Admitted, Tool};
 
 type AllowFn = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
@@ -27,6 +29,7 @@ pub struct SessionOptions {
     mode: DiscoveryMode,
     listing: DiscoveryListing,
     allow: Option<AllowFn>,
+    signing: Option<SigningKey>,
 }
 
 impl SessionOptions {
@@ -47,6 +50,16 @@ impl SessionOptions {
         self
     }
 
+    /// Signs discovery results (and compaction markers) with an HMAC-SHA256 `key` kept on
+    /// the server, and makes [`Session::from_history`] accept only discoveries carrying a
+    /// valid signature: a client that writes its own history cannot claim discoveries the
+    /// server did not make. (It can still replay a signed result into another conversation
+    /// served with the same key.)
+    pub fn signing_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.signing = Some(SigningKey::new(key.as_ref()));
+        self
+    }
+
     /// Restricts the session to the tools for which `allow` returns true (a tenant's tools,
     /// a user's permissions). A tool left out is never listed, discovered or run, whatever a
     /// message history claims: lazy loading saves tokens, gating is what authorizes.
@@ -62,6 +75,7 @@ impl fmt::Debug for SessionOptions {
             .field("mode", &self.mode)
             .field("listing", &self.listing)
             .field("gated", &self.allow.is_some())
+            .field("signed", &self.signing.is_some())
             .finish()
     }
 }
@@ -259,20 +273,35 @@ impl Session {
         history: &[Value],
         options: SessionOptions,
     ) -> Session {
+        let signing = options.signing.clone();
         let session = Session::new(registry, options);
-        let scan = history::scan(history);
-        let mut names = compaction::recorded_tools(history);
-        for (_, result) in history::results_of(&scan, DISCOVERY_TOOL_NAME) {
-            if let Some(Value::Array(tools)) = result.content.get("tools") {
-                names.extend(
-                    tools
-                        .iter()
-                        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-                        .map(str::to_owned),
-                );
+        let accepted = |names: &[&str], signature: Option<&str>| match &signing {
+            None => true,
+            Some(key) => signature.is_some_and(|signature| key.verify(names, signature)),
+        };
+        let mut discovered: Vec<String> = Vec::new();
+        for record in compaction::recorded(history) {
+            let names: Vec<&str> = record.tools.iter().map(String::as_str).collect();
+            if accepted(&names, record.signature.as_deref()) {
+                discovered.extend(record.tools);
             }
         }
-        session.restore(names.iter().map(String::as_str));
+        let scan = history::scan(history);
+        for (_, result) in history::results_of(&scan, DISCOVERY_TOOL_NAME) {
+            let names: Vec<&str> = result
+                .content
+                .get("tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+                .collect();
+            let signature = result.content.get("signature").and_then(Value::as_str);
+            if accepted(&names, signature) {
+                discovered.extend(names.into_iter().map(str::to_owned));
+            }
+        }
+        session.restore(discovered.iter().map(String::as_str));
         session
     }
 
@@ -383,7 +412,14 @@ impl Session {
     /// original discovery results are gone. It is text; put it anywhere in a message's text.
     /// Like any history, it is a claim by whoever writes the history: gating still applies.
     pub fn compaction_marker(&self) -> String {
-        compaction::marker(&self.discovered().tools)
+        let tools = self.discovered().tools;
+        let signature = self
+            .shared
+            .options
+            .signing
+            .as_ref()
+            .map(|key| key.sign(&tools.iter().map(String::as_str).collect::<Vec<_>>()));
+        compaction::marker(&tools, signature)
     }
 
     /// The names of the lazy tools this session may discover, in name order.
@@ -412,6 +448,25 @@ impl Session {
         context: ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'static {
         crate::tool::run(self.admit(name, arguments, context))
+    }
+
+    /// Runs the calls of one model turn: all are admitted under the state at the start of the
+    /// turn (a tool discovered by one of them is callable from the next turn), then run
+    /// concurrently, at most `concurrency` at a time (at least one); the results come back in
+    /// call order, each with its call's id in its context.
+    pub fn call_turn(
+        &self,
+        calls: Vec<ToolCall>,
+        concurrency: usize,
+    ) -> impl Future<Output = Vec<ToolResult>> + Send + 'static {
+        let admitted: Vec<_> = calls
+            .into_iter()
+            .map(|call| {
+                let context = ToolContext::new().with_call_id(call.id);
+                self.admit(&call.name, call.arguments, context)
+            })
+            .collect();
+        crate::tool::run_all(admitted, concurrency.max(1))
     }
 
     /// Answers the call right away (discovery, refusals), or returns the tool call to run.
@@ -470,7 +525,10 @@ impl Session {
             duration_us = started.map(|start| start.elapsed().as_micros() as u64),
             "discovery"
         );
-        outcome.result
+        match &self.shared.options.signing {
+            Some(key) if !outcome.result.is_error() => sign_result(key, outcome.result),
+            _ => outcome.result,
+        }
     }
 
     fn unknown_tool(&self, name: &str) -> ToolResult {
@@ -500,6 +558,21 @@ impl Session {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// A discovery result with the signature of the tools it lists.
+fn sign_result(key: &SigningKey, result: ToolResult) -> ToolResult {
+    let mut content = result.content().clone();
+    let names: Vec<&str> = content
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+        .collect();
+    let signature = key.sign(&names);
+    content["signature"] = Value::String(signature);
+    result.with_content(content)
 }
 
 /// A lazy tool as cache-stable mode lists it: its first sentence and an open schema.

@@ -1,13 +1,17 @@
 //! One tool of a registry: [`Tool`], its metadata and its call pipeline.
 
 use std::borrow::Cow;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::Value;
 
 use crate::annotations::ToolAnnotations;
 use crate::arguments;
 use crate::context::ToolContext;
+use crate::deadline::Deadline;
+use crate::limits::CallLimits;
 use crate::registry::SourceLocation;
 use crate::result::{ToolErrorKind, ToolResult};
 use crate::spec::{CallFuture, CompiledSchemas, Invocation};
@@ -19,14 +23,15 @@ use crate::unwind::{CatchUnwind, panic_message};
 #[derive(Clone)]
 pub struct Tool(Arc<ToolInner>);
 
-struct ToolInner {
-    name: Arc<str>,
-    description: Arc<str>,
-    lazy: bool,
-    metadata: ToolMetadata,
-    schemas: CompiledSchemas,
-    handler: Handler,
-    location: SourceLocation,
+pub(crate) struct ToolInner {
+    pub(crate) name: Arc<str>,
+    pub(crate) description: Arc<str>,
+    pub(crate) lazy: bool,
+    pub(crate) metadata: ToolMetadata,
+    pub(crate) schemas: CompiledSchemas,
+    pub(crate) handler: Handler,
+    pub(crate) location: SourceLocation,
+    pub(crate) limits: CallLimits,
 }
 
 /// What a tool declares besides its name, description and schemas.
@@ -48,24 +53,8 @@ pub(crate) enum Handler {
 }
 
 impl Tool {
-    pub(crate) fn new(
-        name: Arc<str>,
-        description: Arc<str>,
-        lazy: bool,
-        metadata: ToolMetadata,
-        schemas: CompiledSchemas,
-        handler: Handler,
-        location: SourceLocation,
-    ) -> Self {
-        Tool(Arc::new(ToolInner {
-            name,
-            description,
-            lazy,
-            metadata,
-            schemas,
-            handler,
-            location,
-        }))
+    pub(crate) fn new(inner: ToolInner) -> Self {
+        Tool(Arc::new(inner))
     }
 
     /// The name the model calls the tool by.
@@ -150,6 +139,7 @@ impl Tool {
     ) -> Result<Admitted, ToolResult> {
         let inner = &*self.0;
         let prepared = (|| {
+            let arguments = arguments::within_limits(&inner.name, arguments, &inner.limits)?;
             let arguments = arguments::normalize(&inner.name, arguments)?;
             let mut arguments = if inner.schemas.has_optional {
                 arguments::drop_null_optionals(arguments, &inner.schemas.input)
@@ -229,9 +219,18 @@ pub(crate) async fn run(admitted: Result<Admitted, ToolResult>) -> ToolResult {
     };
     let started = tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
         .then(std::time::Instant::now);
-    let result = match CatchUnwind(future).await {
-        Ok(result) => result,
-        Err(payload) => {
+    let limits = tool.0.limits;
+    let result = match Deadline::new(CatchUnwind(future), limits.timeout).await {
+        Some(Ok(result)) => crate::limits::cut_output(result, limits.max_output_bytes),
+        None => ToolResult::error(
+            ToolErrorKind::TimedOut,
+            format!(
+                "Error: tool '{}' did not finish within {:?} and was stopped. Try a smaller request.",
+                tool.name(),
+                limits.timeout.unwrap_or_default()
+            ),
+        ),
+        Some(Err(payload)) => {
             tracing::error!(
                 target: "lazytool::call",
                 tool = %tool.name(),
@@ -249,4 +248,43 @@ pub(crate) async fn run(admitted: Result<Admitted, ToolResult>) -> ToolResult {
     };
     tool.trace_outcome(&result, started);
     result
+}
+
+/// Runs admitted calls concurrently, at most `concurrency` at a time, and returns their
+/// results in order.
+pub(crate) async fn run_all(
+    admitted: Vec<Result<Admitted, ToolResult>>,
+    concurrency: usize,
+) -> Vec<ToolResult> {
+    let mut calls: Vec<Pin<Box<dyn Future<Output = ToolResult> + Send>>> = admitted
+        .into_iter()
+        .map(|call| Box::pin(run(call)) as Pin<Box<dyn Future<Output = ToolResult> + Send>>)
+        .collect();
+    let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
+    let mut running: Vec<usize> = Vec::with_capacity(concurrency);
+    let mut next = 0;
+    std::future::poll_fn(|cx| {
+        loop {
+            while running.len() < concurrency && next < calls.len() {
+                running.push(next);
+                next += 1;
+            }
+            let before = running.len();
+            running.retain(|&index| match calls[index].as_mut().poll(cx) {
+                Poll::Ready(result) => {
+                    results[index] = Some(result);
+                    false
+                }
+                Poll::Pending => true,
+            });
+            if running.is_empty() && next == calls.len() {
+                return Poll::Ready(());
+            }
+            if running.len() == before || next == calls.len() {
+                return Poll::Pending;
+            }
+        }
+    })
+    .await;
+    results.into_iter().flatten().collect()
 }

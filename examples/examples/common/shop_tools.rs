@@ -47,7 +47,13 @@ impl ProductStore {
 }
 
 /// Get all products from the catalog.
-#[tool(name = "getProducts", output_schema, title = "Products", read_only, idempotent)]
+#[tool(
+    name = "getProducts",
+    output_schema,
+    title = "Products",
+    read_only,
+    idempotent
+)]
 pub async fn get_products(store: State<ProductStore>) -> Vec<Product> {
     store.products.clone()
 }

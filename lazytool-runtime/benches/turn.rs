@@ -1,0 +1,3 @@
+//! Per-turn cost (work in progress).
+
+fn main() {}
