@@ -236,3 +236,26 @@ fn annotations_tags_and_skills_are_recorded() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn a_skill_travels_only_with_the_discovery_result() {
+    let registry = Registry::from_inventory().expect("valid tools");
+    let session = registry.session();
+    let active = session.active_tools();
+    assert!(
+        !serde_json::to_string(&active)
+            .expect("serializable")
+            .contains("confirm first"),
+        "the skill is not in the request"
+    );
+    let result = session
+        .call(
+            lazytool_runtime::DISCOVERY_TOOL_NAME,
+            json!({"toolNames": ["delete_product"]}),
+        )
+        .await;
+    assert_eq!(
+        result.content()["tools"][0]["skill"],
+        "Ask the user to confirm first."
+    );
+}
