@@ -171,17 +171,23 @@ fn dispatch(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
-    let (server, client) = runtime.block_on(rmcp_service());
+    // rmcp's service needs timers (its handshake has a timeout): a runtime of its own, of
+    // the same kind otherwise.
+    let rmcp_runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let (server, client) = rmcp_runtime.block_on(rmcp_service());
     group.bench_function("rmcp", |b| {
-        b.to_async(&runtime).iter_batched(
+        b.to_async(&rmcp_runtime).iter_batched(
             || rmcp_request(server.peer()),
             |request| rmcp_call(server.service(), request),
             BatchSize::SmallInput,
         )
     });
     group.finish();
-    drop(runtime.block_on(client.cancel()));
-    drop(runtime.block_on(server.cancel()));
+    drop(rmcp_runtime.block_on(client.cancel()));
+    drop(rmcp_runtime.block_on(server.cancel()));
 }
 
 criterion_group!(benches, dispatch);

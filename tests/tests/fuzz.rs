@@ -350,7 +350,7 @@ fn json_text() -> BoxedStrategy<String> {
         3 => simple.clone(),
         1 => (simple.clone(), any::<Index>()).prop_map(|(text, at)| {
             let cut = at.index(text.len() + 1);
-            text.char_indices().map(|(i, _)| i).chain([text.len()]).filter(|&i| i <= cut).last().map_or(text.clone(), |i| text[..i].to_owned())
+            (0..=cut).rev().find(|&i| text.is_char_boundary(i)).map_or(text.clone(), |i| text[..i].to_owned())
         }),
         1 => (simple, any::<Index>(), ".{0,3}").prop_map(|(text, at, insert)| {
             let boundaries: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
@@ -1032,13 +1032,13 @@ fn tool_result_message(
             } else {
                 text_form(content, shape)
             };
-            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": body, "is_error": shape % 5 == 0}]})
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": body, "is_error": shape.is_multiple_of(5)}]})
         }
         Format::Responses => {
             json!({"type": "function_call_output", "call_id": id, "output": text_form(content, shape)})
         }
         Format::Gemini => {
-            let response = if shape % 2 == 0 {
+            let response = if shape.is_multiple_of(2) {
                 json!({"result": content})
             } else {
                 json!({"output": content.to_string()})
@@ -1565,14 +1565,14 @@ fn with_extras(schema: Value, extras: Vec<(String, Value)>) -> Value {
 
 /// A schema-shaped value: typed schemas, objects, arrays, unions, references and
 /// definitions, boolean schemas, with assorted keywords; bounded depth.
-fn schema() -> BoxedStrategy<Value> {
+fn schema(all_of: bool) -> BoxedStrategy<Value> {
     let leaf = prop_oneof![
         1 => prop::sample::select(vec![json!({}), json!(true), json!(false)]),
         4 => (type_value(), schema_extras()).prop_map(|(kind, extras)| with_extras(json!({"type": kind}), extras)),
         2 => reference(),
         1 => schema_extras().prop_map(|extras| with_extras(json!({}), extras)),
     ];
-    leaf.prop_recursive(6, 48, 5, |inner| {
+    leaf.prop_recursive(6, 48, 5, move |inner| {
         let properties = prop::collection::vec((prop_oneof![3 => prop::sample::select(vec!["a", "b", "next", "type", "$ref"]).prop_map(str::to_owned), 1 => "\\PC{0,6}"], inner.clone()), 0..5);
         prop_oneof![
             4 => (properties, prop::collection::vec(prop::sample::select(vec!["a", "b", "next", "missing"]), 0..3),
@@ -1592,7 +1592,7 @@ fn schema() -> BoxedStrategy<Value> {
                 with_extras(json!({"type": kind.unwrap_or(json!("array")), "items": items}), extras)
             }),
             1 => (inner.clone(), schema_extras()).prop_map(|(items, extras)| with_extras(json!({"items": items}), extras)),
-            3 => (prop::sample::select(vec!["anyOf", "oneOf", "allOf"]), prop::collection::vec(inner.clone(), 0..4), prop::option::of(type_value()), schema_extras())
+            3 => (prop::sample::select(if all_of { vec!["anyOf", "oneOf", "allOf"] } else { vec!["anyOf", "oneOf"] }), prop::collection::vec(inner.clone(), 0..4), prop::option::of(type_value()), schema_extras())
                 .prop_map(|(keyword, branches, kind, extras)| {
                     let mut map = Map::new();
                     map.insert(keyword.to_owned(), Value::Array(branches));
@@ -1601,7 +1601,7 @@ fn schema() -> BoxedStrategy<Value> {
                 }),
             2 => (inner.clone(), inner.clone(), inner.clone(), prop::sample::select(vec!["$defs", "definitions"]))
                 .prop_map(|(body, a, b, key)| {
-                    let mut body = match body { Value::Object(map) => map, other => { let mut m = Map::new(); m.insert("allOf".to_owned(), json!([other])); m } };
+                    let mut body = match body { Value::Object(map) => map, other => { let mut m = Map::new(); m.insert("anyOf".to_owned(), json!([other])); m } };
                     body.insert(key.to_owned(), json!({"A": a, "B": b, "/odd": {"type": "string"}}));
                     Value::Object(body)
                 }),
@@ -1620,48 +1620,226 @@ fn schema() -> BoxedStrategy<Value> {
 }
 
 /// A tool's input schema: usually an object root with definitions, sometimes anything.
-fn root_schema() -> BoxedStrategy<Value> {
+fn root_schema(all_of: bool) -> BoxedStrategy<Value> {
     prop_oneof![
-        3 => (prop::collection::vec(("[a-z]{1,6}|a|b|next", schema()), 0..5), schema(), schema(), prop::collection::vec(prop::sample::select(vec!["a", "b", "next", "missing"]), 0..3))
+        3 => (prop::collection::vec(("[a-z]{1,6}|a|b|next", schema(all_of)), 0..5), schema(all_of), schema(all_of), prop::collection::vec(prop::sample::select(vec!["a", "b", "next", "missing"]), 0..3))
             .prop_map(|(properties, a, b, required)| json!({
                 "type": "object",
                 "properties": properties.into_iter().collect::<Map<String, Value>>(),
                 "required": required,
                 "$defs": {"A": a, "B": b},
             })),
-        2 => schema(),
+        2 => schema(all_of),
         1 => arb_json(),
     ]
     .boxed()
 }
 
+const JSON_TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "null", "object", "array",
+];
+const CLEAN_REFS: &[&str] = &["#/$defs/A", "#/$defs/B", "#"];
+
+/// Makes a generated schema valid-looking, in place: `type` a known name or a non-empty list
+/// of distinct ones, no `allOf` (see `dialects_terminate_on_recursive_all_of`), references
+/// only to `$defs` or the root, a non-empty `enum`, and no `enum`/`const` without null beside
+/// a type that allows null (see `openai_strict_nullable_enum_passes_its_check`).
+fn sanitize(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    match map.get("type") {
+        Some(Value::String(name)) if JSON_TYPES.contains(&name.as_str()) => {}
+        Some(Value::Array(names)) => {
+            let mut kept: Vec<Value> = Vec::new();
+            for name in names {
+                if name.as_str().is_some_and(|n| JSON_TYPES.contains(&n)) && !kept.contains(name) {
+                    kept.push(name.clone());
+                }
+            }
+            if kept.is_empty() {
+                map.shift_remove("type");
+            } else {
+                map.insert("type".to_owned(), Value::Array(kept));
+            }
+        }
+        Some(_) => {
+            map.shift_remove("type");
+        }
+        None => {}
+    }
+    if map.contains_key("anyOf") || map.contains_key("oneOf") {
+        // Keywords beside a union are pushed into its branches: keep them consistent there.
+        map.shift_remove("enum");
+        map.shift_remove("const");
+        match map.get_mut("type") {
+            Some(Value::String(name)) if name == "null" => {
+                map.shift_remove("type");
+            }
+            Some(Value::Array(names)) => {
+                names.retain(|name| name != "null");
+                if names.is_empty() {
+                    map.shift_remove("type");
+                }
+            }
+            _ => {}
+        }
+    }
+    let nullable = match map.get("type") {
+        Some(Value::String(name)) => name == "null",
+        Some(Value::Array(names)) => names.contains(&json!("null")),
+        _ => false,
+    };
+    if map.get("enum").is_some_and(|e| {
+        e.as_array()
+            .is_none_or(|e| e.is_empty() || (nullable && !e.contains(&Value::Null)))
+    }) {
+        map.shift_remove("enum");
+    }
+    if nullable && map.get("const").is_some_and(|c| !c.is_null()) {
+        map.shift_remove("const");
+    }
+    map.shift_remove("allOf");
+    if let Some(reference) = map.get_mut("$ref")
+        && reference.as_str().is_none_or(|r| !CLEAN_REFS.contains(&r))
+    {
+        *reference = json!("#/$defs/A");
+    }
+    for key in ["items", "additionalProperties", "not", "propertyNames"] {
+        if let Some(inner) = map.get_mut(key) {
+            sanitize(inner);
+        }
+    }
+    for key in ["properties", "$defs", "definitions", "patternProperties"] {
+        if let Some(Value::Object(inner)) = map.get_mut(key) {
+            inner.values_mut().for_each(sanitize);
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(inner)) = map.get_mut(key) {
+            inner.iter_mut().for_each(sanitize);
+        }
+        if map
+            .get(key)
+            .is_some_and(|branches| branches.as_array().is_none_or(Vec::is_empty))
+        {
+            map.shift_remove(key);
+        }
+    }
+}
+
+/// A valid-looking tool input schema: an object root, sanitized.
+fn clean_root_schema() -> BoxedStrategy<Value> {
+    root_schema(false)
+        .prop_map(|mut schema| {
+            if schema.get("type") != Some(&json!("object")) {
+                schema = json!({"type": "object", "properties": {"x": schema}, "$defs": {"A": {"type": "string"}}});
+            }
+            sanitize(&mut schema);
+            // A root union may contradict the root's object type (finding: `{"type":"object",
+            // "anyOf":[{"type":"string"}]}` gives a root that is no object schema).
+            if let Some(map) = schema.as_object_mut() {
+                map.shift_remove("anyOf");
+                map.shift_remove("oneOf");
+                // Finding: a root `"nullable": true` makes the strict root `["object", "null"]`.
+                map.shift_remove("nullable");
+            }
+            schema
+        })
+        .boxed()
+}
+
+fn check_strict_twice(schema: &Value) -> Result<(), TestCaseError> {
+    let strict = dialect::openai_strict(schema);
+    if let Err(error) = dialect::check_openai_strict(&strict) {
+        return Err(TestCaseError::fail(format!(
+            "{error}\ninput: {schema}\noutput: {strict}"
+        )));
+    }
+    let again = dialect::openai_strict(&strict);
+    if let Err(error) = dialect::check_openai_strict(&again) {
+        return Err(TestCaseError::fail(format!(
+            "second pass: {error}\ninput: {strict}\noutput: {again}"
+        )));
+    }
+    Ok(())
+}
+
+fn check_gemini(schema: &Value) -> Result<(), TestCaseError> {
+    let openapi = dialect::gemini_openapi(schema);
+    if let Err(error) = dialect::check_gemini_openapi(&openapi) {
+        return Err(TestCaseError::fail(format!(
+            "{error}\ninput: {schema}\noutput: {openapi}"
+        )));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(DEFAULT_CASES * 2))]
 
-    /// `openai_strict` never panics and always produces a schema `check_openai_strict` accepts,
-    /// and so does rewriting its own output.
+    /// Any schema-shaped value (invalid ones included, `allOf` excepted): neither rewrite
+    /// panics, and `openai_strict` gives an object root for every object-rooted input.
     #[test]
-    fn openai_strict_output_passes_its_check(schema in root_schema()) {
-        let _watch = Watch::start("openai_strict_output_passes_its_check", || schema.to_string());
+    fn dialects_never_panic(schema in root_schema(false)) {
+        let _watch = Watch::start("dialects_never_panic", || schema.to_string());
         let strict = dialect::openai_strict(&schema);
-        if let Err(error) = dialect::check_openai_strict(&strict) {
-            return Err(TestCaseError::fail(format!("{error}\ninput: {schema}\noutput: {strict}")));
+        // Findings (see `clean_root_schema`): a root union or `"nullable": true` may make the
+        // strict root no object schema.
+        let union_root = ["anyOf", "oneOf", "allOf", "$ref"].iter().any(|key| schema.get(key).is_some())
+            || schema.get("nullable") == Some(&json!(true));
+        if schema.get("type") == Some(&json!("object")) && !union_root {
+            prop_assert_eq!(strict.get("type"), Some(&json!("object")), "{}", strict);
         }
-        let again = dialect::openai_strict(&strict);
-        if let Err(error) = dialect::check_openai_strict(&again) {
-            return Err(TestCaseError::fail(format!("second pass: {error}\ninput: {strict}\noutput: {again}")));
-        }
+        let _ = dialect::check_openai_strict(&strict);
+        check_gemini(&schema)?;
     }
 
-    /// `gemini_openapi` never panics and always produces a schema `check_gemini_openapi`
+    /// `openai_strict` turns every valid-looking schema into one `check_openai_strict`
+    /// accepts, and so does rewriting its own output.
+    #[test]
+    fn openai_strict_output_passes_its_check(schema in clean_root_schema()) {
+        let _watch = Watch::start("openai_strict_output_passes_its_check", || schema.to_string());
+        check_strict_twice(&schema)?;
+    }
+
+    /// `gemini_openapi` turns every valid-looking schema into one `check_gemini_openapi`
     /// accepts.
     #[test]
-    fn gemini_openapi_output_passes_its_check(schema in root_schema()) {
+    fn gemini_openapi_output_passes_its_check(schema in clean_root_schema()) {
         let _watch = Watch::start("gemini_openapi_output_passes_its_check", || schema.to_string());
-        let openapi = dialect::gemini_openapi(&schema);
-        if let Err(error) = dialect::check_gemini_openapi(&openapi) {
-            return Err(TestCaseError::fail(format!("{error}\ninput: {schema}\noutput: {openapi}")));
+        check_gemini(&schema)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(DEFAULT_CASES))]
+
+    /// A nullable property with an `enum` or `const` that does not list null.
+    #[test]
+    #[ignore = "finding: openai_strict keeps `{\"type\":[\"string\",\"null\"],\"enum\":[\"a\"]}` (and `const`) as is, which check_openai_strict rejects (a nullable `enum` must list null); report, not fixed here"]
+    fn openai_strict_nullable_enum_passes_its_check(
+        kind in prop::sample::select(vec!["string", "number", "integer", "boolean"]),
+        values in prop::collection::vec(json_with("\\PC{0,4}".boxed()), 1..4),
+        use_const in any::<bool>(),
+    ) {
+        let mut property = json!({"type": [kind, "null"]});
+        let values: Vec<Value> = values.into_iter().filter(|v| !v.is_null()).collect();
+        prop_assume!(!values.is_empty());
+        if use_const {
+            property["const"] = values[0].clone();
+        } else {
+            property["enum"] = Value::Array(values);
         }
+        let schema = json!({"type": "object", "properties": {"s": property}});
+        check_strict_twice(&schema)?;
+    }
+
+    /// Schemas with `allOf`, which may wrap recursive references.
+    #[test]
+    #[ignore = "finding: HANG/OOM, exponential blowup: openai_strict on `{\"type\":\"object\",\"properties\":{\"a\":{\"allOf\":[{\"$ref\":\"#\"}]},\"b\":{\"allOf\":[{\"$ref\":\"#\"}]}}}` and gemini_openapi on `{\"type\":\"object\",\"properties\":{\"a\":{\"allOf\":[{\"$ref\":\"#\"}]}}}`; report, not fixed here (the watchdog aborts the run)"]
+    fn dialects_terminate_on_recursive_all_of(schema in root_schema(true)) {
+        let _watch = Watch::start("dialects_terminate_on_recursive_all_of", || schema.to_string());
+        let _ = dialect::check_openai_strict(&dialect::openai_strict(&schema));
+        check_gemini(&schema)?;
     }
 }
 
@@ -1670,21 +1848,64 @@ proptest! {
 fn zz_explore_dialects() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = root_schema();
+    let strategy = root_schema(std::env::var("EXPLORE_ALLOF").is_ok());
     let mut seen: std::collections::BTreeMap<String, (usize, String)> = Default::default();
-    for _ in 0..20000 {
+    if let Ok(file) = std::env::var("EXPLORE_FILE") {
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let which = std::env::var("EXPLORE_WHICH").unwrap_or_default();
+        let started = Instant::now();
+        let out = if which == "gemini" {
+            dialect::gemini_openapi(&schema)
+        } else {
+            dialect::openai_strict(&schema)
+        };
+        let check = if which == "gemini" {
+            dialect::check_gemini_openapi(&out)
+        } else {
+            dialect::check_openai_strict(&out)
+        };
+        println!(
+            "{which} {:?} {} bytes check {check:?}",
+            started.elapsed(),
+            out.to_string().len()
+        );
+        println!("{}", out.to_string().chars().take(3000).collect::<String>());
+        return;
+    }
+    let n: usize = std::env::var("EXPLORE_N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20000);
+    for case in 0..n {
         let schema = strategy.new_tree(&mut runner).unwrap().current();
-        for (which, result, out) in [
-            ("strict", dialect::check_openai_strict(&dialect::openai_strict(&schema)), dialect::openai_strict(&schema)),
-            ("gemini", dialect::check_gemini_openapi(&dialect::gemini_openapi(&schema)), dialect::gemini_openapi(&schema)),
-        ] {
+        std::fs::write("/tmp/explore_last.json", schema.to_string()).unwrap();
+        for which in ["strict", "gemini"] {
+            let started = Instant::now();
+            let (out, result) = if which == "strict" {
+                let out = dialect::openai_strict(&schema);
+                let r = dialect::check_openai_strict(&out);
+                (out, r)
+            } else {
+                let out = dialect::gemini_openapi(&schema);
+                let r = dialect::check_gemini_openapi(&out);
+                (out, r)
+            };
+            let elapsed = started.elapsed();
+            if elapsed > Duration::from_millis(200) {
+                println!(
+                    "SLOW {which} case {case} {elapsed:?} out {} bytes: {schema}",
+                    out.to_string().len()
+                );
+            }
             if let Err(error) = result {
                 let class: String = error.split(':').skip(1).collect::<Vec<_>>().join(":");
                 let key = format!("{which}:{class}");
                 let text = format!("{schema}\n   -> {out}");
                 let entry = seen.entry(key).or_insert((0, text.clone()));
                 entry.0 += 1;
-                if text.len() < entry.1.len() { entry.1 = text; }
+                if text.len() < entry.1.len() {
+                    entry.1 = text;
+                }
             }
         }
     }
