@@ -11,6 +11,9 @@
 //!
 //! A watchdog aborts the process, printing the input, if one case runs longer than
 //! `LAZYTOOL_FUZZ_HANG_SECS` seconds (default 60): a hang is reported, not waited out.
+//!
+//! Properties marked `#[ignore = "finding: ..."]` fail on a library bug, with the minimal input
+//! in the reason; they run with `--ignored` once it is fixed.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, Once, OnceLock};
@@ -33,8 +36,9 @@ use serde_json::{Map, Number, Value, json};
 // Configuration, watchdog
 // ---------------------------------------------------------------------------------------------
 
-/// Cases per target when `LAZYTOOL_FUZZ_CASES` is not set.
-const DEFAULT_CASES: u32 = 512;
+/// Cases per target when `LAZYTOOL_FUZZ_CASES` is not set (cheap targets run a multiple),
+/// keeping the whole file within about a minute in a debug build.
+const DEFAULT_CASES: u32 = 256;
 
 fn config(default_cases: u32) -> ProptestConfig {
     let cases = std::env::var("LAZYTOOL_FUZZ_CASES")
@@ -719,7 +723,7 @@ fn check_dispatch(name: &str, arguments: &Value, result: &ToolResult) -> Result<
 }
 
 proptest! {
-    #![proptest_config(config(DEFAULT_CASES * 2))]
+    #![proptest_config(config(DEFAULT_CASES * 4))]
 
     /// Any name with any arguments through `Registry::call`: a result always comes back, with
     /// the kind of error the input deserves.
@@ -1160,7 +1164,7 @@ fn check_discovered(
 }
 
 proptest! {
-    #![proptest_config(config(DEFAULT_CASES * 2))]
+    #![proptest_config(config(DEFAULT_CASES))]
 
     /// Arbitrary, corrupted, mixed-format histories: no panic; only existing (and allowed)
     /// lazy tools are discovered; nothing is, unless a message names the discovery tool or
@@ -1387,6 +1391,11 @@ fn check_named(parsed: &Parsed) -> Result<(), TestCaseError> {
                 "a call with an empty name was accepted: {:?}",
                 call
             );
+            prop_assert!(
+                !call.id.is_empty(),
+                "a call with an empty id was accepted: {:?}",
+                call
+            );
         }
     }
     Ok(())
@@ -1450,10 +1459,25 @@ proptest! {
 proptest! {
     #![proptest_config(config(DEFAULT_CASES * 2))]
 
-    /// Accepted calls name a tool: no parser returns a call whose name is empty.
+    /// Accepted calls name a tool and carry an id: no parser returns an empty name or id.
     #[test]
-    #[ignore = "finding: every provider parser accepts an empty tool name (e.g. Anthropic `[{\"type\":\"tool_use\",\"id\":\"a\",\"name\":\"\",\"input\":{}}]`); report, not fixed here"]
-    fn provider_parsing_accepts_only_named_calls((provider, response) in provider_input()) {
+    #[ignore = "finding: every provider parser accepts an empty tool name or call id (e.g. OpenAI Chat `{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"\",\"function\":{\"name\":\"\",\"arguments\":\"{}\"}}]}` parses Ok), while history scanning treats an empty id as absent; report, not fixed here"]
+    fn provider_parsing_accepts_only_named_calls(
+        (provider, response) in prop_oneof![
+            provider_input(),
+            // Real responses, one call's name (or id) blanked.
+            (provider(), generated_calls(), any::<bool>(), any::<Index>(), any::<bool>()).prop_map(
+                |(provider, mut calls, bare, at, id)| {
+                    if !calls.is_empty() {
+                        let at = at.index(calls.len());
+                        let call = &mut calls[at];
+                        if id { call.id = Some(String::new()) } else { call.name = String::new() }
+                    }
+                    (provider, response(provider, &calls, bare, ""))
+                }
+            ),
+        ]
+    ) {
         let _watch = Watch::start("provider_parsing_accepts_only_named_calls", || format!("{provider:?} {response}"));
         check_named(&parse(provider, &response))?;
     }
@@ -1694,7 +1718,9 @@ fn sanitize(schema: &mut Value) {
     }) {
         map.shift_remove("enum");
     }
-    if nullable && map.get("const").is_some_and(|c| !c.is_null()) {
+    // Finding: an optional `{"const": false, "enum": [null, false]}` becomes nullable with its
+    // non-null `const` kept, which `check_openai_strict` rejects.
+    if (nullable || map.contains_key("enum")) && map.get("const").is_some_and(|c| !c.is_null()) {
         map.shift_remove("const");
     }
     map.shift_remove("allOf");
@@ -1774,7 +1800,7 @@ fn check_gemini(schema: &Value) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config(DEFAULT_CASES * 2))]
+    #![proptest_config(config(DEFAULT_CASES))]
 
     /// Any schema-shaped value (invalid ones included, `allOf` excepted): neither rewrite
     /// panics, and `openai_strict` gives an object root for every object-rooted input.
@@ -1840,76 +1866,5 @@ proptest! {
         let _watch = Watch::start("dialects_terminate_on_recursive_all_of", || schema.to_string());
         let _ = dialect::check_openai_strict(&dialect::openai_strict(&schema));
         check_gemini(&schema)?;
-    }
-}
-
-#[test]
-#[ignore]
-fn zz_explore_dialects() {
-    use proptest::strategy::ValueTree;
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = root_schema(std::env::var("EXPLORE_ALLOF").is_ok());
-    let mut seen: std::collections::BTreeMap<String, (usize, String)> = Default::default();
-    if let Ok(file) = std::env::var("EXPLORE_FILE") {
-        let schema: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-        let which = std::env::var("EXPLORE_WHICH").unwrap_or_default();
-        let started = Instant::now();
-        let out = if which == "gemini" {
-            dialect::gemini_openapi(&schema)
-        } else {
-            dialect::openai_strict(&schema)
-        };
-        let check = if which == "gemini" {
-            dialect::check_gemini_openapi(&out)
-        } else {
-            dialect::check_openai_strict(&out)
-        };
-        println!(
-            "{which} {:?} {} bytes check {check:?}",
-            started.elapsed(),
-            out.to_string().len()
-        );
-        println!("{}", out.to_string().chars().take(3000).collect::<String>());
-        return;
-    }
-    let n: usize = std::env::var("EXPLORE_N")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(20000);
-    for case in 0..n {
-        let schema = strategy.new_tree(&mut runner).unwrap().current();
-        std::fs::write("/tmp/explore_last.json", schema.to_string()).unwrap();
-        for which in ["strict", "gemini"] {
-            let started = Instant::now();
-            let (out, result) = if which == "strict" {
-                let out = dialect::openai_strict(&schema);
-                let r = dialect::check_openai_strict(&out);
-                (out, r)
-            } else {
-                let out = dialect::gemini_openapi(&schema);
-                let r = dialect::check_gemini_openapi(&out);
-                (out, r)
-            };
-            let elapsed = started.elapsed();
-            if elapsed > Duration::from_millis(200) {
-                println!(
-                    "SLOW {which} case {case} {elapsed:?} out {} bytes: {schema}",
-                    out.to_string().len()
-                );
-            }
-            if let Err(error) = result {
-                let class: String = error.split(':').skip(1).collect::<Vec<_>>().join(":");
-                let key = format!("{which}:{class}");
-                let text = format!("{schema}\n   -> {out}");
-                let entry = seen.entry(key).or_insert((0, text.clone()));
-                entry.0 += 1;
-                if text.len() < entry.1.len() {
-                    entry.1 = text;
-                }
-            }
-        }
-    }
-    for (key, (n, example)) in seen {
-        println!("{n:6} {key}\n   {example}\n");
     }
 }
