@@ -34,6 +34,7 @@ names = subprocess.run(
 
 def group(name):
     name = re.sub(r"::h[0-9a-f]{16}$", "", name)
+    name = re.sub(r"<__T\d+(,__T\d+)*>", "<..>", name)  # the arities of `__Arguments`
     name = re.sub(r"\d{3}", "NNN", name)  # tool numbers: one group per generated item kind
     name = re.sub(r"(SearchIssues|LabelPullRequest|GetRecord|ListFiles|CreateBranch)NNN", "Tool", name)
     return name

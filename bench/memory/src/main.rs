@@ -8,6 +8,7 @@
 //! Scenarios:
 //! - `inputs`: only the TOOLS (name, description, schema) values a caller passes to
 //!   `DynamicTool::new`, kept alive (the reference for what the registry adds).
+//! - `validators`: TOOLS `jsonschema` validators compiled as the registry compiles them.
 //! - `registry`: TOOLS eager dynamic tools.
 //! - `sessions-names`: TOOLS lazy tools and SESSIONS sessions in the default mode (names),
 //!   each having discovered 3 tools.
@@ -99,6 +100,22 @@ fn child(scenario: &str, catalog_path: &str, tools: usize, sessions: usize) {
         drop(inputs);
         return;
     }
+    if scenario == "validators" {
+        // TOOLS validators compiled as the registry compiles them, from the catalog's
+        // schemas (not kept per tool): what one compiled validator weighs alone.
+        let validators: Vec<jsonschema::Validator> = (0..tools)
+            .map(|i| {
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(&catalog[i % catalog.len()].2)
+                    .expect("schema compiles")
+            })
+            .collect();
+        let (rss, hwm) = memory();
+        println!("figures {base} {rss} {hwm} {rss} {hwm}");
+        drop(validators);
+        return;
+    }
     let lazy = scenario != "registry";
     let registry = build_registry(&catalog, tools, lazy);
     assert_eq!(registry.len(), tools);
@@ -144,10 +161,10 @@ fn main() {
     println!("memory: {tools} dynamic tools (cycling the {schemas} schemas of {catalog}), {sessions} sessions x 3 discovered tools");
     println!(
         "{:<16} {:>9} {:>10} {:>10} {:>11} {:>10} {:>12} {:>14}",
-        "scenario", "base MiB", "+reg MiB", "peak MiB", "+sess MiB", "peak MiB", "B/tool", "B/session"
+        "scenario", "base MiB", "+tools MiB", "peak MiB", "+sess MiB", "peak MiB", "B/tool", "B/session"
     );
     let mut summary = Vec::new();
-    for scenario in ["inputs", "registry", "sessions-names", "sessions-search"] {
+    for scenario in ["inputs", "validators", "registry", "sessions-names", "sessions-search"] {
         let exe = std::env::current_exe().expect("current exe");
         let output = Command::new(exe)
             .args(["--child", scenario, &catalog, &tools.to_string(), &sessions.to_string()])
