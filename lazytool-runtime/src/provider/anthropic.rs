@@ -94,8 +94,8 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
             continue;
         }
-        let id = reader.string(block, &block_path, "id")?;
-        let name = reader.string(block, &block_path, "name")?;
+        let id = reader.non_empty_string(block, &block_path, "id")?;
+        let name = reader.non_empty_string(block, &block_path, "name")?;
         let arguments = match block.get("input") {
             Some(input @ Value::Object(_)) => input.clone(),
             _ => {

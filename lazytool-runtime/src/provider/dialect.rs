@@ -116,6 +116,12 @@ const ANNOTATIONS: &[&str] = &[
 /// How deep the rewrites follow nested schemas and references.
 const MAX_DEPTH: usize = 64;
 
+/// How many schemas one rewrite (or one expansion) may visit. Inlining references that share
+/// or nest definitions grows exponentially with the nesting (`A` using `B` twice, `B` using
+/// `C` twice, ...); past this budget the rest is cut as if unresolvable. Real tool schemas
+/// stay far below it (the largest of the shared GitHub catalog visits under 100).
+const MAX_VISITS: usize = 10_000;
+
 // ---------------------------------------------------------------------------------------------
 // Shared preparation
 // ---------------------------------------------------------------------------------------------
@@ -127,6 +133,33 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
         Some(root)
     } else {
         root.pointer(pointer)
+    }
+}
+
+/// The state of one rewrite: the document references resolve in, the references inlined on
+/// the path from the root to the schema being rewritten, and what is left of the budget.
+struct Walk<'a> {
+    root: &'a Value,
+    inlined: Vec<String>,
+    visits_left: usize,
+}
+
+impl<'a> Walk<'a> {
+    fn new(root: &'a Value) -> Self {
+        Self {
+            root,
+            inlined: Vec::new(),
+            visits_left: MAX_VISITS,
+        }
+    }
+
+    /// Counts one visit; `false` once the budget is spent or the inlining is too deep.
+    fn visit(&mut self) -> bool {
+        if self.visits_left == 0 || self.inlined.len() > MAX_DEPTH {
+            return false;
+        }
+        self.visits_left -= 1;
+        true
     }
 }
 
@@ -184,29 +217,54 @@ fn layer(base: &Map<String, Value>, top: &Map<String, Value>) -> Map<String, Val
 }
 
 /// `schema` as a map with its top-level `$ref` resolved (its own keywords winning) and its
-/// `allOf` merged in; `None` for a boolean schema or a reference too deep to follow.
-fn expand(schema: &Value, root: &Value, depth: usize) -> Option<Map<String, Value>> {
-    if depth > MAX_DEPTH {
+/// `allOf` merged in; `None` for a boolean schema or once the budget is spent.
+///
+/// The references it inlines are pushed onto `walk.inlined`; the caller truncates it back to
+/// `mark` once it is done with the schema's children. A reference inlined before `mark` (by an
+/// enclosing schema: recursion) is left in place as `$ref`; one already inlined into this
+/// schema is merged only once.
+fn expand(schema: &Value, walk: &mut Walk<'_>, mark: usize) -> Option<Map<String, Value>> {
+    if !walk.visit() {
         return None;
     }
     let mut map = schema.as_object()?.clone();
-    if let Some(Value::String(reference)) = map.get("$ref").cloned()
-        && let Some(target) = resolve(root, &reference).and_then(|t| expand(t, root, depth + 1))
-    {
-        map.remove("$ref");
-        merge_into(&mut map, &target);
+    if let Some(Value::String(reference)) = map.get("$ref").cloned() {
+        let root = walk.root;
+        if walk.inlined[mark..].contains(&reference) {
+            map.remove("$ref");
+        } else if !walk.inlined[..mark].contains(&reference) {
+            match resolve(root, &reference) {
+                Some(Value::Bool(true)) => {
+                    map.remove("$ref");
+                }
+                Some(target @ Value::Object(_)) => {
+                    walk.inlined.push(reference);
+                    if let Some(target) = expand(target, walk, mark) {
+                        map.remove("$ref");
+                        merge_into(&mut map, &target);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
-    flatten_all_of(&mut map, root, depth + 1);
+    flatten_all_of(&mut map, walk, mark);
     Some(map)
 }
 
-/// Replaces `allOf` by merging its branches into the schema.
-fn flatten_all_of(map: &mut Map<String, Value>, root: &Value, depth: usize) {
+/// [`expand`] on its own: references are followed afresh, only cycles within this one
+/// expansion are cut.
+fn expand_alone(schema: &Value, root: &Value) -> Option<Map<String, Value>> {
+    expand(schema, &mut Walk::new(root), 0)
+}
+
+/// Replaces `allOf` by merging its branches into the schema (see [`expand`] for `mark`).
+fn flatten_all_of(map: &mut Map<String, Value>, walk: &mut Walk<'_>, mark: usize) {
     let Some(all_of) = map.remove("allOf") else {
         return;
     };
     for branch in all_of.as_array().into_iter().flatten() {
-        if let Some(branch) = expand(branch, root, depth + 1) {
+        if let Some(branch) = expand(branch, walk, mark) {
             merge_into(map, &branch);
         }
     }
@@ -269,63 +327,67 @@ fn is_object_schema(map: &Map<String, Value>) -> bool {
 }
 
 /// The root of a tool schema made into one object schema: a root `$ref` is resolved, `allOf`
-/// merged, and a root union of object schemas flattened into one object whose properties are
-/// all the branches' properties and whose required properties are those every branch requires.
+/// merged, and a root union of object schemas (a null branch aside) flattened into one object
+/// whose properties are all the branches' properties and whose required properties are those
+/// every branch requires. Whatever still keeps the root from being an object schema (a union
+/// of other schemas, an unresolvable or recursive `$ref`, another or a nullable type) is
+/// dropped: a tool's arguments are always an object.
 fn prepare_root(schema: &Value) -> Value {
-    let Value::Object(source) = schema else {
+    let Some(mut map) = expand(schema, &mut Walk::new(schema), 0) else {
         return json!({"type": "object", "properties": {}});
     };
-    let mut map = source.clone();
-    if let Some(Value::String(reference)) = map.get("$ref").cloned()
-        && let Some(target) = resolve(schema, &reference).and_then(|t| expand(t, schema, 0))
-    {
-        map.remove("$ref");
-        merge_into(&mut map, &target);
-    }
-    flatten_all_of(&mut map, schema, 0);
     rename_one_of(&mut map);
-    distribute(&mut map);
-    if let Some(Value::Array(branches)) = map.get("anyOf") {
-        let expanded: Option<Vec<Map<String, Value>>> = branches
-            .iter()
-            .map(|branch| expand(branch, schema, 0))
-            .collect();
-        if let Some(expanded) = expanded
-            && !expanded.is_empty()
-            && expanded.iter().all(is_object_schema)
-        {
-            let mut properties = Map::new();
-            let mut required: Option<Vec<Value>> = None;
-            for branch in &expanded {
-                if let Some(Value::Object(own)) = branch.get("properties") {
-                    for (name, property) in own {
-                        if !properties.contains_key(name) {
-                            properties.insert(name.clone(), property.clone());
-                        }
-                    }
-                }
-                let own: Vec<Value> = match branch.get("required") {
-                    Some(Value::Array(names)) => names.clone(),
-                    _ => Vec::new(),
-                };
-                required = Some(match required {
-                    None => own,
-                    Some(so_far) => so_far.into_iter().filter(|n| own.contains(n)).collect(),
-                });
-            }
-            map.remove("anyOf");
-            map.insert("type".to_owned(), json!("object"));
-            map.insert("properties".to_owned(), Value::Object(properties));
-            map.insert(
-                "required".to_owned(),
-                Value::Array(required.unwrap_or_default()),
-            );
-        }
+    if let Some(flat) = flatten_object_union(&map, schema) {
+        map = flat;
     }
-    if !map.contains_key("type") && !map.contains_key("anyOf") && !map.contains_key("$ref") {
-        map.insert("type".to_owned(), json!("object"));
+    for key in ["anyOf", "$ref", "nullable", "enum", "const"] {
+        map.remove(key);
     }
+    map.insert("type".to_owned(), json!("object"));
     Value::Object(map)
+}
+
+/// A schema whose `anyOf` branches (a null branch aside) are all object schemas, as one
+/// object schema (see [`prepare_root`]); `None` for any other schema.
+fn flatten_object_union(map: &Map<String, Value>, root: &Value) -> Option<Map<String, Value>> {
+    let mut map = map.clone();
+    distribute(&mut map);
+    let Some(Value::Array(branches)) = map.remove("anyOf") else {
+        return None;
+    };
+    let expanded = branches
+        .iter()
+        .filter(|branch| !is_null_schema(branch))
+        .map(|branch| expand_alone(branch, root))
+        .collect::<Option<Vec<_>>>()?;
+    if expanded.is_empty() || !expanded.iter().all(is_object_schema) {
+        return None;
+    }
+    let mut properties = Map::new();
+    let mut required: Option<Vec<Value>> = None;
+    for branch in &expanded {
+        if let Some(Value::Object(own)) = branch.get("properties") {
+            for (name, property) in own {
+                if !properties.contains_key(name) {
+                    properties.insert(name.clone(), property.clone());
+                }
+            }
+        }
+        let own: Vec<Value> = match branch.get("required") {
+            Some(Value::Array(names)) => names.clone(),
+            _ => Vec::new(),
+        };
+        required = Some(match required {
+            None => own,
+            Some(so_far) => so_far.into_iter().filter(|n| own.contains(n)).collect(),
+        });
+    }
+    map.insert("properties".to_owned(), Value::Object(properties));
+    map.insert(
+        "required".to_owned(),
+        Value::Array(required.unwrap_or_default()),
+    );
+    Some(map)
 }
 
 /// The JSON type of a value, as a schema type name.
@@ -472,7 +534,7 @@ fn failure(path: &str, message: impl std::fmt::Display) -> String {
 /// flattened into one object). The result passes [`check_openai_strict`].
 pub fn openai_strict(schema: &Value) -> Value {
     let root = prepare_root(schema);
-    strict_schema(&root, &root, 0)
+    strict_schema(&root, &mut Walk::new(&root), 0)
 }
 
 /// The scalar types of the strict-mode "any value" union.
@@ -492,18 +554,28 @@ fn strict_any(out: &mut Map<String, Value>) {
     out.insert("anyOf".to_owned(), Value::Array(branches));
 }
 
-fn strict_schema(schema: &Value, root: &Value, depth: usize) -> Value {
+fn strict_schema(schema: &Value, walk: &mut Walk<'_>, depth: usize) -> Value {
+    let mark = walk.inlined.len();
+    let out = strict_inlined(schema, walk, depth, mark);
+    walk.inlined.truncate(mark);
+    out
+}
+
+/// [`strict_schema`] with the references `schema`'s `allOf` inlines kept on `walk.inlined`
+/// past `mark`, so that its children see them as recursion.
+fn strict_inlined(schema: &Value, walk: &mut Walk<'_>, depth: usize, mark: usize) -> Value {
     let mut out = Map::new();
-    let Value::Object(source) = schema else {
-        strict_any(&mut out);
-        return Value::Object(out);
+    let source = match schema {
+        Value::Object(source) if depth <= MAX_DEPTH && walk.visit() => source,
+        _ => {
+            strict_any(&mut out);
+            return Value::Object(out);
+        }
     };
-    if depth > MAX_DEPTH {
-        strict_any(&mut out);
-        return Value::Object(out);
-    }
+    // Unlike the other rewrites strict mode keeps `$ref`s (OpenAI resolves them, recursion
+    // included); only those inside `allOf` are inlined.
     let mut map = source.clone();
-    flatten_all_of(&mut map, root, depth);
+    flatten_all_of(&mut map, walk, mark);
     rename_one_of(&mut map);
     distribute(&mut map);
     let nullable = map.get("nullable") == Some(&Value::Bool(true));
@@ -514,14 +586,14 @@ fn strict_schema(schema: &Value, root: &Value, depth: usize) -> Value {
         if let Some(Value::Object(defs)) = map.get(key) {
             let defs: Map<String, Value> = defs
                 .iter()
-                .map(|(name, def)| (name.clone(), strict_schema(def, root, depth + 1)))
+                .map(|(name, def)| (name.clone(), strict_schema(def, walk, depth + 1)))
                 .collect();
             definitions.insert(key.to_owned(), Value::Object(defs));
         }
     }
 
     if let Some(Value::String(reference)) = map.get("$ref") {
-        if resolve(root, reference).is_some() {
+        if resolve(walk.root, reference).is_some() {
             let target = json!({ "$ref": reference });
             if out.is_empty() && definitions.is_empty() {
                 return target;
@@ -536,17 +608,18 @@ fn strict_schema(schema: &Value, root: &Value, depth: usize) -> Value {
         } else {
             let branches: Vec<Value> = branches
                 .iter()
-                .map(|branch| strict_schema(branch, root, depth + 1))
+                .map(|branch| strict_schema(branch, walk, depth + 1))
                 .collect();
             out.insert("anyOf".to_owned(), Value::Array(branches));
         }
-    } else if let Some(types) = schema_types(&map) {
+    } else if let Some(mut types) = schema_types(&map) {
+        admit_null_only_as_value(&mut map, &mut types);
         let type_value = match types.as_slice() {
             [only] => json!(only),
             _ => json!(types),
         };
         out.insert("type".to_owned(), type_value);
-        strict_typed(&map, &types, root, depth, &mut out);
+        strict_typed(&map, &types, walk, depth, &mut out);
     } else {
         strict_any(&mut out);
     }
@@ -555,11 +628,43 @@ fn strict_schema(schema: &Value, root: &Value, depth: usize) -> Value {
     if nullable { strict_nullable(out) } else { out }
 }
 
+/// Makes a type that allows null agree with an `enum` or `const` beside it, as strict mode
+/// requires: the values decide (`{"type": ["string", "null"], "enum": ["a"]}` only accepts
+/// `"a"`, so `null` leaves the type), unless null is the only type left, where the values
+/// were unsatisfiable anyway and null joins them.
+fn admit_null_only_as_value(map: &mut Map<String, Value>, types: &mut Vec<String>) {
+    if !types.iter().any(|t| t == "null") {
+        return;
+    }
+    let enum_excludes_null = map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| !values.contains(&Value::Null));
+    let const_excludes_null = map.get("const").is_some_and(|value| !value.is_null());
+    if !enum_excludes_null && !const_excludes_null {
+        return;
+    }
+    if types.len() > 1 {
+        types.retain(|t| t != "null");
+        return;
+    }
+    if let Some(value) = map.remove("const")
+        && !map.contains_key("enum")
+    {
+        map.insert("enum".to_owned(), json!([value]));
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+}
+
 /// The type-specific keywords of a typed schema, rewritten for strict mode.
 fn strict_typed(
     map: &Map<String, Value>,
     types: &[String],
-    root: &Value,
+    walk: &mut Walk<'_>,
     depth: usize,
     out: &mut Map<String, Value>,
 ) {
@@ -604,8 +709,8 @@ fn strict_typed(
     }
     if has("array") {
         let items = match item_schema(map) {
-            Some(items) => strict_schema(&items, root, depth + 1),
-            None => strict_schema(&Value::Bool(true), root, depth + 1),
+            Some(items) => strict_schema(&items, walk, depth + 1),
+            None => strict_schema(&Value::Bool(true), walk, depth + 1),
         };
         out.insert("items".to_owned(), items);
         copy_counts(map, out, &["minItems", "maxItems"]);
@@ -615,7 +720,7 @@ fn strict_typed(
         let mut properties = Map::new();
         if let Some(Value::Object(own)) = map.get("properties") {
             for (name, property) in own {
-                let mut property = strict_schema(property, root, depth + 1);
+                let mut property = strict_schema(property, walk, depth + 1);
                 if !required.contains(name) {
                     property = strict_nullable(property);
                 }
@@ -913,8 +1018,11 @@ pub fn strip_strict_nulls(original: &Value, arguments: &Value) -> Value {
 }
 
 /// Whether a canonical schema allows null.
-fn allows_null(root: &Value, schema: &Value, depth: usize) -> bool {
-    let Some(map) = expand(schema, root, depth) else {
+fn allows_null(schema: &Value, walk: &mut Walk<'_>, depth: usize) -> bool {
+    let mark = walk.inlined.len();
+    let map = expand(schema, walk, mark).filter(|_| depth <= MAX_DEPTH);
+    walk.inlined.truncate(mark);
+    let Some(map) = map else {
         return schema != &Value::Bool(false);
     };
     if map.get("nullable") == Some(&Value::Bool(true)) {
@@ -924,7 +1032,7 @@ fn allows_null(root: &Value, schema: &Value, depth: usize) -> bool {
         if let Some(Value::Array(branches)) = map.get(key) {
             return branches
                 .iter()
-                .any(|branch| allows_null(root, branch, depth + 1));
+                .any(|branch| allows_null(branch, walk, depth + 1));
         }
     }
     if let Some(Value::Array(values)) = map.get("enum") {
@@ -940,7 +1048,7 @@ fn allows_null(root: &Value, schema: &Value, depth: usize) -> bool {
 }
 
 fn strip_nulls(root: &Value, schema: &Value, value: &Value, depth: usize) -> Value {
-    let Some(mut map) = expand(schema, root, depth) else {
+    let Some(mut map) = expand_alone(schema, root).filter(|_| depth <= MAX_DEPTH) else {
         return value.clone();
     };
     rename_one_of(&mut map);
@@ -948,7 +1056,7 @@ fn strip_nulls(root: &Value, schema: &Value, value: &Value, depth: usize) -> Val
         Some(Value::Array(branches)) => branches
             .iter()
             .filter(|branch| !is_null_schema(branch))
-            .filter_map(|branch| expand(branch, root, depth + 1))
+            .filter_map(|branch| expand_alone(branch, root))
             .collect(),
         _ => Vec::new(),
     };
@@ -978,7 +1086,7 @@ fn strip_nulls(root: &Value, schema: &Value, value: &Value, depth: usize) -> Val
                 let property = declared.and_then(|declared| declared.get(name));
                 if member.is_null()
                     && !required.contains(name)
-                    && property.is_some_and(|p| !allows_null(root, p, depth + 1))
+                    && property.is_some_and(|p| !allows_null(p, &mut Walk::new(root), 0))
                 {
                     continue;
                 }
@@ -1040,8 +1148,7 @@ fn strip_nulls(root: &Value, schema: &Value, value: &Value, depth: usize) -> Val
 /// passes [`check_gemini_openapi`].
 pub fn gemini_openapi(schema: &Value) -> Value {
     let root = prepare_root(schema);
-    let mut stack = Vec::new();
-    match gemini_schema(&root, &root, &mut stack, true) {
+    match gemini_schema(&root, &mut Walk::new(&root), 0, true) {
         Some(Value::Object(map)) if map.get("type") == Some(&json!("object")) => Value::Object(map),
         _ => {
             let mut map = Map::new();
@@ -1110,36 +1217,36 @@ fn values_note(values: &[Value]) -> String {
 
 fn gemini_schema(
     schema: &Value,
-    root: &Value,
-    stack: &mut Vec<String>,
+    walk: &mut Walk<'_>,
+    depth: usize,
     is_root: bool,
 ) -> Option<Value> {
-    let Value::Object(source) = schema else {
-        return match schema {
-            Value::Bool(false) => None,
-            _ => Some(Value::Object(gemini_any())),
-        };
-    };
-    if stack.len() > MAX_DEPTH {
+    let mark = walk.inlined.len();
+    let out = gemini_inlined(schema, walk, depth, is_root, mark);
+    walk.inlined.truncate(mark);
+    out
+}
+
+/// [`gemini_schema`] with the references `schema` inlines kept on `walk.inlined` past `mark`,
+/// so that its children see them as recursion.
+fn gemini_inlined(
+    schema: &Value,
+    walk: &mut Walk<'_>,
+    depth: usize,
+    is_root: bool,
+    mark: usize,
+) -> Option<Value> {
+    if schema == &Value::Bool(false) || depth > MAX_DEPTH {
         return None;
     }
-    let mut map = source.clone();
-    if let Some(Value::String(reference)) = map.remove("$ref") {
-        if stack.contains(&reference) {
-            return None;
-        }
-        let target = resolve(root, &reference)?;
-        match target {
-            Value::Object(target) => merge_into(&mut map, target),
-            Value::Bool(true) => {}
-            _ => return None,
-        }
-        stack.push(reference);
-        let result = gemini_schema(&Value::Object(map), root, stack, is_root);
-        stack.pop();
-        return result;
+    if !schema.is_object() {
+        return Some(Value::Object(gemini_any()));
     }
-    flatten_all_of(&mut map, root, stack.len());
+    let mut map = expand(schema, walk, mark)?;
+    if map.contains_key("$ref") {
+        // Recursion (cut here) or a reference that does not resolve.
+        return None;
+    }
     rename_one_of(&mut map);
     distribute(&mut map);
     let mut nullable = map.get("nullable") == Some(&Value::Bool(true));
@@ -1162,7 +1269,7 @@ fn gemini_schema(
         for branch in branches {
             if is_null_schema(branch) {
                 nullable = true;
-            } else if let Some(branch) = gemini_schema(branch, root, stack, false) {
+            } else if let Some(branch) = gemini_schema(branch, walk, depth + 1, false) {
                 kept.push(branch);
             }
         }
@@ -1175,7 +1282,7 @@ fn gemini_schema(
         let mut notes = Vec::new();
         let mut parts = Vec::new();
         for name in &types {
-            if let Some(part) = gemini_typed(&map, name, root, stack, is_root, &mut notes) {
+            if let Some(part) = gemini_typed(&map, name, walk, depth, is_root, &mut notes) {
                 parts.push(Value::Object(part));
             }
         }
@@ -1213,8 +1320,8 @@ fn gemini_schema(
 fn gemini_typed(
     map: &Map<String, Value>,
     name: &str,
-    root: &Value,
-    stack: &mut Vec<String>,
+    walk: &mut Walk<'_>,
+    depth: usize,
     is_root: bool,
     notes: &mut Vec<String>,
 ) -> Option<Map<String, Value>> {
@@ -1276,7 +1383,7 @@ fn gemini_typed(
         }
         "array" => {
             let items = match item_schema(map) {
-                Some(items) => gemini_schema(&items, root, stack, false)?,
+                Some(items) => gemini_schema(&items, walk, depth + 1, false)?,
                 None => Value::Object(gemini_any()),
             };
             out.insert("items".to_owned(), items);
@@ -1286,7 +1393,7 @@ fn gemini_typed(
             let mut properties = Map::new();
             if let Some(Value::Object(own)) = map.get("properties") {
                 for (property, schema) in own {
-                    if let Some(schema) = gemini_schema(schema, root, stack, false) {
+                    if let Some(schema) = gemini_schema(schema, walk, depth + 1, false) {
                         properties.insert(property.clone(), schema);
                     }
                 }
@@ -2095,6 +2202,126 @@ mod tests {
         );
         let gemini = gemini_ok(&root_union);
         assert_eq!(gemini["required"], json!(["owner"]));
+    }
+
+    #[test]
+    fn recursive_all_of_is_kept_as_a_reference_or_cut() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"allOf": [{"$ref": "#"}]},
+                "b": {"allOf": [{"$ref": "#"}], "description": "Again"}
+            }
+        });
+        let strict = strict_ok(&schema);
+        // Inlined once, then the recursion is a reference, as strict mode allows.
+        let a = &strict["properties"]["a"];
+        assert_eq!(a["type"], json!(["object", "null"]));
+        assert_eq!(
+            a["properties"]["a"],
+            json!({"anyOf": [{"$ref": "#"}, {"type": "null"}]})
+        );
+        // Gemini cannot express recursion: the recursive properties are cut, and with them
+        // the objects left without properties.
+        assert_eq!(
+            gemini_ok(&schema),
+            json!({"type": "object", "properties": {}})
+        );
+    }
+
+    #[test]
+    fn shared_definitions_stay_within_the_budget() {
+        // `D0` uses `D1` twice, `D1` uses `D2` twice, ...: inlining it all would give 2^40
+        // schemas. The rewrite stops at its budget and still gives valid schemas.
+        let mut defs = Map::new();
+        for level in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/D{}", level + 1)});
+            defs.insert(
+                format!("D{level}"),
+                json!({"type": "object", "properties": {"l": next.clone(), "r": {"allOf": [next]}}}),
+            );
+        }
+        defs.insert("D40".to_owned(), json!({"type": "string"}));
+        let schema = json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/D0"}},
+            "$defs": defs
+        });
+        let strict = strict_ok(&schema);
+        assert_eq!(
+            strict["properties"]["tree"],
+            json!({"anyOf": [{"$ref": "#/$defs/D0"}, {"type": "null"}]})
+        );
+        let gemini = gemini_ok(&schema);
+        assert_eq!(gemini["properties"]["tree"]["type"], json!("object"));
+        let arguments = json!({"tree": {"l": {"l": null, "r": null}, "r": null}});
+        assert_eq!(
+            strip_strict_nulls(&schema, &arguments),
+            json!({"tree": {"l": {}}})
+        );
+    }
+
+    #[test]
+    fn nullable_enum_and_const_agree_with_their_type() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "mode": {"type": ["string", "null"], "enum": ["fast", "slow"]},
+                "kind": {"type": ["string", "null"], "const": "issue"},
+                "either": {"type": ["string", "null"], "enum": ["a", null]},
+                "nothing": {"type": "null", "enum": ["a"]}
+            },
+            "required": ["mode", "kind", "either", "nothing"]
+        });
+        let strict = strict_ok(&schema);
+        // The values decide: null was never allowed.
+        assert_eq!(
+            strict["properties"]["mode"],
+            json!({"type": "string", "enum": ["fast", "slow"]})
+        );
+        assert_eq!(
+            strict["properties"]["kind"],
+            json!({"type": "string", "const": "issue"})
+        );
+        assert_eq!(
+            strict["properties"]["either"],
+            json!({"type": ["string", "null"], "enum": ["a", null]})
+        );
+        assert_eq!(
+            strict["properties"]["nothing"],
+            json!({"type": "null", "enum": ["a", null]})
+        );
+    }
+
+    #[test]
+    fn every_root_becomes_an_object_schema() {
+        for root in [
+            json!({"type": "object", "anyOf": []}),
+            json!({"$ref": "#"}),
+            json!({"$ref": "#/$defs/Missing", "properties": {"a": {"type": "string"}}}),
+            json!({"type": "string"}),
+            json!({"type": ["object", "null"], "properties": {"a": {"type": "string"}}}),
+            json!({"type": "object", "nullable": true}),
+            json!({"type": "object", "properties": {"x": {"type": "integer"}}, "anyOf": [{"type": "string"}]}),
+            json!({"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "null"}]}),
+            json!(true),
+            json!(false),
+            json!([1, 2]),
+        ] {
+            let strict = strict_ok(&root);
+            assert_eq!(strict["type"], json!("object"), "{root}");
+            let gemini = gemini_ok(&root);
+            assert_eq!(gemini["type"], json!("object"), "{root}");
+        }
+        // What can be kept is kept: the properties beside a contradicting union, the object
+        // branch of a nullable union.
+        let contradicting = json!({"type": "object", "properties": {"x": {"type": "integer"}}, "anyOf": [{"type": "string"}]});
+        assert_eq!(
+            strict_ok(&contradicting)["properties"]["x"],
+            json!({"type": ["integer", "null"]})
+        );
+        let nullable_union = json!({"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "null"}]});
+        assert_eq!(strict_ok(&nullable_union)["required"], json!(["a"]));
     }
 
     #[test]

@@ -103,15 +103,18 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
         };
         let call_path = join(&part_path, "functionCall");
         let call = reader.object(call, &call_path, "a function call")?;
-        let name = reader.string(call, &call_path, "name")?;
+        let name = reader.non_empty_string(call, &call_path, "name")?;
         let arguments = match call.get("args") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(args @ Value::Object(_)) => args.clone(),
             Some(_) => return Err(reader.error(&join(&call_path, "args"), "an args object")),
         };
         let id = match call.get("id") {
-            None | Some(Value::Null) => format!("{SYNTHESIZED_ID_PREFIX}{}", calls.len()),
-            Some(Value::String(id)) => id.clone(),
+            Some(Value::String(id)) if !id.is_empty() => id.clone(),
+            // Gemini ids are optional; an empty one is as good as none.
+            None | Some(Value::Null | Value::String(_)) => {
+                format!("{SYNTHESIZED_ID_PREFIX}{}", calls.len())
+            }
             Some(_) => return Err(reader.error(&join(&call_path, "id"), "a string")),
         };
         calls.push(ToolCall {
@@ -229,7 +232,7 @@ mod tests {
     fn calls_without_args_and_responses_without_content() {
         let content = json!({"role": "model", "parts": [
             {"text": "Checking who you are."},
-            {"functionCall": {"name": "get_me"}}
+            {"functionCall": {"name": "get_me", "id": ""}}
         ]});
         assert_eq!(
             parse_tool_calls(&content),
@@ -254,6 +257,12 @@ mod tests {
         assert_eq!(
             parse_tool_calls(&bad).expect_err("array args").path(),
             "/candidates/0/content/parts/1/functionCall/args"
+        );
+        let mut unnamed = response();
+        unnamed["candidates"][0]["content"]["parts"][1]["functionCall"]["name"] = json!("");
+        assert_eq!(
+            parse_tool_calls(&unnamed).expect_err("empty name").path(),
+            "/candidates/0/content/parts/1/functionCall/name"
         );
         let prompt_blocked = json!({"promptFeedback": {"blockReason": "SAFETY"}});
         assert_eq!(

@@ -151,15 +151,17 @@ impl Reader {
     }
 
     /// The string member `key` of `object` at `path`; missing or non-string is an error.
-    pub(crate) fn string(
+    /// The string member `key` of `object`, which must not be empty (it names a tool or a
+    /// call: an empty one could not be answered or would match nothing).
+    pub(crate) fn non_empty_string(
         &self,
         object: &Map<String, Value>,
         path: &str,
         key: &str,
     ) -> Result<String, ParseError> {
         match object.get(key) {
-            Some(Value::String(text)) => Ok(text.clone()),
-            _ => Err(self.error(&join(path, key), "a string")),
+            Some(Value::String(text)) if !text.is_empty() => Ok(text.clone()),
+            _ => Err(self.error(&join(path, key), "a non-empty string")),
         }
     }
 

@@ -93,13 +93,13 @@ fn parse_call(reader: &Reader, call: &Value, path: &str) -> Result<ToolCall, Par
             return Err(reader.error(&join(path, "type"), "\"function\""));
         }
     }
-    let id = reader.string(call, path, "id")?;
+    let id = reader.non_empty_string(call, path, "id")?;
     let function_path = join(path, "function");
     let function = call
         .get("function")
         .ok_or_else(|| reader.error(&function_path, "the called function"))?;
     let function = reader.object(function, &function_path, "the called function")?;
-    let name = reader.string(function, &function_path, "name")?;
+    let name = reader.non_empty_string(function, &function_path, "name")?;
     let arguments = match function.get("arguments") {
         Some(arguments @ (Value::String(_) | Value::Object(_))) => arguments.clone(),
         _ => {
@@ -252,7 +252,15 @@ mod tests {
         let error = parse_tool_calls(&response).expect_err("no id");
         assert_eq!(
             error.to_string(),
-            "invalid OpenAI Chat Completions response: expected a string at /choices/0/message/tool_calls/0/id"
+            "invalid OpenAI Chat Completions response: expected a non-empty string at /choices/0/message/tool_calls/0/id"
+        );
+
+        let mut response = completion();
+        response["choices"][0]["message"]["tool_calls"][1]["function"]["name"] = json!("");
+        let error = parse_tool_calls(&response).expect_err("empty name");
+        assert_eq!(
+            error.path(),
+            "/choices/0/message/tool_calls/1/function/name"
         );
 
         assert_eq!(

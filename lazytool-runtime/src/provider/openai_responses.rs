@@ -62,8 +62,8 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
         if item.get("type").and_then(Value::as_str) != Some("function_call") {
             continue;
         }
-        let id = reader.string(item, &item_path, "call_id")?;
-        let name = reader.string(item, &item_path, "name")?;
+        let id = reader.non_empty_string(item, &item_path, "call_id")?;
+        let name = reader.non_empty_string(item, &item_path, "name")?;
         let arguments = match item.get("arguments") {
             Some(arguments @ (Value::String(_) | Value::Object(_))) => arguments.clone(),
             _ => {
