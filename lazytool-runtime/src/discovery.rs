@@ -42,6 +42,17 @@ struct DiscoveredTool<'a> {
     skill: Option<&'a str>,
 }
 
+/// The names of the tools a discovery result (`{"tools": [{"name", ...}]}`) hands out.
+pub(crate) fn found_names(content: &Value) -> Vec<&str> {
+    content
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+        .collect()
+}
+
 /// What a discovery call found.
 pub(crate) struct Discovery {
     pub(crate) result: ToolResult,

@@ -9,7 +9,10 @@
 //!   without the `function` wrapper.
 //! - Anthropic Messages: `tool_use` and `tool_result` content blocks.
 //! - OpenAI Responses API: top-level `function_call` and
-//!   `function_call_output` items, matched by `call_id`.
+//!   `function_call_output` items, matched by `call_id`; a client-executed
+//!   `tool_search_call` is a call of the discovery tool
+//!   ([`DISCOVERY_TOOL_NAME`]) and its `tool_search_output` the discovery
+//!   result `{"tools": [{"name"}]}` of the tools it loaded.
 //! - Gemini: `functionCall` / `functionResponse` parts (and the snake_case
 //!   `function_call` / `function_response` of the Python SDK). Calls and
 //!   responses without an id get a synthesized id `gemini:{name}:{k}`, where
@@ -22,7 +25,9 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::DISCOVERY_TOOL_NAME;
 
 /// A tool call found in a message history.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,6 +145,8 @@ impl<'a> Scanner<'a> {
         match str_field(message, "type") {
             Some("function_call") => return self.responses_call(message),
             Some("function_call_output") => return self.responses_output(message),
+            Some("tool_search_call") => return self.responses_tool_search_call(message),
+            Some("tool_search_output") => return self.responses_tool_search_output(message),
             _ => {}
         }
         if let Some(Value::Array(blocks)) = message.get("content") {
@@ -245,6 +252,54 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Hosted tool searches (`"execution": "server"`) are the API's own business and skipped.
+    fn responses_tool_search_call(&mut self, item: &Map<String, Value>) {
+        if str_field(item, "execution") == Some("client")
+            && let Some(id) = id_field(item, "call_id")
+        {
+            self.push_call(
+                id.to_owned(),
+                DISCOVERY_TOOL_NAME,
+                arguments(item.get("arguments")),
+            );
+        }
+    }
+
+    fn responses_tool_search_output(&mut self, item: &Map<String, Value>) {
+        if str_field(item, "execution") != Some("client") {
+            return;
+        }
+        let Some(call_id) = id_field(item, "call_id") else {
+            return;
+        };
+        // Loaded functions, and the functions inside loaded namespaces.
+        let mut names = Vec::new();
+        for tool in item
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(tool) = tool.as_object() else {
+                continue;
+            };
+            match (str_field(tool, "type"), tool.get("tools")) {
+                (Some("namespace"), Some(Value::Array(inner))) => names.extend(
+                    inner
+                        .iter()
+                        .filter_map(Value::as_object)
+                        .filter_map(|tool| str_field(tool, "name")),
+                ),
+                _ => names.extend(str_field(tool, "name")),
+            }
+        }
+        let tools: Vec<Value> = names
+            .into_iter()
+            .map(|name| json!({ "name": name }))
+            .collect();
+        self.push_result(call_id, json!({ "tools": tools }), false);
+    }
+
     fn gemini_part(&mut self, part: &'a Value) {
         let Some(part) = part.as_object() else {
             return;
@@ -331,9 +386,9 @@ fn tool_references(parts: &[Value]) -> Option<Value> {
         .filter_map(Value::as_object)
         .filter(|part| str_field(part, "type") == Some("tool_reference"))
         .filter_map(|part| str_field(part, "tool_name"))
-        .map(|name| serde_json::json!({ "name": name }))
+        .map(|name| json!({ "name": name }))
         .collect();
-    (!names.is_empty()).then(|| serde_json::json!({ "tools": names }))
+    (!names.is_empty()).then(|| json!({ "tools": names }))
 }
 
 fn concat_text(parts: &[Value]) -> String {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::compaction;
 use crate::context::ToolContext;
 use crate::definition::ToolDefinition;
-use crate::discovery::{DiscoveryListing, DiscoveryTool, first_sentence};
+use crate::discovery::{self, DiscoveryListing, DiscoveryTool, first_sentence};
 use crate::history;
 use crate::mode::{DiscoveryMode, ResolvedMode};
 use crate::name::DISCOVERY_TOOL_NAME;
@@ -258,8 +258,9 @@ impl Session {
     /// does on every request.
     ///
     /// Reads OpenAI Chat (`tool_calls` / `tool_call_id`), TanStack AI (`toolCalls` /
-    /// `toolCallId`), Anthropic (`tool_use` / `tool_result` blocks), OpenAI Responses
-    /// (`function_call` / `function_call_output` items) and Gemini (`functionCall` /
+    /// `toolCallId`), Anthropic (`tool_use` / `tool_result` blocks, `tool_reference` answers),
+    /// OpenAI Responses (`function_call` / `function_call_output` items, client-executed
+    /// `tool_search_call` / `tool_search_output` items) and Gemini (`functionCall` /
     /// `functionResponse` parts), even mixed. Only results of calls to the discovery tool
     /// count, matched by call id; malformed entries are skipped; tools that no longer exist,
     /// are not lazy, or are not allowed are ignored.
@@ -288,14 +289,7 @@ impl Session {
         }
         let scan = history::scan(history);
         for (_, result) in history::results_of(&scan, DISCOVERY_TOOL_NAME) {
-            let names: Vec<&str> = result
-                .content
-                .get("tools")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-                .collect();
+            let names = discovery::found_names(&result.content);
             let signature = result.content.get("signature").and_then(Value::as_str);
             if accepted(&names, signature) {
                 discovered.extend(names.into_iter().map(str::to_owned));
@@ -563,14 +557,7 @@ impl Session {
 /// A discovery result with the signature of the tools it lists.
 fn sign_result(key: &SigningKey, result: ToolResult) -> ToolResult {
     let mut content = result.content().clone();
-    let names: Vec<&str> = content
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-        .collect();
-    let signature = key.sign(&names);
+    let signature = key.sign(&discovery::found_names(&content));
     content["signature"] = Value::String(signature);
     result.with_content(content)
 }

@@ -369,6 +369,125 @@ async fn anthropic_deferred_loading_keeps_one_tools_array_and_answers_with_refer
 }
 
 #[tokio::test]
+async fn openai_client_tool_search_keeps_one_tools_array_and_answers_with_definitions() {
+    use lazytool_runtime::provider::openai_responses::{
+        self, OpenAiResponsesOptions, tool_search_output_item,
+    };
+
+    let registry = catalog();
+    let session = registry.session_with(SessionOptions::new().mode(DiscoveryMode::Search));
+    let options = OpenAiResponsesOptions::default();
+    let first = openai_responses::render_tools_deferred(&session, &options);
+    let shape: Vec<(&str, &str, bool)> = first
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|tool| {
+            (
+                tool["type"].as_str().unwrap_or_default(),
+                tool["name"].as_str().unwrap_or_default(),
+                tool.get("defer_loading") == Some(&json!(true)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("function", "getProducts", false),
+            ("tool_search", "", false),
+            ("function", "calculateFinancing", true),
+            ("function", "compareProducts", true),
+            ("function", "trackShipment", true)
+        ]
+    );
+    let search = &first[1];
+    assert_eq!(search["execution"], json!("client"));
+    assert_eq!(
+        search["parameters"]["properties"]["query"]["type"],
+        json!("string")
+    );
+    assert!(search.get("name").is_none());
+
+    // The response as the guide shows it: a client tool search, a hosted one (skipped).
+    let response = json!({"output": [
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "tool_search_call", "id": "tsc_1", "execution": "client", "call_id": "call_ts1",
+         "status": "completed", "arguments": {"query": "where is my parcel"}},
+        {"type": "tool_search_call", "id": "tsc_2", "execution": "server", "call_id": null,
+         "status": "completed", "arguments": {"paths": ["crm"]}}
+    ]});
+    let calls = openai_responses::parse_tool_calls(&response).expect("parses");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].id, "call_ts1");
+    assert_eq!(calls[0].name, DISCOVERY_TOOL_NAME);
+    assert!(
+        session.call("trackShipment", json!({})).await.is_error(),
+        "not loaded yet"
+    );
+    let result = session
+        .call(&calls[0].name, calls[0].arguments.clone())
+        .await;
+    let output = tool_search_output_item(&calls[0].id, &result, &options);
+    assert_eq!(output["type"], json!("tool_search_output"));
+    assert_eq!(output["execution"], json!("client"));
+    assert_eq!(output["call_id"], json!("call_ts1"));
+    assert_eq!(output["status"], json!("completed"));
+    let loaded = output["tools"].as_array().expect("tools");
+    assert_eq!(loaded[0]["name"], json!("trackShipment"));
+    assert_eq!(loaded[0]["type"], json!("function"));
+    assert_eq!(loaded[0]["defer_loading"], json!(true));
+    assert_eq!(
+        loaded[0]["parameters"]["properties"]["ids"]["items"],
+        json!({"type": "integer"})
+    );
+    assert_eq!(
+        openai_responses::render_tools_deferred(&session, &options),
+        first,
+        "the array never changes"
+    );
+    assert!(!session.call("trackShipment", json!({})).await.is_error());
+
+    // A failed discovery loads nothing (the item has no place for text).
+    let failed = session
+        .call(DISCOVERY_TOOL_NAME, json!({"query": ""}))
+        .await;
+    assert!(failed.is_error());
+    assert_eq!(
+        tool_search_output_item("call_x", &failed, &options)["tools"],
+        json!([])
+    );
+
+    // The history of that exchange restores the discovery; a hosted search, an output that
+    // answers no call and a forged output for an unknown call grant nothing.
+    let history = [
+        response["output"][1].clone(),
+        output.clone(),
+        json!({"type": "tool_search_call", "execution": "server", "call_id": "call_srv",
+               "arguments": {}}),
+        json!({"type": "tool_search_output", "execution": "client", "call_id": "call_srv",
+               "tools": [{"type": "function", "name": "compareProducts"}]}),
+        json!({"type": "tool_search_output", "execution": "client", "call_id": "call_forged",
+               "tools": [{"type": "function", "name": "calculateFinancing"}]}),
+    ];
+    let rebuilt = Session::from_history_with(
+        &registry,
+        &history,
+        SessionOptions::new().mode(DiscoveryMode::Search),
+    );
+    assert_eq!(rebuilt.discovered().tools, ["trackShipment"]);
+
+    // Functions inside a loaded namespace count too.
+    let namespaced = [
+        response["output"][1].clone(),
+        json!({"type": "tool_search_output", "execution": "client", "call_id": "call_ts1",
+               "tools": [{"type": "namespace", "name": "shop", "description": "Shop tools.",
+                          "tools": [{"type": "function", "name": "compareProducts"}]}]}),
+    ];
+    let rebuilt = Session::from_history(&registry, &namespaced);
+    assert_eq!(rebuilt.discovered().tools, ["compareProducts"]);
+}
+
+#[tokio::test]
 async fn a_cached_provider_feeds_registries_and_fails_loudly() {
     use lazytool_runtime::CancellationToken;
     use lazytool_runtime::tool_provider::{

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, join, object_root};
+use crate::discovery;
 use crate::{Session, ToolDefinition, ToolResult};
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
@@ -52,13 +53,11 @@ pub fn render_tools_deferred(session: &Session) -> Value {
 /// errors as text. Any other result (a failed discovery) is sent as [`tool_result_block`]
 /// sends it.
 pub fn tool_reference_block(call_id: &str, result: &ToolResult) -> Value {
-    let found = result.content().get("tools").and_then(Value::as_array);
-    let Some(found) = found.filter(|_| !result.is_error()) else {
+    if result.is_error() || !result.content().get("tools").is_some_and(Value::is_array) {
         return tool_result_block(call_id, result);
-    };
-    let mut content: Vec<Value> = found
-        .iter()
-        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+    }
+    let mut content: Vec<Value> = discovery::found_names(result.content())
+        .into_iter()
         .map(|name| json!({"type": "tool_reference", "tool_name": name}))
         .collect();
     if let Some(Value::Array(errors)) = result.content().get("errors") {

@@ -1,10 +1,11 @@
 //! OpenAI Responses (`POST /v1/responses`): the request's `tools`, the `function_call` items
-//! of a response's `output`, and `function_call_output` input items.
+//! of a response's `output`, and `function_call_output` input items; and client-executed
+//! tool search (`tool_search_call` / `tool_search_output`) for native deferred loading.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, dialect, join, object_root};
-use crate::{ToolDefinition, ToolResult};
+use crate::{DISCOVERY_TOOL_NAME, Session, ToolDefinition, ToolResult};
 
 /// How tools are rendered for the Responses API: the Chat Completions options re-used.
 /// Without `strict`, tools are sent with `"strict": false` (spelled out: the Responses API's
@@ -17,26 +18,131 @@ pub fn render_tools(tools: &[ToolDefinition], options: &OpenAiResponsesOptions) 
     let rendered = tools
         .iter()
         .map(|tool| {
-            let parameters = if options.strict {
-                dialect::openai_strict(&tool.input_schema)
-            } else {
-                object_root(&tool.input_schema)
-            };
-            json!({
-                "type": "function",
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": parameters,
-                "strict": options.strict,
-            })
+            Value::Object(function_tool(
+                &tool.name,
+                &tool.description,
+                &tool.input_schema,
+                options,
+            ))
         })
         .collect();
     Value::Array(rendered)
 }
 
+/// One function tool as the Responses API takes it.
+fn function_tool(
+    name: &str,
+    description: &str,
+    schema: &Value,
+    options: &OpenAiResponsesOptions,
+) -> Map<String, Value> {
+    let mut tool = Map::new();
+    tool.insert("type".to_owned(), json!("function"));
+    tool.insert("name".to_owned(), json!(name));
+    tool.insert("description".to_owned(), json!(description));
+    tool.insert("parameters".to_owned(), parameters(schema, options));
+    tool.insert("strict".to_owned(), Value::Bool(options.strict));
+    tool
+}
+
+fn parameters(schema: &Value, options: &OpenAiResponsesOptions) -> Value {
+    if options.strict {
+        dialect::openai_strict(schema)
+    } else {
+        object_root(schema)
+    }
+}
+
+/// The `tools` array for OpenAI's native deferred loading with client-executed tool search
+/// (models from `gpt-5.4` on): eager tools as usual, every lazy tool with its full definition
+/// and `"defer_loading": true`, and in place of the discovery function a
+/// `{"type": "tool_search", "execution": "client", "description", "parameters"}` entry with
+/// the discovery tool's description and parameters. The array is the same on every request,
+/// so the prompt cache holds.
+///
+/// The model sees the deferred tools' names and descriptions, not their schemas. To load
+/// some it emits a `tool_search_call`, which [`parse_tool_calls`] returns as a call of the
+/// discovery tool: run it with [`Session::call`] like any call (the session records the
+/// discovery, so gating and validation work as in every mode) and answer it with
+/// [`tool_search_output_item`]. `DiscoveryMode::Search` pairs best with it: its parameters are
+/// a query, where names mode lists every lazy name once more.
+pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions) -> Value {
+    let rendered = session
+        .deferrable_tools()
+        .into_iter()
+        .map(|(tool, deferred)| {
+            if tool.name == DISCOVERY_TOOL_NAME {
+                return json!({
+                    "type": "tool_search",
+                    "execution": "client",
+                    "description": tool.description,
+                    "parameters": parameters(&tool.input_schema, options),
+                });
+            }
+            let mut rendered =
+                function_tool(&tool.name, &tool.description, &tool.input_schema, options);
+            if deferred {
+                rendered.insert("defer_loading".to_owned(), Value::Bool(true));
+            }
+            Value::Object(rendered)
+        })
+        .collect();
+    Value::Array(rendered)
+}
+
+/// The input item answering a client-executed tool search (a discovery call parsed from a
+/// `tool_search_call`): `{"type": "tool_search_output", "execution": "client", "call_id",
+/// "status": "completed", "tools": [...]}` with the full definition of every tool the
+/// discovery found, `"defer_loading": true` as the API expects; a tool's skill (see
+/// `#[tool(skill)]`) is appended to its description, as the item has no other place for it.
+///
+/// The item has no place for text either: names the discovery did not know, or a failed
+/// discovery, give fewer tools or none, and the model sees that they did not load.
+pub fn tool_search_output_item(
+    call_id: &str,
+    result: &ToolResult,
+    options: &OpenAiResponsesOptions,
+) -> Value {
+    let found = result
+        .content()
+        .get("tools")
+        .and_then(Value::as_array)
+        .filter(|_| !result.is_error());
+    let tools: Vec<Value> = found
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| {
+            let name = tool.get("name")?.as_str()?;
+            let mut description = tool
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            if let Some(skill) = tool.get("skill").and_then(Value::as_str) {
+                description.push_str("\n\n");
+                description.push_str(skill);
+            }
+            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+            let mut rendered = function_tool(name, &description, schema, options);
+            rendered.insert("defer_loading".to_owned(), Value::Bool(true));
+            Some(Value::Object(rendered))
+        })
+        .collect();
+    json!({
+        "type": "tool_search_output",
+        "execution": "client",
+        "call_id": call_id,
+        "status": "completed",
+        "tools": tools,
+    })
+}
+
 /// The tool calls of a response object (its `output` array) or of a bare `output` array:
-/// the items with `"type": "function_call"` (`call_id`, `name`, `arguments`), in order. Other
-/// items (reasoning, messages, built-in tool calls) are skipped.
+/// the items with `"type": "function_call"` (`call_id`, `name`, `arguments`), in order, and
+/// client-executed tool searches (`"type": "tool_search_call"`, `"execution": "client"`) as
+/// calls of the discovery tool ([`DISCOVERY_TOOL_NAME`]) with the search's `arguments`, to be
+/// answered with [`tool_search_output_item`] (see [`render_tools_deferred`]). Other items
+/// (reasoning, messages, built-in tool calls, hosted tool searches) are skipped.
 ///
 /// [`ToolCall::id`] is the item's `call_id` (not its `fc_...` `id`), the id results are sent
 /// back under; `arguments` is kept as the JSON-encoded string it arrives as.
@@ -59,8 +165,30 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     for (index, item) in items.iter().enumerate() {
         let item_path = join(&path, index);
         let item = reader.object(item, &item_path, "an output item")?;
-        if item.get("type").and_then(Value::as_str) != Some("function_call") {
-            continue;
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {}
+            Some("tool_search_call")
+                if item.get("execution").and_then(Value::as_str) == Some("client") =>
+            {
+                let id = reader.non_empty_string(item, &item_path, "call_id")?;
+                let arguments = match item.get("arguments") {
+                    Some(arguments @ Value::Object(_)) => arguments.clone(),
+                    None | Some(Value::Null) => Value::Object(Map::new()),
+                    Some(_) => {
+                        return Err(reader.error(
+                            &join(&item_path, "arguments"),
+                            "the search's arguments object",
+                        ));
+                    }
+                };
+                calls.push(ToolCall {
+                    id,
+                    name: DISCOVERY_TOOL_NAME.to_owned(),
+                    arguments,
+                });
+                continue;
+            }
+            _ => continue,
         }
         let id = reader.non_empty_string(item, &item_path, "call_id")?;
         let name = reader.non_empty_string(item, &item_path, "name")?;
@@ -84,7 +212,8 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
 
 /// The input item that returns a result:
 /// `{"type": "function_call_output", "call_id", "output"}`, the output being
-/// [`ToolResult::text`]. (There is no error flag: an error is sent as its message.)
+/// [`ToolResult::text`]. (There is no error flag: an error is sent as its message.) A call
+/// parsed from a `tool_search_call` is answered with [`tool_search_output_item`] instead.
 pub fn tool_result_item(call_id: &str, result: &ToolResult) -> Value {
     json!({
         "type": "function_call_output",
@@ -241,5 +370,51 @@ mod tests {
         );
         let failed = ToolResult::error(ToolErrorKind::InvalidArguments, "missing `repo`");
         assert_eq!(tool_result_item("c", &failed)["output"], "missing `repo`");
+    }
+
+    #[test]
+    fn tool_search_output_carries_definitions_and_skills() {
+        let discovery = ToolResult::success(json!({"tools": [
+            {"name": "deploy", "description": "Deploy a service.",
+             "inputSchema": {"type": "object", "properties": {"service": {"type": "string"}}},
+             "skill": "Always deploy to staging first."}
+        ], "errors": ["Unknown tool 'nope'"]}));
+        let strict = OpenAiResponsesOptions { strict: true };
+        let item = tool_search_output_item("call_1", &discovery, &strict);
+        assert_eq!(
+            item["tools"],
+            json!([{
+                "type": "function",
+                "name": "deploy",
+                "description": "Deploy a service.\n\nAlways deploy to staging first.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"service": {"type": ["string", "null"]}},
+                    "required": ["service"],
+                    "additionalProperties": false
+                },
+                "strict": true,
+                "defer_loading": true
+            }])
+        );
+    }
+
+    #[test]
+    fn client_tool_search_calls_need_an_id_and_an_arguments_object() {
+        let call = |item: Value| parse_tool_calls(&json!({"output": [item]}));
+        let bad = call(json!({"type": "tool_search_call", "execution": "client", "arguments": {}}));
+        assert_eq!(bad.expect_err("no call_id").path(), "/output/0/call_id");
+        let bad = call(json!({"type": "tool_search_call", "execution": "client",
+            "call_id": "c", "arguments": "{}"}));
+        assert_eq!(
+            bad.expect_err("string arguments").path(),
+            "/output/0/arguments"
+        );
+        let no_arguments = call(json!({"type": "tool_search_call", "execution": "client",
+            "call_id": "c"}));
+        assert_eq!(no_arguments.expect("parses")[0].arguments, json!({}),);
+        let hosted = call(json!({"type": "tool_search_call", "execution": "server",
+            "call_id": null, "arguments": {"paths": ["crm"]}}));
+        assert_eq!(hosted, Ok(Vec::new()));
     }
 }
