@@ -114,26 +114,22 @@ impl DiscoveryTool {
                     }),
                 )
             }
+            // Every token here is paid on every request: the wording is kept short. The
+            // search also accepts `toolNames` (a tool name as the query finds it, too).
             ResolvedMode::Search => (
                 format!(
-                    "Searches {} more tools that are available but not loaded yet. Describe what you \
-                     need to do in a few keywords; it returns the best matching tools with their \
-                     descriptions and argument schemas, and from your next turn on you can call them \
-                     directly. To load tools whose names you know, pass toolNames instead.",
+                    "Searches {} tools not loaded yet by keywords for what you need. Returns the \
+                     best matches ({DEFAULT_SEARCH_LIMIT} unless you set limit) with their schemas; \
+                     you can call them from your next turn.",
                     lazy.len()
                 ),
                 json!({
                     "type": "object",
                     "properties": {
-                        "query": {"type": "string", "description": "Keywords describing the task."},
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": MAX_SEARCH_LIMIT,
-                            "description": format!("How many tools to return (default {DEFAULT_SEARCH_LIMIT}).")
-                        },
-                        "toolNames": tool_names_property
-                    }
+                        "query": {"type": "string"},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT}
+                    },
+                    "required": ["query"]
                 }),
             ),
             ResolvedMode::CacheStable => (

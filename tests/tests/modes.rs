@@ -67,8 +67,8 @@ async fn search_mode_finds_tools_by_keywords_and_activates_them() {
     assert_eq!(session.mode(), ResolvedMode::Search);
     let first = session.active_tools();
     assert_eq!(names(&first), ["getProducts", DISCOVERY_TOOL_NAME]);
-    assert!(first[1].description.contains("Searches 3 more tools"));
-    assert!(first[1].input_schema["properties"]["query"].is_object());
+    assert!(first[1].description.contains("Searches 3 tools"));
+    assert_eq!(first[1].input_schema["required"], json!(["query"]));
 
     let result = session
         .call(
@@ -94,6 +94,11 @@ async fn search_mode_finds_tools_by_keywords_and_activates_them() {
         )
         .await;
     assert_eq!(by_name.content()["tools"][0]["name"], "compareProducts");
+    // A name from a catalog-change notice, used as the query, finds its tool first.
+    let named = session
+        .call(DISCOVERY_TOOL_NAME, json!({"query": "calculateFinancing"}))
+        .await;
+    assert_eq!(named.content()["tools"][0]["name"], "calculateFinancing");
 
     let nothing = session
         .call(DISCOVERY_TOOL_NAME, json!({"query": "zzzz"}))
