@@ -9,12 +9,14 @@ use crate::result::{ToolErrorKind, ToolResult};
 /// cannot flood the model's context.
 const MAX_REPORTED_VIOLATIONS: usize = 8;
 
-/// Rejects arguments over the size or depth limits before anything else looks at them.
-pub(crate) fn within_limits(
+/// Rejects arguments over the size or depth limits before anything else looks at them. The
+/// caller drops rejected arguments with [`crate::limits::dispose`] (they may be too deep for
+/// serde_json's recursive drop).
+pub(crate) fn check_limits(
     tool: &str,
-    arguments: Value,
+    arguments: &Value,
     limits: &CallLimits,
-) -> Result<Value, ToolResult> {
+) -> Result<(), ToolResult> {
     let too_large = || {
         invalid(
             tool,
@@ -24,31 +26,26 @@ pub(crate) fn within_limits(
             ),
         )
     };
-    if let Value::String(text) = &arguments
+    if let Value::String(text) = arguments
         && text.len() > limits.max_argument_bytes
     {
         return Err(too_large());
     }
-    match crate::limits::check(
-        &arguments,
+    crate::limits::check(
+        arguments,
         limits.max_argument_bytes,
         limits.max_argument_depth,
-    ) {
-        Ok(()) => Ok(arguments),
-        Err(excess) => {
-            crate::limits::dispose(arguments);
-            Err(match excess {
-                Excess::TooLarge => too_large(),
-                Excess::TooDeep => invalid(
-                    tool,
-                    &format!(
-                        "the arguments are nested deeper than the limit of {} levels",
-                        limits.max_argument_depth
-                    ),
-                ),
-            })
-        }
-    }
+    )
+    .map_err(|excess| match excess {
+        Excess::TooLarge => too_large(),
+        Excess::TooDeep => invalid(
+            tool,
+            &format!(
+                "the arguments are nested deeper than the limit of {} levels",
+                limits.max_argument_depth
+            ),
+        ),
+    })
 }
 
 /// Accepts a JSON object, a JSON-encoded object in a string (OpenAI sends arguments that

@@ -76,35 +76,81 @@ pub(crate) enum Excess {
 
 /// Checks the compact-JSON size (approximately: exact for strings and structure, an upper
 /// bound for numbers) and the nesting depth of `value` without recursion, stopping as soon as
-/// a limit is passed.
+/// a limit is passed. Scalars are counted where they are found and only nested arrays and
+/// objects wait on the heap, so flat arguments (the common case) cost no allocation.
 pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
+    if max_depth > 0
+        && let Some(size) = flat_size(value)
+    {
+        return if size > max_bytes {
+            Err(Excess::TooLarge)
+        } else {
+            Ok(())
+        };
+    }
     let mut size = 0usize;
-    let mut pending: Vec<(&Value, usize)> = vec![(value, 0)];
-    while let Some((value, depth)) = pending.pop() {
+    let mut pending: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 0));
+    while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
         size += match value {
-            Value::Null | Value::Bool(_) => 5,
-            Value::Number(_) => 24,
-            Value::String(text) => text.len() + 2,
             Value::Array(items) => {
                 if depth >= max_depth && !items.is_empty() {
                     return Err(Excess::TooDeep);
                 }
-                pending.extend(items.iter().map(|item| (item, depth + 1)));
-                items.len() + 1
+                let mut own = items.len() + 1;
+                for item in items {
+                    match scalar_size(item) {
+                        Some(bytes) => own += bytes,
+                        None => pending.push((item, depth + 1)),
+                    }
+                }
+                own
             }
             Value::Object(members) => {
                 if depth >= max_depth && !members.is_empty() {
                     return Err(Excess::TooDeep);
                 }
-                pending.extend(members.values().map(|member| (member, depth + 1)));
-                members.keys().map(|key| key.len() + 4).sum::<usize>() + 1
+                let mut own = 1;
+                for (key, member) in members {
+                    own += key.len() + 4;
+                    match scalar_size(member) {
+                        Some(bytes) => own += bytes,
+                        None => pending.push((member, depth + 1)),
+                    }
+                }
+                own
             }
+            scalar => scalar_size(scalar).unwrap_or_default(),
         };
         if size > max_bytes {
             return Err(Excess::TooLarge);
         }
     }
     Ok(())
+}
+
+/// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
+/// of one pass over its members); `None` for anything nested.
+fn flat_size(value: &Value) -> Option<usize> {
+    let Value::Object(members) = value else {
+        return scalar_size(value);
+    };
+    let mut size = 1;
+    for (key, member) in members {
+        size += key.len() + 4 + scalar_size(member)?;
+    }
+    Some(size)
+}
+
+/// The compact-JSON size of a scalar (an upper bound for numbers); `None` for arrays and
+/// objects.
+fn scalar_size(value: &Value) -> Option<usize> {
+    match value {
+        Value::Null | Value::Bool(_) => Some(5),
+        Value::Number(_) => Some(24),
+        Value::String(text) => Some(text.len() + 2),
+        Value::Array(_) | Value::Object(_) => None,
+    }
 }
 
 /// A result whose JSON is over `max_bytes` becomes its text cut at a character boundary, with

@@ -139,8 +139,15 @@ impl Tool {
     ) -> Result<Admitted, ToolResult> {
         let inner = &*self.0;
         let prepared = (|| {
-            let arguments = arguments::within_limits(&inner.name, arguments, &inner.limits)?;
-            let arguments = arguments::normalize(&inner.name, arguments)?;
+            if let Err(rejected) = arguments::check_limits(&inner.name, &arguments, &inner.limits) {
+                crate::limits::dispose(arguments);
+                return Err(rejected);
+            }
+            let arguments = if arguments.is_object() {
+                arguments
+            } else {
+                arguments::normalize(&inner.name, arguments)?
+            };
             let mut arguments = if inner.schemas.has_optional {
                 arguments::drop_null_optionals(arguments, &inner.schemas.input)
             } else {
@@ -210,17 +217,70 @@ pub(crate) struct Admitted {
     future: CallFuture,
 }
 
-/// Runs an admitted call with panics caught, or returns the answer given instead. One
-/// future for the whole call: every layer of nesting would be moved on each call.
-pub(crate) async fn run(admitted: Result<Admitted, ToolResult>) -> ToolResult {
-    let Admitted { tool, future } = match admitted {
-        Ok(admitted) => admitted,
-        Err(answer) => return answer,
-    };
-    let started = tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
-        .then(std::time::Instant::now);
-    let limits = tool.0.limits;
-    let result = match Deadline::new(CatchUnwind(future), limits.timeout).await {
+/// Runs an admitted call with panics caught and its timeout, or returns the answer given
+/// instead.
+pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
+    Run(match admitted {
+        Ok(Admitted { tool, future }) => {
+            let timeout = tool.0.limits.timeout;
+            RunState::Running {
+                started: tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
+                    .then(std::time::Instant::now),
+                call: Deadline::new(CatchUnwind(future), timeout),
+                tool,
+            }
+        }
+        Err(answer) => RunState::Answered(Box::new(answer)),
+    })
+}
+
+/// A call in flight, as [`Registry::call`](crate::Registry::call) and
+/// [`Session::call`](crate::Session::call) return it. A plain state machine rather than an
+/// `async fn`, and an answer given up front (an error) is boxed, so that it stays a few
+/// words in size: it is moved at least once on every call.
+pub(crate) struct Run(RunState);
+
+enum RunState {
+    Answered(Box<ToolResult>),
+    Running {
+        tool: Tool,
+        call: Deadline<CatchUnwind<CallFuture>>,
+        started: Option<std::time::Instant>,
+    },
+    Finished,
+}
+
+impl Future for Run {
+    type Output = ToolResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<ToolResult> {
+        let state = &mut self.get_mut().0;
+        let outcome = match state {
+            RunState::Running { call, .. } => match Pin::new(call).poll(cx) {
+                Poll::Ready(outcome) => outcome,
+                Poll::Pending => return Poll::Pending,
+            },
+            RunState::Answered(_) => None,
+            // Polled again after it finished: never ready again (the `Future` contract).
+            RunState::Finished => return Poll::Pending,
+        };
+        match std::mem::replace(state, RunState::Finished) {
+            RunState::Answered(answer) => Poll::Ready(*answer),
+            RunState::Running { tool, started, .. } => Poll::Ready(finish(&tool, outcome, started)),
+            RunState::Finished => Poll::Pending,
+        }
+    }
+}
+
+/// The result of a call that ran: its output cut to the limit, or the error for a timeout
+/// (`None`) or a panic; the outcome traced.
+fn finish(
+    tool: &Tool,
+    outcome: Option<Result<ToolResult, Box<dyn std::any::Any + Send>>>,
+    started: Option<std::time::Instant>,
+) -> ToolResult {
+    let limits = &tool.0.limits;
+    let result = match outcome {
         Some(Ok(result)) => crate::limits::cut_output(result, limits.max_output_bytes),
         None => ToolResult::error(
             ToolErrorKind::TimedOut,
@@ -256,10 +316,7 @@ pub(crate) async fn run_all(
     admitted: Vec<Result<Admitted, ToolResult>>,
     concurrency: usize,
 ) -> Vec<ToolResult> {
-    let mut calls: Vec<Pin<Box<dyn Future<Output = ToolResult> + Send>>> = admitted
-        .into_iter()
-        .map(|call| Box::pin(run(call)) as Pin<Box<dyn Future<Output = ToolResult> + Send>>)
-        .collect();
+    let mut calls: Vec<Run> = admitted.into_iter().map(run).collect();
     let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
     let mut running: Vec<usize> = Vec::with_capacity(concurrency);
     let mut next = 0;
@@ -270,7 +327,7 @@ pub(crate) async fn run_all(
                 next += 1;
             }
             let before = running.len();
-            running.retain(|&index| match calls[index].as_mut().poll(cx) {
+            running.retain(|&index| match Pin::new(&mut calls[index]).poll(cx) {
                 Poll::Ready(result) => {
                     results[index] = Some(result);
                     false
