@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
 
@@ -16,6 +16,7 @@ use crate::mode::{LazyCosts, ResolvedMode, tools_tokens};
 use crate::name::validate_tool_name;
 use crate::result::ToolResult;
 use crate::search::{SearchDocument, SearchIndex};
+use crate::session::Presentation;
 use crate::spec::{CompiledSchemas, ToolSpec};
 use crate::state::{ResolvedStates, StateMap};
 use crate::tool::{Handler, Tool, ToolInner, ToolMetadata};
@@ -89,7 +90,11 @@ struct RegistryInner {
     tools: Vec<Tool>,
     lazy_search: OnceLock<LazySearch>,
     lazy_costs: OnceLock<LazyCosts>,
+    /// What ungated sessions share, per mode and listing, built by the first of them.
+    presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
 }
+
+type PresentationKey = (ResolvedMode, DiscoveryListing);
 
 /// The search index over the lazy tools, built on the first search.
 struct LazySearch {
@@ -213,6 +218,29 @@ impl Registry {
             .collect()
     }
 
+    /// The presentation of the lazy tools that ungated sessions in `mode` with `listing`
+    /// share, built with `build` the first time.
+    pub(crate) fn presentation(
+        &self,
+        mode: ResolvedMode,
+        listing: DiscoveryListing,
+        build: impl FnOnce() -> Presentation,
+    ) -> Arc<Presentation> {
+        // A panic while holding the lock cannot leave the list half-written: recover it.
+        let mut presentations = self
+            .0
+            .presentations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let key = (mode, listing);
+        if let Some((_, shared)) = presentations.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(shared);
+        }
+        let shared = Arc::new(build());
+        presentations.push((key, Arc::clone(&shared)));
+        shared
+    }
+
     /// What the lazy tools cost inline and as a names list, computed once.
     pub(crate) fn lazy_costs(&self) -> LazyCosts {
         *self.0.lazy_costs.get_or_init(|| {
@@ -330,6 +358,7 @@ impl RegistryBuilder {
                 tools,
                 lazy_search: OnceLock::new(),
                 lazy_costs: OnceLock::new(),
+                presentations: Mutex::new(Vec::new()),
             })))
         } else {
             Err(RegistryError::new(problems))
@@ -395,7 +424,7 @@ fn build_dynamic(
         });
         return None;
     }
-    match CompiledSchemas::build(tool.input_schema, tool.output_schema) {
+    match CompiledSchemas::build_deferred(tool.input_schema, tool.output_schema) {
         Ok(schemas) => Some(Tool::new(ToolInner {
             name: tool.name,
             description: tool.description,

@@ -158,10 +158,36 @@ struct Shared {
     /// Sent in every request ahead of the discovery tool: the eager tools, plus the lazy ones
     /// in [`ResolvedMode::Inline`].
     eager: Vec<Tool>,
+    presentation: Arc<Presentation>,
+}
+
+/// How a session presents its lazy tools. Built from every lazy tool, so with large catalogs
+/// it is most of a session's memory: sessions without an `allow` filter share one per
+/// registry, mode and listing ([`Registry::presentation`]).
+pub(crate) struct Presentation {
+    discovery: Option<DiscoveryTool>,
     /// Sent after the discovery tool in [`ResolvedMode::CacheStable`]: every lazy tool with
     /// its first sentence and an open schema.
     stubs: Vec<ToolDefinition>,
-    discovery: Option<DiscoveryTool>,
+}
+
+impl Presentation {
+    fn new(lazy: &[&Tool], mode: ResolvedMode, listing: DiscoveryListing) -> Presentation {
+        Presentation {
+            discovery: DiscoveryTool::new(lazy, mode, listing),
+            stubs: if mode == ResolvedMode::CacheStable {
+                lazy.iter().map(|tool| stub(tool)).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
+
+impl Shared {
+    fn discovery(&self) -> Option<&DiscoveryTool> {
+        self.presentation.discovery.as_ref()
+    }
 }
 
 #[derive(Default)]
@@ -201,20 +227,21 @@ impl Session {
             .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
             .cloned()
             .collect();
-        let stubs = if mode == ResolvedMode::CacheStable {
-            lazy.iter().map(|tool| stub(tool)).collect()
+        let presentation = if options.allow.is_some() {
+            Arc::new(Presentation::new(&lazy, mode, options.listing))
         } else {
-            Vec::new()
+            registry.presentation(mode, options.listing, || {
+                Presentation::new(&lazy, mode, options.listing)
+            })
         };
         Session {
             shared: Arc::new(Shared {
                 registry: registry.clone(),
-                discovery: DiscoveryTool::new(&lazy, mode, options.listing),
                 allow: options.allow.clone(),
                 options,
                 mode,
                 eager,
-                stubs,
+                presentation,
             }),
             state: Mutex::new(DiscoveryState::default()),
         }
@@ -337,14 +364,14 @@ impl Session {
         };
         let shared = &*self.shared;
         let mut tools: Vec<ToolDefinition> = shared.eager.iter().map(Tool::definition).collect();
-        if let Some(discovery) = &shared.discovery
+        if let Some(discovery) = shared.discovery()
             && (shared.mode == ResolvedMode::CacheStable
                 || discovered.len() < discovery.lazy_names().len())
         {
             tools.push(discovery.definition.clone());
         }
         if shared.mode == ResolvedMode::CacheStable {
-            tools.extend(shared.stubs.iter().cloned());
+            tools.extend(shared.presentation.stubs.iter().cloned());
         } else {
             tools.extend(
                 discovered
@@ -369,7 +396,7 @@ impl Session {
             .iter()
             .map(|tool| (tool.definition(), false))
             .collect();
-        if let Some(discovery) = &shared.discovery {
+        if let Some(discovery) = shared.discovery() {
             tools.push((discovery.definition.clone(), false));
         }
         tools.extend(
@@ -419,8 +446,7 @@ impl Session {
     /// The names of the lazy tools this session may discover, in name order.
     pub fn lazy_tool_names(&self) -> &[String] {
         self.shared
-            .discovery
-            .as_ref()
+            .discovery()
             .map_or(&[], |discovery| discovery.lazy_names())
     }
 
@@ -471,7 +497,7 @@ impl Session {
         context: ToolContext,
     ) -> Result<Admitted, ToolResult> {
         if name == DISCOVERY_TOOL_NAME
-            && let Some(discovery) = &self.shared.discovery
+            && let Some(discovery) = self.shared.discovery()
         {
             return Err(self.discover(discovery, arguments));
         }
@@ -527,7 +553,7 @@ impl Session {
 
     fn unknown_tool(&self, name: &str) -> ToolResult {
         let state = self.lock();
-        let discovery = self.shared.discovery.as_ref().map(|_| DISCOVERY_TOOL_NAME);
+        let discovery = self.shared.discovery().map(|_| DISCOVERY_TOOL_NAME);
         let available = (self.shared.eager.iter().map(Tool::name))
             .chain(discovery)
             .chain(state.discovered.iter().map(String::as_str));
@@ -584,5 +610,55 @@ impl fmt::Debug for Session {
         f.debug_struct("Session")
             .field("discovered", &self.discovered().tools)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::DynamicTool;
+
+    fn registry() -> Registry {
+        let tool = |name: &str| {
+            DynamicTool::new(
+                name.to_owned(),
+                format!("The {name} tool."),
+                json!({"type": "object"}),
+                |_: Value, _| async { Ok::<_, String>(Value::Null) },
+            )
+            .lazy(true)
+        };
+        Registry::builder()
+            .without_inventory()
+            .tool(tool("alpha"))
+            .tool(tool("beta"))
+            .build()
+            .expect("valid tools")
+    }
+
+    #[test]
+    fn ungated_sessions_share_one_presentation_per_mode() {
+        let registry = registry();
+        let first = registry.session();
+        let second = registry.session();
+        assert!(Arc::ptr_eq(
+            &first.shared.presentation,
+            &second.shared.presentation
+        ));
+        let search = registry.session_with(SessionOptions::new().mode(DiscoveryMode::Search));
+        assert!(!Arc::ptr_eq(
+            &first.shared.presentation,
+            &search.shared.presentation
+        ));
+        let gated =
+            registry.session_with(SessionOptions::new().allow(|tool| tool.name() == "alpha"));
+        assert!(!Arc::ptr_eq(
+            &first.shared.presentation,
+            &gated.shared.presentation
+        ));
+        assert_eq!(gated.lazy_tool_names(), ["alpha"]);
+        assert_eq!(first.lazy_tool_names(), ["alpha", "beta"]);
     }
 }

@@ -153,9 +153,16 @@ impl Tool {
             } else {
                 arguments
             };
-            if let Err(invalid) =
-                arguments::validate(&inner.name, &inner.schemas.validator, &arguments)
-            {
+            let Some(validator) = inner.schemas.validator.get(&inner.schemas.input) else {
+                return Err(ToolResult::error(
+                    ToolErrorKind::InvalidArguments,
+                    format!(
+                        "Error: tool '{}' is not configured correctly (its schema does not compile).",
+                        inner.name
+                    ),
+                ));
+            };
+            if let Err(invalid) = arguments::validate(&inner.name, validator, &arguments) {
                 let repaired = arguments::repair_stringified(&mut arguments, &inner.schemas.input);
                 if repaired.is_empty() {
                     return Err(invalid);
@@ -166,7 +173,7 @@ impl Tool {
                     ?repaired,
                     "parsed arguments sent as JSON-encoded strings"
                 );
-                arguments::validate(&inner.name, &inner.schemas.validator, &arguments)?;
+                arguments::validate(&inner.name, validator, &arguments)?;
             }
             Ok(match &inner.handler {
                 Handler::Generated { call, states } => call(Invocation {
