@@ -12,8 +12,8 @@
 use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
 use lazytool_runtime::tokens::count_json_tokens;
 use lazytool_runtime::{
-    DISCOVERY_TOOL_NAME, DiscoveryMode, DynamicTool, Registry, Session, SessionOptions,
-    ToolDefinition,
+    DISCOVERY_TOOL_NAME, DiscoveryMode, Registry, Session, SessionOptions, ToolDefinition,
+    catalog_tools,
 };
 use plotters::prelude::*;
 use serde_json::{Value, json};
@@ -75,34 +75,14 @@ async fn per_request(registry: &Registry, order: &[String], mode: DiscoveryMode)
 
 fn load(path: &str) -> Result<(Registry, Vec<String>), Box<dyn std::error::Error>> {
     let catalog: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
-    let entries = catalog["tools"]
-        .as_array()
-        .ok_or("the catalog has no \"tools\" array")?;
-    let mut order = Vec::new();
-    let mut tools = Vec::new();
-    for entry in entries {
-        let name = entry["name"]
-            .as_str()
-            .ok_or("a tool without a name")?
-            .to_owned();
-        let description = entry["description"].as_str().unwrap_or_default().to_owned();
-        order.push(name.clone());
-        tools.push(
-            DynamicTool::new(
-                name,
-                description,
-                entry["inputSchema"].clone(),
-                |_: Value, _| async { Ok::<_, String>(Value::Null) },
-            )
-            .lazy(true),
-        );
-    }
+    let tools = catalog_tools(&catalog, |_, _, _| async { Ok::<_, String>(Value::Null) })?;
+    let order: Vec<String> = tools.iter().map(|tool| tool.name().to_owned()).collect();
     if order.len() < 5 {
         return Err("the conversation needs a catalog of at least 5 tools".into());
     }
     let registry = Registry::builder()
         .without_inventory()
-        .tools(tools)
+        .tools(tools.into_iter().map(|tool| tool.lazy(true)))
         .build()?;
     Ok((registry, order))
 }

@@ -6,7 +6,7 @@
 //! (`{"tools":[{"name","description","inputSchema"}]}`); its tools are loaded as lazy dynamic
 //! tools, and the best matches are printed one name per line, best first (10 by default).
 
-use lazytool_runtime::{DynamicTool, Registry};
+use lazytool_runtime::{Registry, catalog_tools};
 use serde_json::Value;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,26 +22,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let catalog: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
-    let entries = catalog["tools"]
-        .as_array()
-        .ok_or("the catalog has no \"tools\" array")?;
-    let mut tools = Vec::with_capacity(entries.len());
-    for entry in entries {
-        let name = entry["name"].as_str().ok_or("a tool without a name")?;
-        let description = entry["description"].as_str().unwrap_or_default();
-        tools.push(
-            DynamicTool::new(
-                name.to_owned(),
-                description.to_owned(),
-                entry["inputSchema"].clone(),
-                |_: Value, _| async { Ok::<_, String>(Value::Null) },
-            )
-            .lazy(true),
-        );
-    }
+    let tools = catalog_tools(&catalog, |_, _, _| async { Ok::<_, String>(Value::Null) })?;
     let registry = Registry::builder()
         .without_inventory()
-        .tools(tools)
+        .tools(tools.into_iter().map(|tool| tool.lazy(true)))
         .build()?;
     for tool in registry.search(&query, limit) {
         println!("{}", tool.name());

@@ -42,6 +42,7 @@
 
 mod annotations;
 mod arguments;
+mod catalog;
 mod compaction;
 mod context;
 mod deadline;
@@ -155,6 +156,7 @@ pub use lazytool_macros::tool;
 pub struct ReadmeDoctests;
 
 pub use annotations::ToolAnnotations;
+pub use catalog::{CatalogError, catalog_tools};
 pub use context::{CancellationToken, ToolContext};
 pub use definition::ToolDefinition;
 pub use discovery::DiscoveryListing;

@@ -5,7 +5,7 @@ use lazytool_runtime::provider::dialect::{check_gemini_openapi, check_openai_str
 use lazytool_runtime::provider::gemini::GeminiSchemaField;
 use lazytool_runtime::provider::openai_chat::OpenAiChatOptions;
 use lazytool_runtime::provider::{anthropic, gemini, openai_chat, openai_responses};
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, ToolDefinition, tool};
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, ToolDefinition, catalog_tools, tool};
 use serde_json::{Value, json};
 
 const CATALOG: &str = concat!(
@@ -17,22 +17,13 @@ const CATALOG: &str = concat!(
 fn catalog(lazy: bool) -> Registry {
     let text = std::fs::read_to_string(CATALOG).expect("the shared catalog is beside the repo");
     let catalog: Value = serde_json::from_str(&text).expect("valid JSON");
-    let tools = catalog["tools"]
-        .as_array()
-        .expect("a tools array")
-        .iter()
-        .map(|tool| {
-            DynamicTool::new(
-                tool["name"].as_str().expect("a name").to_owned(),
-                tool["description"].as_str().unwrap_or_default().to_owned(),
-                tool["inputSchema"].clone(),
-                |arguments: Value, _| async move { Ok::<_, String>(arguments) },
-            )
-            .lazy(lazy)
-        });
+    let tools = catalog_tools(&catalog, |_, arguments, _| async move {
+        Ok::<_, String>(arguments)
+    })
+    .expect("a readable catalog");
     Registry::builder()
         .without_inventory()
-        .tools(tools)
+        .tools(tools.into_iter().map(|tool| tool.lazy(lazy)))
         .build()
         .expect("every catalog tool is valid")
 }
