@@ -56,7 +56,9 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 state_bindings.push(quote! {
                     let #binding = match __states.get::<#inner>(#position) {
                         ::core::option::Option::Some(state) => state,
-                        ::core::option::Option::None => return #p::missing_state(#name),
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(#p::missing_state(#name));
+                        }
                     };
                 });
                 state_requirements
@@ -121,24 +123,25 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             #arguments_struct
 
             fn __input_schema() -> #p::serde_json::Value {
-                #p::input_schema::<#arguments_type>(#strict, &[#(#defaults),*])
+                #p::input_schema(#p::schema_value::<#arguments_type>(), #strict, &[#(#defaults),*])
             }
 
-            fn __call(__invocation: #p::Invocation) -> #p::CallFuture {
-                ::std::boxed::Box::pin(async move {
-                    let #p::Invocation {
-                        arguments: __arguments,
-                        states: __states,
-                        context: __context,
-                    } = __invocation;
-                    let __parsed: #arguments_type = match #p::parse_arguments(#name, __arguments) {
-                        ::core::result::Result::Ok(parsed) => parsed,
-                        ::core::result::Result::Err(rejected) => return rejected,
-                    };
-                    #(#state_bindings)*
+            // The arguments are parsed before the future is built: only the tool's own work
+            // is boxed. (The runtime catches panics here as it does in the future.)
+            fn __call(
+                __invocation: #p::Invocation,
+            ) -> ::core::result::Result<#p::CallFuture, #p::ToolResult> {
+                let #p::Invocation {
+                    arguments: __arguments,
+                    states: __states,
+                    context: __context,
+                } = __invocation;
+                let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
+                #(#state_bindings)*
+                ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
                     let __output = #invoke;
                     #output_conversion
-                })
+                }))
             }
 
             const _: () = {

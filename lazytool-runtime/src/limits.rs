@@ -78,16 +78,31 @@ pub(crate) enum Excess {
 /// bound for numbers) and the nesting depth of `value` without recursion, stopping as soon as
 /// a limit is passed. Scalars are counted where they are found and only nested arrays and
 /// objects wait on the heap, so flat arguments (the common case) cost no allocation.
+#[inline]
 pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
-    if max_depth > 0
-        && let Some(size) = flat_size(value)
-    {
-        return if size > max_bytes {
-            Err(Excess::TooLarge)
-        } else {
-            Ok(())
-        };
+    match flat_size(value) {
+        Some(size) if max_depth > 0 || !is_filled_container(value) => {
+            if size > max_bytes {
+                Err(Excess::TooLarge)
+            } else {
+                Ok(())
+            }
+        }
+        _ => check_nested(value, max_bytes, max_depth),
     }
+}
+
+fn is_filled_container(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(members) => !members.is_empty(),
+        _ => false,
+    }
+}
+
+/// [`check`] for values with nested arrays or objects.
+#[inline(never)]
+fn check_nested(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
     let mut size = 0usize;
     let mut pending: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 0));
@@ -131,6 +146,7 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
 
 /// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
 /// of one pass over its members); `None` for anything nested.
+#[inline]
 fn flat_size(value: &Value) -> Option<usize> {
     let Value::Object(members) = value else {
         return scalar_size(value);
@@ -144,6 +160,7 @@ fn flat_size(value: &Value) -> Option<usize> {
 
 /// The compact-JSON size of a scalar (an upper bound for numbers); `None` for arrays and
 /// objects.
+#[inline]
 fn scalar_size(value: &Value) -> Option<usize> {
     match value {
         Value::Null | Value::Bool(_) => Some(5),
@@ -155,10 +172,17 @@ fn scalar_size(value: &Value) -> Option<usize> {
 
 /// A result whose JSON is over `max_bytes` becomes its text cut at a character boundary, with
 /// a notice telling the model what was cut; smaller results are returned as they are.
+#[inline]
 pub(crate) fn cut_output(result: crate::ToolResult, max_bytes: usize) -> crate::ToolResult {
     if check(result.content(), max_bytes, usize::MAX).is_ok() {
-        return result;
+        result
+    } else {
+        cut_text(result, max_bytes)
     }
+}
+
+#[inline(never)]
+fn cut_text(result: crate::ToolResult, max_bytes: usize) -> crate::ToolResult {
     let text = result.text();
     if text.len() <= max_bytes {
         return result;

@@ -22,10 +22,11 @@ use crate::result::ToolErrorKind;
 /// A `#[arg(default = ...)]` parameter: its JSON name and its default as JSON.
 pub type PropertyDefault = (&'static str, fn() -> Value);
 
-/// The canonical input schema of an argument struct, with the defaults of
-/// `#[arg(default = ...)]` parameters filled in; `strict` closes it to other properties.
-pub fn input_schema<T: schemars::JsonSchema>(strict: bool, defaults: &[PropertyDefault]) -> Value {
-    let mut schema = crate::schema::canonicalize(schema_value::<T>());
+/// The canonical input schema of an argument struct (its [`schema_value`]), with the
+/// defaults of `#[arg(default = ...)]` parameters filled in; `strict` closes it to other
+/// properties. Not generic: one copy serves every tool.
+pub fn input_schema(schema: Value, strict: bool, defaults: &[PropertyDefault]) -> Value {
+    let mut schema = crate::schema::canonicalize(schema);
     crate::schema::strip_null_defaults(&mut schema);
     if strict && let Value::Object(object) = &mut schema {
         object.insert("additionalProperties".to_owned(), Value::Bool(false));
@@ -41,7 +42,8 @@ pub fn output_schema<T: schemars::JsonSchema>() -> Value {
     schema_value::<T>()
 }
 
-fn schema_value<T: schemars::JsonSchema>() -> Value {
+/// The JSON Schema schemars generates for `T`.
+pub fn schema_value<T: schemars::JsonSchema>() -> Value {
     schemars::SchemaGenerator::default()
         .into_root_schema_for::<T>()
         .to_value()
@@ -59,27 +61,41 @@ pub fn default_json<T: Serialize>(value: T) -> Value {
 /// rarely fails (a custom `Deserialize` stricter than its schema); serde's message then says
 /// what was wrong.
 pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolResult> {
-    serde_json::from_value(arguments)
-        .map_err(|error| crate::arguments::invalid(tool, &error.to_string()))
+    serde_json::from_value(arguments).map_err(|error| unparsed(tool, &error))
+}
+
+#[cold]
+fn unparsed(tool: &str, error: &serde_json::Error) -> ToolResult {
+    crate::arguments::invalid(tool, &error.to_string())
 }
 
 /// The result of a tool that returns a plain value.
 pub fn output_value<T: Serialize>(value: T) -> ToolResult {
     match serde_json::to_value(value) {
         Ok(value) => ToolResult::success(value),
-        Err(error) => ToolResult::error(
-            ToolErrorKind::InvalidOutput,
-            format!("Error: the tool's result could not be converted to JSON: {error}"),
-        ),
+        Err(error) => unserializable(&error),
     }
+}
+
+#[cold]
+fn unserializable(error: &serde_json::Error) -> ToolResult {
+    ToolResult::error(
+        ToolErrorKind::InvalidOutput,
+        format!("Error: the tool's result could not be converted to JSON: {error}"),
+    )
 }
 
 /// The result of a tool that returns `Result<T, E>`: `Ok` as JSON, `Err` as its message.
 pub fn output_result<T: Serialize, E: Display>(result: Result<T, E>) -> ToolResult {
     match result {
         Ok(value) => output_value(value),
-        Err(error) => ToolResult::error(ToolErrorKind::ToolFailed, error.to_string()),
+        Err(error) => failed(&error),
     }
+}
+
+#[cold]
+fn failed(error: &dyn Display) -> ToolResult {
+    ToolResult::error(ToolErrorKind::ToolFailed, error.to_string())
 }
 
 /// The result of a call whose state is missing; the registry rules this out when it is built.

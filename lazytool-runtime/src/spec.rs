@@ -49,7 +49,7 @@ pub struct ToolSpec {
     #[doc(hidden)]
     pub states: &'static [StateRequirement],
     #[doc(hidden)]
-    pub call: fn(Invocation) -> CallFuture,
+    pub call: fn(Invocation) -> Result<CallFuture, ToolResult>,
     #[doc(hidden)]
     pub cache: &'static SpecCache,
     #[doc(hidden)]

@@ -1,6 +1,7 @@
 //! One tool of a registry: [`Tool`], its metadata and its call pipeline.
 
 use std::borrow::Cow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -46,7 +47,7 @@ pub(crate) type DynamicHandler = Arc<dyn Fn(Value, ToolContext) -> CallFuture + 
 
 pub(crate) enum Handler {
     Generated {
-        call: fn(Invocation) -> CallFuture,
+        call: fn(Invocation) -> Result<CallFuture, ToolResult>,
         states: ResolvedStates,
     },
     Dynamic(DynamicHandler),
@@ -176,11 +177,19 @@ impl Tool {
                 arguments::validate(&inner.name, validator, &arguments)?;
             }
             Ok(match &inner.handler {
-                Handler::Generated { call, states } => call(Invocation {
-                    arguments,
-                    states: states.clone(),
-                    context,
-                }),
+                Handler::Generated { call, states } => {
+                    let invocation = Invocation {
+                        arguments,
+                        states: states.clone(),
+                        context,
+                    };
+                    // The generated code parses the arguments before it builds the future:
+                    // a panicking `Deserialize` is caught here as the tool's are in `Run`.
+                    match catch_unwind(AssertUnwindSafe(|| call(invocation))) {
+                        Ok(called) => called?,
+                        Err(payload) => return Err(panicked(self.name(), &*payload)),
+                    }
+                }
                 Handler::Dynamic(handler) => handler(arguments, context),
             })
         })();
@@ -297,24 +306,27 @@ fn finish(
                 limits.timeout.unwrap_or_default()
             ),
         ),
-        Some(Err(payload)) => {
-            tracing::error!(
-                target: "lazytool::call",
-                tool = %tool.name(),
-                panic = panic_message(&*payload),
-                "tool panicked"
-            );
-            ToolResult::error(
-                ToolErrorKind::Panicked,
-                format!(
-                    "Error: tool '{}' failed with an internal error. Do not retry with the same arguments.",
-                    tool.name()
-                ),
-            )
-        }
+        Some(Err(payload)) => panicked(tool.name(), &*payload),
     };
     tool.trace_outcome(&result, started);
     result
+}
+
+/// The answer to a call whose tool panicked: the payload is logged, never shown.
+#[cold]
+fn panicked(tool: &str, payload: &(dyn std::any::Any + Send)) -> ToolResult {
+    tracing::error!(
+        target: "lazytool::call",
+        tool = %tool,
+        panic = panic_message(payload),
+        "tool panicked"
+    );
+    ToolResult::error(
+        ToolErrorKind::Panicked,
+        format!(
+            "Error: tool '{tool}' failed with an internal error. Do not retry with the same arguments."
+        ),
+    )
 }
 
 /// Runs admitted calls concurrently, at most `concurrency` at a time, and returns their

@@ -81,6 +81,25 @@ fn call_id(ctx: ToolContext) -> Option<String> {
     ctx.call_id().map(str::to_owned)
 }
 
+/// An argument type whose `Deserialize` panics on a value its schema allows.
+#[derive(schemars::JsonSchema)]
+struct Touchy(#[allow(dead_code)] String);
+
+impl<'de> Deserialize<'de> for Touchy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        assert!(text != "boom", "a Deserialize that panics (secret: {text})");
+        Ok(Touchy(text))
+    }
+}
+
+/// Takes a touchy argument.
+#[tool]
+async fn touchy(value: Touchy) -> bool {
+    let _ = value;
+    true
+}
+
 fn registry() -> Registry {
     Registry::builder()
         .state(Prices { tax_rate: 0.5 })
@@ -225,6 +244,14 @@ async fn a_panic_is_an_error_result_without_its_message() {
     assert!(!text.contains("hunter2"));
     let after = registry.call("now", json!({})).await;
     assert_eq!(after.content(), "noon", "the registry stays usable");
+
+    // Arguments are parsed when the call is admitted, before its future exists: a panicking
+    // `Deserialize` is caught there too.
+    let result = registry.call("touchy", json!({"value": "boom"})).await;
+    assert_eq!(result.error_kind(), Some(ToolErrorKind::Panicked));
+    assert!(!error_text(&result).contains("secret"));
+    let fine = registry.call("touchy", json!({"value": "calm"})).await;
+    assert_eq!(fine.content(), &json!(true));
 }
 
 #[tokio::test]
