@@ -11,13 +11,13 @@ use serde_json::Value;
 use crate::annotations::ToolAnnotations;
 use crate::arguments;
 use crate::context::ToolContext;
-use crate::deadline::Deadline;
+use crate::deadline;
 use crate::limits::CallLimits;
 use crate::registry::SourceLocation;
 use crate::result::{ToolErrorKind, ToolResult};
 use crate::spec::{CallFuture, CompiledSchemas, Invocation};
 use crate::state::ResolvedStates;
-use crate::unwind::{CatchUnwind, panic_message};
+use crate::unwind::panic_message;
 
 /// A tool of a [`Registry`](crate::Registry): its name, description, schemas, and how to
 /// call it. Cheap to clone (an `Arc` inside).
@@ -237,33 +237,41 @@ pub(crate) struct Admitted {
 /// instead.
 pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
     Run(match admitted {
-        Ok(Admitted { tool, future }) => {
-            let timeout = tool.0.limits.timeout;
-            RunState::Running {
-                started: tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
-                    .then(std::time::Instant::now),
-                call: Deadline::new(CatchUnwind(future), timeout),
-                tool,
-            }
-        }
+        Ok(Admitted { tool, future }) => RunState::Running {
+            started: tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
+                .then(std::time::Instant::now),
+            timer: Timer::Unarmed,
+            future,
+            tool,
+        },
         Err(answer) => RunState::Answered(Box::new(answer)),
     })
 }
 
 /// A call in flight, as [`Registry::call`](crate::Registry::call) and
-/// [`Session::call`](crate::Session::call) return it. A plain state machine rather than an
-/// `async fn`, and an answer given up front (an error) is boxed, so that it stays a few
-/// words in size: it is moved at least once on every call.
+/// [`Session::call`](crate::Session::call) return it: the tool's future polled with panics
+/// caught and under its timeout, in one hand-written state machine of a few words (an answer
+/// given up front, an error, is boxed), since it is moved at least once on every call.
 pub(crate) struct Run(RunState);
 
 enum RunState {
     Answered(Box<ToolResult>),
     Running {
         tool: Tool,
-        call: Deadline<CatchUnwind<CallFuture>>,
+        future: CallFuture,
+        timer: Timer,
         started: Option<std::time::Instant>,
     },
     Finished,
+}
+
+/// The timeout's timer: armed only when the tool is still pending after its first poll, so
+/// that calls that finish at once never touch the timer wheel.
+enum Timer {
+    Unarmed,
+    Armed(Pin<Box<tokio::time::Sleep>>),
+    /// No timeout configured, or no tokio timer available (see [`deadline::arm`]).
+    Off,
 }
 
 impl Future for Run {
@@ -272,9 +280,29 @@ impl Future for Run {
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<ToolResult> {
         let state = &mut self.get_mut().0;
         let outcome = match state {
-            RunState::Running { call, .. } => match Pin::new(call).poll(cx) {
-                Poll::Ready(outcome) => outcome,
-                Poll::Pending => return Poll::Pending,
+            RunState::Running {
+                tool,
+                future,
+                timer,
+                ..
+            } => match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                Ok(Poll::Ready(result)) => Some(Ok(result)),
+                Err(payload) => Some(Err(payload)),
+                Ok(Poll::Pending) => {
+                    if let Timer::Unarmed = timer {
+                        *timer = match tool.0.limits.timeout.and_then(deadline::arm) {
+                            Some(sleep) => Timer::Armed(sleep),
+                            None => Timer::Off,
+                        };
+                    }
+                    match timer {
+                        Timer::Armed(sleep) => match sleep.as_mut().poll(cx) {
+                            Poll::Ready(()) => None,
+                            Poll::Pending => return Poll::Pending,
+                        },
+                        _ => return Poll::Pending,
+                    }
+                }
             },
             RunState::Answered(_) => None,
             // Polled again after it finished: never ready again (the `Future` contract).
