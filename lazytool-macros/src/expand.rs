@@ -150,25 +150,25 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
 
             static __CACHE: #p::SpecCache = #p::SpecCache::new();
 
-            #p::inventory::submit! {
-                #p::ToolSpec {
-                    name: #name,
-                    description: #description,
-                    lazy: #lazy,
-                    annotations: #annotations,
-                    tags: &[#(#tags),*],
-                    skill: #skill,
-                    input_schema: __input_schema,
-                    output_schema: #output_schema,
-                    states: &[#(#state_requirements),*],
-                    call: __call,
-                    cache: &__CACHE,
-                    module_path: ::core::module_path!(),
-                    file: ::core::file!(),
-                    line: #line,
-                    column: #column,
-                }
-            }
+            static __SPEC: #p::ToolSpec = #p::ToolSpec {
+                name: #name,
+                description: #description,
+                lazy: #lazy,
+                annotations: #annotations,
+                tags: &[#(#tags),*],
+                skill: #skill,
+                input_schema: __input_schema,
+                output_schema: #output_schema,
+                states: &[#(#state_requirements),*],
+                call: __call,
+                cache: &__CACHE,
+                module_path: ::core::module_path!(),
+                file: ::core::file!(),
+                line: #line,
+                column: #column,
+            };
+
+            #p::inventory::submit!(#p::Registration(&__SPEC));
         };
     }
 }

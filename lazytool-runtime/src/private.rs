@@ -14,7 +14,7 @@ pub use serde_json;
 pub use crate::annotations::ToolAnnotations;
 pub use crate::context::ToolContext;
 pub use crate::result::ToolResult;
-pub use crate::spec::{CallFuture, Invocation, SpecCache, ToolSpec, schema_builds};
+pub use crate::spec::{CallFuture, Invocation, Registration, SpecCache, ToolSpec, schema_builds};
 pub use crate::state::{ResolvedStates, State, StateRequirement};
 
 use crate::result::ToolErrorKind;

@@ -17,7 +17,7 @@ use crate::name::validate_tool_name;
 use crate::result::ToolResult;
 use crate::search::{SearchDocument, SearchIndex};
 use crate::session::Presentation;
-use crate::spec::{CompiledSchemas, ToolSpec};
+use crate::spec::{CompiledSchemas, Registration, ToolSpec};
 use crate::state::{ResolvedStates, StateMap};
 use crate::tool::{Handler, Tool, ToolInner, ToolMetadata};
 
@@ -324,7 +324,7 @@ impl RegistryBuilder {
         let mut problems = Vec::new();
         let mut tools = Vec::new();
         if self.use_inventory {
-            for spec in inventory::iter::<ToolSpec> {
+            for &Registration(spec) in inventory::iter::<Registration> {
                 if self.filter.as_ref().is_none_or(|keep| keep(spec))
                     && let Some(tool) = self.generated(spec, &mut problems)
                 {

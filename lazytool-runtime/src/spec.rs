@@ -62,7 +62,13 @@ pub struct ToolSpec {
     pub column: u32,
 }
 
-inventory::collect!(ToolSpec);
+/// What `#[tool]` submits to `inventory`: a pointer to the tool's `static` spec. (Submitting
+/// the spec itself would pass its whole literal through `inventory::submit!`'s rounds of
+/// `macro_rules` for every tool: slower builds.)
+#[doc(hidden)]
+pub struct Registration(pub &'static ToolSpec);
+
+inventory::collect!(Registration);
 
 impl ToolSpec {
     /// The tool's name as the model sees it.
