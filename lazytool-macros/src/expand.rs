@@ -129,7 +129,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             // The arguments are parsed before the future is built: only the tool's own work
             // is boxed. (The runtime catches panics here as it does in the future.)
             fn __call(
-                __invocation: #p::Invocation,
+                __invocation: #p::Invocation<'_>,
             ) -> ::core::result::Result<#p::CallFuture, #p::ToolResult> {
                 let #p::Invocation {
                     arguments: __arguments,

@@ -12,40 +12,37 @@ const MAX_REPORTED_VIOLATIONS: usize = 8;
 /// Rejects arguments over the size or depth limits before anything else looks at them. The
 /// caller drops rejected arguments with [`crate::limits::dispose`] (they may be too deep for
 /// serde_json's recursive drop).
+#[inline]
 pub(crate) fn check_limits(
     tool: &str,
     arguments: &Value,
     limits: &CallLimits,
 ) -> Result<(), ToolResult> {
-    let too_large = || {
-        invalid(
-            tool,
-            &format!(
-                "the arguments are larger than the limit of {} bytes; send less data",
-                limits.max_argument_bytes
-            ),
-        )
-    };
-    if let Value::String(text) = arguments
-        && text.len() > limits.max_argument_bytes
-    {
-        return Err(too_large());
-    }
-    crate::limits::check(
-        arguments,
-        limits.max_argument_bytes,
-        limits.max_argument_depth,
-    )
-    .map_err(|excess| match excess {
-        Excess::TooLarge => too_large(),
-        Excess::TooDeep => invalid(
-            tool,
-            &format!(
-                "the arguments are nested deeper than the limit of {} levels",
-                limits.max_argument_depth
-            ),
+    let checked = match arguments {
+        Value::String(text) if text.len() > limits.max_argument_bytes => Err(Excess::TooLarge),
+        _ => crate::limits::check(
+            arguments,
+            limits.max_argument_bytes,
+            limits.max_argument_depth,
         ),
-    })
+    };
+    checked.map_err(|excess| over_limits(tool, &excess, limits))
+}
+
+#[cold]
+#[inline(never)]
+fn over_limits(tool: &str, excess: &Excess, limits: &CallLimits) -> ToolResult {
+    let problem = match excess {
+        Excess::TooLarge => format!(
+            "the arguments are larger than the limit of {} bytes; send less data",
+            limits.max_argument_bytes
+        ),
+        Excess::TooDeep => format!(
+            "the arguments are nested deeper than the limit of {} levels",
+            limits.max_argument_depth
+        ),
+    };
+    invalid(tool, &problem)
 }
 
 /// Accepts a JSON object, a JSON-encoded object in a string (OpenAI sends arguments that
@@ -171,14 +168,23 @@ pub(crate) fn invalid(tool: &str, problem: &str) -> ToolResult {
 
 /// Checks `arguments` against the tool's compiled schema; the error lists each violation with
 /// the path of the offending value.
+#[inline]
 pub(crate) fn validate(
     tool: &str,
     validator: &jsonschema::Validator,
     arguments: &Value,
 ) -> Result<(), ToolResult> {
     if validator.is_valid(arguments) {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(violations(tool, validator, arguments))
     }
+}
+
+/// The error listing what is wrong with arguments that failed validation.
+#[cold]
+#[inline(never)]
+fn violations(tool: &str, validator: &jsonschema::Validator, arguments: &Value) -> ToolResult {
     let mut problems = Vec::new();
     let mut total = 0;
     for error in validator.iter_errors(arguments) {
@@ -195,7 +201,7 @@ pub(crate) fn validate(
     if total > problems.len() {
         problems.push(format!("and {} more", total - problems.len()));
     }
-    Err(invalid(tool, &problems.join("; ")))
+    invalid(tool, &problems.join("; "))
 }
 
 fn kind_of(value: &Value) -> &'static str {

@@ -130,6 +130,7 @@ impl Registry {
     }
 
     /// The tool named `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&Tool> {
         let tools = &self.0.tools;
         tools
@@ -150,6 +151,7 @@ impl Registry {
 
     /// Calls the tool named `name` with `arguments`, without discovery gating. Every
     /// failure is an error result, never a panic: see [`Tool::call`].
+    #[inline]
     pub fn call(
         &self,
         name: &str,

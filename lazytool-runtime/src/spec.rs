@@ -18,9 +18,9 @@ pub type CallFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>
 /// What a generated call function receives: arguments already normalized to an object and
 /// validated against the schema, the tool's states, and the call context.
 #[doc(hidden)]
-pub struct Invocation {
+pub struct Invocation<'a> {
     pub arguments: Value,
-    pub states: ResolvedStates,
+    pub states: &'a ResolvedStates,
     pub context: ToolContext,
 }
 
@@ -49,7 +49,7 @@ pub struct ToolSpec {
     #[doc(hidden)]
     pub states: &'static [StateRequirement],
     #[doc(hidden)]
-    pub call: fn(Invocation) -> Result<CallFuture, ToolResult>,
+    pub call: fn(Invocation<'_>) -> Result<CallFuture, ToolResult>,
     #[doc(hidden)]
     pub cache: &'static SpecCache,
     #[doc(hidden)]

@@ -47,7 +47,7 @@ pub(crate) type DynamicHandler = Arc<dyn Fn(Value, ToolContext) -> CallFuture + 
 
 pub(crate) enum Handler {
     Generated {
-        call: fn(Invocation) -> Result<CallFuture, ToolResult>,
+        call: fn(Invocation<'_>) -> Result<CallFuture, ToolResult>,
         states: ResolvedStates,
     },
     Dynamic(DynamicHandler),
@@ -180,7 +180,7 @@ impl Tool {
                 Handler::Generated { call, states } => {
                     let invocation = Invocation {
                         arguments,
-                        states: states.clone(),
+                        states,
                         context,
                     };
                     // The generated code parses the arguments before it builds the future:
@@ -205,6 +205,7 @@ impl Tool {
         }
     }
 
+    #[inline]
     fn trace_outcome(&self, result: &ToolResult, started: Option<std::time::Instant>) {
         let outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str);
         tracing::debug!(
@@ -235,6 +236,7 @@ pub(crate) struct Admitted {
 
 /// Runs an admitted call with panics caught and its timeout, or returns the answer given
 /// instead.
+#[inline]
 pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
     Run(match admitted {
         Ok(Admitted { tool, future }) => RunState::Running {
@@ -318,6 +320,7 @@ impl Future for Run {
 
 /// The result of a call that ran: its output cut to the limit, or the error for a timeout
 /// (`None`) or a panic; the outcome traced.
+#[inline]
 fn finish(
     tool: &Tool,
     outcome: Option<Result<ToolResult, Box<dyn std::any::Any + Send>>>,
