@@ -82,9 +82,25 @@ impl PartialEq for HistoryScan {
 /// A result answers the most recent call with the same id that precedes it,
 /// so with duplicate ids a later call takes over for the later results, and a
 /// result appearing before any call with its id answers no call.
+#[cfg(test)]
 #[must_use]
 pub fn scan(messages: &[Value]) -> HistoryScan {
-    let mut scanner = Scanner::default();
+    scan_with(messages, None)
+}
+
+/// The results of calls to `tool_name`, in order (a result answers the most recent call
+/// with its id that precedes it); the other results are not even parsed (a stateless server rebuilds its session from the history on
+/// every request, and most results answer other tools).
+#[must_use]
+pub fn results_of_tool(messages: &[Value], tool_name: &str) -> Vec<HistoryResult> {
+    scan_with(messages, Some(tool_name)).results
+}
+
+fn scan_with(messages: &[Value], only_results_of: Option<&str>) -> HistoryScan {
+    let mut scanner = Scanner {
+        only_results_of,
+        ..Scanner::default()
+    };
     for message in messages {
         scanner.message(message);
     }
@@ -99,6 +115,7 @@ pub fn scan(messages: &[Value]) -> HistoryScan {
 /// built by [`scan`], or whose results were changed since, the order of calls
 /// relative to results is unknown and each result matches the last call with
 /// its id.
+#[cfg(test)]
 #[must_use]
 pub fn results_of<'a>(
     scan: &'a HistoryScan,
@@ -132,6 +149,8 @@ pub fn results_of<'a>(
 #[derive(Default)]
 struct Scanner<'a> {
     scan: HistoryScan,
+    /// Keep (and parse) only the results of calls to this tool.
+    only_results_of: Option<&'a str>,
     latest_call: HashMap<String, usize>,
     gemini_calls: HashMap<&'a str, usize>,
     gemini_responses: HashMap<&'a str, usize>,
@@ -180,10 +199,19 @@ impl<'a> Scanner<'a> {
         });
     }
 
-    fn push_result(&mut self, call_id: &str, content: Value, is_error: bool) {
-        self.scan
-            .matches
-            .push(self.latest_call.get(call_id).copied());
+    /// Records a result; `content` gives its content and whether it reports a failure, and
+    /// is only run for results that are kept.
+    fn push_result(&mut self, call_id: &str, content: impl FnOnce() -> (Value, bool)) {
+        let call = self.latest_call.get(call_id).copied();
+        if let Some(tool) = self.only_results_of
+            && call
+                .and_then(|index| self.scan.calls.get(index))
+                .is_none_or(|c| c.name != tool)
+        {
+            return;
+        }
+        let (content, is_error) = content();
+        self.scan.matches.push(call);
         self.scan.results.push(HistoryResult {
             call_id: call_id.to_owned(),
             content,
@@ -214,8 +242,7 @@ impl<'a> Scanner<'a> {
         else {
             return;
         };
-        let (content, is_error) = text_content(message.get("content"));
-        self.push_result(call_id, content, is_error);
+        self.push_result(call_id, || text_content(message.get("content")));
     }
 
     fn anthropic_block(&mut self, block: &Value) {
@@ -230,9 +257,11 @@ impl<'a> Scanner<'a> {
             }
             Some("tool_result") => {
                 if let Some(call_id) = id_field(block, "tool_use_id") {
-                    let (content, _) = text_content(block.get("content"));
-                    let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
-                    self.push_result(call_id, content, is_error);
+                    self.push_result(call_id, || {
+                        let (content, _) = text_content(block.get("content"));
+                        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+                        (content, is_error)
+                    });
                 }
             }
             _ => {}
@@ -247,8 +276,7 @@ impl<'a> Scanner<'a> {
 
     fn responses_output(&mut self, item: &Map<String, Value>) {
         if let Some(call_id) = id_field(item, "call_id") {
-            let (content, is_error) = text_content(item.get("output"));
-            self.push_result(call_id, content, is_error);
+            self.push_result(call_id, || text_content(item.get("output")));
         }
     }
 
@@ -272,32 +300,7 @@ impl<'a> Scanner<'a> {
         let Some(call_id) = id_field(item, "call_id") else {
             return;
         };
-        // Loaded functions, and the functions inside loaded namespaces.
-        let mut names = Vec::new();
-        for tool in item
-            .get("tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(tool) = tool.as_object() else {
-                continue;
-            };
-            match (str_field(tool, "type"), tool.get("tools")) {
-                (Some("namespace"), Some(Value::Array(inner))) => names.extend(
-                    inner
-                        .iter()
-                        .filter_map(Value::as_object)
-                        .filter_map(|tool| str_field(tool, "name")),
-                ),
-                _ => names.extend(str_field(tool, "name")),
-            }
-        }
-        let tools: Vec<Value> = names
-            .into_iter()
-            .map(|name| json!({ "name": name }))
-            .collect();
-        self.push_result(call_id, json!({ "tools": tools }), false);
+        self.push_result(call_id, || (loaded_tools(item), false));
     }
 
     fn gemini_part(&mut self, part: &'a Value) {
@@ -324,8 +327,7 @@ impl<'a> Scanner<'a> {
                 (None, Some(name)) => synthesize_id(&mut self.gemini_responses, name),
                 (None, None) => return,
             };
-            let (content, is_error) = gemini_content(response.get("response"));
-            self.push_result(&id, content, is_error);
+            self.push_result(&id, || gemini_content(response.get("response")));
         }
     }
 }
@@ -355,6 +357,36 @@ fn arguments(value: Option<&Value>) -> Value {
         }
         Some(other) => other.clone(),
     }
+}
+
+/// A `tool_search_output` item as the discovery result it stands for: `{"tools": [{"name"}]}`
+/// with the loaded functions, and the functions inside loaded namespaces.
+fn loaded_tools(item: &Map<String, Value>) -> Value {
+    let mut names = Vec::new();
+    for tool in item
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(tool) = tool.as_object() else {
+            continue;
+        };
+        match (str_field(tool, "type"), tool.get("tools")) {
+            (Some("namespace"), Some(Value::Array(inner))) => names.extend(
+                inner
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .filter_map(|tool| str_field(tool, "name")),
+            ),
+            _ => names.extend(str_field(tool, "name")),
+        }
+    }
+    let tools: Vec<Value> = names
+        .into_iter()
+        .map(|name| json!({ "name": name }))
+        .collect();
+    json!({ "tools": tools })
 }
 
 fn parse_text(text: &str) -> Value {
@@ -943,5 +975,30 @@ mod tests {
         scan.results.push(result("c1", json!("r"), false));
         scan.results.push(result("c2", json!("orphan"), false));
         assert_eq!(pairs(&scan, "x"), [("c1".into(), json!("r"))]);
+    }
+
+    #[test]
+    fn results_of_one_tool_skip_the_others_unparsed() {
+        let history = [
+            json!({"role": "assistant", "tool_calls": [
+                {"id": "a", "function": {"name": "lookup", "arguments": "{}"}},
+                {"id": "b", "function": {"name": "other", "arguments": "{}"}}
+            ]}),
+            json!({"role": "tool", "tool_call_id": "b", "content": "{\"ignored\": true}"}),
+            json!({"role": "tool", "tool_call_id": "a", "content": "{\"found\": 1}"}),
+            json!({"role": "tool", "tool_call_id": "nobody", "content": "{}"}),
+        ];
+        let results = results_of_tool(&history, "lookup");
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0].call_id, "a");
+        assert_eq!(results[0].content, json!({"found": 1}));
+        let full = scan(&history);
+        assert_eq!(
+            results_of(&full, "lookup")
+                .into_iter()
+                .map(|(_, result)| result.clone())
+                .collect::<Vec<_>>(),
+            results
+        );
     }
 }

@@ -314,8 +314,7 @@ impl Session {
                 discovered.extend(record.tools);
             }
         }
-        let scan = history::scan(history);
-        for (_, result) in history::results_of(&scan, DISCOVERY_TOOL_NAME) {
+        for result in history::results_of_tool(history, DISCOVERY_TOOL_NAME) {
             let names = discovery::found_names(&result.content);
             let signature = result.content.get("signature").and_then(Value::as_str);
             if accepted(&names, signature) {
