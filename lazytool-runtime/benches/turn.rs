@@ -6,7 +6,8 @@
 //! Three functions per case, each including the previous one's work, to show what share of
 //! the turn is JSON:
 //!
-//! - `build`: `Session::from_history` + `active_tools()`;
+//! - `build`: `Session::from_history` + `active_definitions()` (the shared definitions, not
+//!   copied);
 //! - `render`: + `openai_chat::render_tools` (the `serde_json::Value` tree);
 //! - `serialize`: + `serde_json::to_string` (the request's bytes).
 //!
@@ -113,12 +114,12 @@ async fn history(registry: &Registry, length: usize) -> Vec<Value> {
 
 fn build(registry: &Registry, history: &[Value]) -> usize {
     let session = Session::from_history(registry, history);
-    session.active_tools().len()
+    session.active_definitions().len()
 }
 
 fn render(registry: &Registry, history: &[Value]) -> Value {
     let session = Session::from_history(registry, history);
-    openai_chat::render_tools(&session.active_tools(), &OpenAiChatOptions::default())
+    openai_chat::render_tools(&session.active_definitions(), &OpenAiChatOptions::default())
 }
 
 fn serialize(registry: &Registry, history: &[Value]) -> String {

@@ -1,5 +1,7 @@
 //! The synthetic discovery tool through which the model loads lazy tools.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -26,7 +28,7 @@ pub enum DiscoveryListing {
 /// The discovery tool of one session: its definition (fixed for the conversation, so that
 /// it does not break prompt caching) and the lazy tools it can hand out.
 pub(crate) struct DiscoveryTool {
-    pub(crate) definition: ToolDefinition,
+    pub(crate) definition: Arc<ToolDefinition>,
     lazy_names: Vec<String>,
     search: bool,
 }
@@ -144,11 +146,11 @@ impl DiscoveryTool {
             ),
         };
         Some(DiscoveryTool {
-            definition: ToolDefinition {
+            definition: Arc::new(ToolDefinition {
                 name: DISCOVERY_TOOL_NAME.to_owned(),
                 description,
                 input_schema,
-            },
+            }),
             lazy_names: lazy.iter().map(|t| t.name().to_owned()).collect(),
             search: mode == ResolvedMode::Search,
         })

@@ -101,7 +101,7 @@ impl DiscoveryMode {
 }
 
 /// Tokens of `tools` as OpenAI Chat's `tools` JSON.
-pub(crate) fn tools_tokens(tools: &[ToolDefinition]) -> usize {
+pub(crate) fn tools_tokens<D: std::borrow::Borrow<ToolDefinition>>(tools: &[D]) -> usize {
     if tools.is_empty() {
         return 0;
     }

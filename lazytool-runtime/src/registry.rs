@@ -249,7 +249,9 @@ impl Registry {
             let lazy: Vec<&Tool> = self.tools().filter(|tool| tool.is_lazy()).collect();
             let definitions: Vec<_> = lazy.iter().map(|tool| tool.definition()).collect();
             let names = DiscoveryTool::new(&lazy, ResolvedMode::Names, DiscoveryListing::Names)
-                .map_or(0, |discovery| tools_tokens(&[discovery.definition]));
+                .map_or(0, |discovery| {
+                    tools_tokens(&[Arc::clone(&discovery.definition)])
+                });
             LazyCosts {
                 inline: tools_tokens(&definitions),
                 names,
@@ -408,6 +410,7 @@ impl RegistryBuilder {
                 },
                 location,
                 limits: self.limits,
+                definition: OnceLock::new(),
             })
         })
     }
@@ -436,6 +439,7 @@ fn build_dynamic(
             handler: Handler::Dynamic(tool.handler),
             location: tool.location,
             limits,
+            definition: OnceLock::new(),
         })),
         Err(reason) => {
             problems.push(RegistryProblem::InvalidSchema {

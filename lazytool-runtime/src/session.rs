@@ -168,7 +168,7 @@ pub(crate) struct Presentation {
     discovery: Option<DiscoveryTool>,
     /// Sent after the discovery tool in [`ResolvedMode::CacheStable`]: every lazy tool with
     /// its first sentence and an open schema.
-    stubs: Vec<ToolDefinition>,
+    stubs: Vec<Arc<ToolDefinition>>,
 }
 
 impl Presentation {
@@ -176,7 +176,7 @@ impl Presentation {
         Presentation {
             discovery: DiscoveryTool::new(lazy, mode, listing),
             stubs: if mode == ResolvedMode::CacheStable {
-                lazy.iter().map(|tool| stub(tool)).collect()
+                lazy.iter().map(|tool| Arc::new(stub(tool))).collect()
             } else {
                 Vec::new()
             },
@@ -356,18 +356,29 @@ impl Session {
     /// order. Building the next request starts a new turn, so this also makes the tools
     /// discovered during the last turn callable (see [`begin_turn`](Session::begin_turn)).
     pub fn active_tools(&self) -> Vec<ToolDefinition> {
+        self.active_definitions()
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect()
+    }
+
+    /// [`active_tools`](Session::active_tools) without copying: each definition is built once
+    /// per tool and shared, so a turn costs what rendering the request costs. The providers'
+    /// `render_tools` take these as well.
+    pub fn active_definitions(&self) -> Vec<Arc<ToolDefinition>> {
         let discovered = {
             let mut state = self.lock();
             commit(&mut state);
             state.discovered.clone()
         };
         let shared = &*self.shared;
-        let mut tools: Vec<ToolDefinition> = shared.eager.iter().map(Tool::definition).collect();
+        let mut tools: Vec<Arc<ToolDefinition>> =
+            shared.eager.iter().map(Tool::shared_definition).collect();
         if let Some(discovery) = shared.discovery()
             && (shared.mode == ResolvedMode::CacheStable
                 || discovered.len() < discovery.lazy_names().len())
         {
-            tools.push(discovery.definition.clone());
+            tools.push(Arc::clone(&discovery.definition));
         }
         if shared.mode == ResolvedMode::CacheStable {
             tools.extend(shared.presentation.stubs.iter().cloned());
@@ -376,7 +387,7 @@ impl Session {
                 discovered
                     .iter()
                     .filter_map(|name| self.lazy_tool(name))
-                    .map(Tool::definition),
+                    .map(Tool::shared_definition),
             );
         }
         tools
@@ -396,7 +407,7 @@ impl Session {
             .map(|tool| (tool.definition(), false))
             .collect();
         if let Some(discovery) = shared.discovery() {
-            tools.push((discovery.definition.clone(), false));
+            tools.push((ToolDefinition::clone(&discovery.definition), false));
         }
         tools.extend(
             self.lazy_tool_names()
@@ -659,5 +670,23 @@ mod tests {
         ));
         assert_eq!(gated.lazy_tool_names(), ["alpha"]);
         assert_eq!(first.lazy_tool_names(), ["alpha", "beta"]);
+    }
+
+    #[tokio::test]
+    async fn active_definitions_are_shared_not_copied() {
+        let registry = registry();
+        let session = registry.session();
+        let result = session
+            .call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["beta"]}))
+            .await;
+        assert!(!result.is_error(), "{result:?}");
+        let first = session.active_definitions();
+        let second = session.active_definitions();
+        assert_eq!(first.len(), 2, "the discovery tool and beta");
+        for (a, b) in first.iter().zip(&second) {
+            assert!(Arc::ptr_eq(a, b));
+        }
+        let owned: Vec<ToolDefinition> = first.iter().map(|d| ToolDefinition::clone(d)).collect();
+        assert_eq!(session.active_tools(), owned);
     }
 }

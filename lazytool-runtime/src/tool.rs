@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 
 use serde_json::Value;
@@ -33,6 +33,8 @@ pub(crate) struct ToolInner {
     pub(crate) handler: Handler,
     pub(crate) location: SourceLocation,
     pub(crate) limits: CallLimits,
+    /// The definition requests carry, built the first time one does and shared from then on.
+    pub(crate) definition: OnceLock<Arc<crate::ToolDefinition>>,
 }
 
 /// What a tool declares besides its name, description and schemas.
@@ -104,11 +106,20 @@ impl Tool {
 
     /// The tool as a request carries it: name, description, input schema.
     pub fn definition(&self) -> crate::ToolDefinition {
-        crate::ToolDefinition {
-            name: self.name().to_owned(),
-            description: self.description().to_owned(),
-            input_schema: self.input_schema().clone(),
-        }
+        crate::ToolDefinition::clone(&self.shared_definition())
+    }
+
+    /// [`definition`](Tool::definition), built once and shared: what a request carries of
+    /// this tool, without copying its schema on every request.
+    pub(crate) fn shared_definition(&self) -> Arc<crate::ToolDefinition> {
+        let definition = self.0.definition.get_or_init(|| {
+            Arc::new(crate::ToolDefinition {
+                name: self.name().to_owned(),
+                description: self.description().to_owned(),
+                input_schema: self.input_schema().clone(),
+            })
+        });
+        Arc::clone(definition)
     }
 
     /// Where the tool was declared: the `#[tool]` function, or the call that built a

@@ -1,6 +1,8 @@
 //! Anthropic Messages (`POST /v1/messages`): the request's `tools`, the `tool_use` blocks of
 //! a response, and `tool_result` blocks in a user message.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, join, object_root};
@@ -9,10 +11,11 @@ use crate::{Session, ToolDefinition, ToolResult};
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
 /// the schema sent as it is (Anthropic takes JSON Schema).
-pub fn render_tools(tools: &[ToolDefinition]) -> Value {
+pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
     let rendered = tools
         .iter()
-        .map(|tool| {
+        .map(Borrow::borrow)
+        .map(|tool: &ToolDefinition| {
             json!({
                 "name": tool.name,
                 "description": tool.description,

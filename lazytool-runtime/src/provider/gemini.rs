@@ -1,6 +1,8 @@
 //! Google Gemini `generateContent`: the request's `tools`, the `functionCall` parts of a
 //! response, and `functionResponse` parts.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, dialect, join};
@@ -25,13 +27,14 @@ pub enum GeminiSchemaField {
 /// `"parameters"` for [`GeminiSchemaField::OpenApiParameters`]. There `parameters` is left out
 /// when the rewritten schema has no properties, since Gemini rejects an object without them.
 /// No tools give an empty array.
-pub fn render_tools(tools: &[ToolDefinition], field: GeminiSchemaField) -> Value {
+pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaField) -> Value {
     if tools.is_empty() {
         return json!([]);
     }
     let declarations: Vec<Value> = tools
         .iter()
-        .map(|tool| {
+        .map(Borrow::borrow)
+        .map(|tool: &ToolDefinition| {
             let mut declaration = Map::new();
             declaration.insert("name".to_owned(), json!(tool.name));
             declaration.insert("description".to_owned(), json!(tool.description));
@@ -357,6 +360,9 @@ mod tests {
                 {"name": "get_me", "description": "The get_me tool."}
             ]}])
         );
-        assert_eq!(render_tools(&[], GeminiSchemaField::default()), json!([]));
+        assert_eq!(
+            render_tools::<ToolDefinition>(&[], GeminiSchemaField::default()),
+            json!([])
+        );
     }
 }

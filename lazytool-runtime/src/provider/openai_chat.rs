@@ -1,6 +1,8 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`): the request's `tools`, the
 //! `tool_calls` of an assistant message, and `role: "tool"` result messages.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, dialect, join, object_root};
@@ -20,10 +22,11 @@ pub struct OpenAiChatOptions {
 /// The array for the request's `tools` field:
 /// `[{"type": "function", "function": {"name", "description", "parameters"}}]`, with
 /// `"strict": true` in `function` only when `options.strict`.
-pub fn render_tools(tools: &[ToolDefinition], options: &OpenAiChatOptions) -> Value {
+pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChatOptions) -> Value {
     let rendered = tools
         .iter()
-        .map(|tool| {
+        .map(Borrow::borrow)
+        .map(|tool: &ToolDefinition| {
             let mut function = Map::new();
             function.insert("name".to_owned(), json!(tool.name));
             function.insert("description".to_owned(), json!(tool.description));
@@ -326,7 +329,10 @@ mod tests {
                 }
             }])
         );
-        assert_eq!(render_tools(&[], &OpenAiChatOptions::default()), json!([]));
+        assert_eq!(
+            render_tools::<ToolDefinition>(&[], &OpenAiChatOptions::default()),
+            json!([])
+        );
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! of a response's `output`, and `function_call_output` input items; and client-executed
 //! tool search (`tool_search_call` / `tool_search_output`) for native deferred loading.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, Provider, Reader, ToolCall, dialect, join, object_root};
@@ -14,10 +16,14 @@ pub type OpenAiResponsesOptions = super::openai_chat::OpenAiChatOptions;
 
 /// The array for the request's `tools` field; the Responses API flattens function tools:
 /// `[{"type": "function", "name", "description", "parameters", "strict"}]`.
-pub fn render_tools(tools: &[ToolDefinition], options: &OpenAiResponsesOptions) -> Value {
+pub fn render_tools<D: Borrow<ToolDefinition>>(
+    tools: &[D],
+    options: &OpenAiResponsesOptions,
+) -> Value {
     let rendered = tools
         .iter()
-        .map(|tool| {
+        .map(Borrow::borrow)
+        .map(|tool: &ToolDefinition| {
             Value::Object(function_tool(
                 &tool.name,
                 &tool.description,
