@@ -190,8 +190,14 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn push_call(&mut self, id: String, name: &str, arguments: Value) {
+    /// Records a call; `arguments` parses its arguments, which a scan for one tool's results
+    /// never needs (its calls keep `null`).
+    fn push_call(&mut self, id: String, name: &str, arguments: impl FnOnce() -> Value) {
         self.latest_call.insert(id.clone(), self.scan.calls.len());
+        let arguments = match self.only_results_of {
+            Some(_) => Value::Null,
+            None => arguments(),
+        };
         self.scan.calls.push(HistoryCall {
             id,
             name: name.to_owned(),
@@ -233,7 +239,7 @@ impl<'a> Scanner<'a> {
         let Some(name) = str_field(function, "name") else {
             return;
         };
-        self.push_call(id.to_owned(), name, arguments(function.get("arguments")));
+        self.push_call(id.to_owned(), name, || arguments(function.get("arguments")));
     }
 
     fn openai_result(&mut self, message: &Map<String, Value>) {
@@ -252,7 +258,7 @@ impl<'a> Scanner<'a> {
         match str_field(block, "type") {
             Some("tool_use") => {
                 if let (Some(id), Some(name)) = (id_field(block, "id"), str_field(block, "name")) {
-                    self.push_call(id.to_owned(), name, arguments(block.get("input")));
+                    self.push_call(id.to_owned(), name, || arguments(block.get("input")));
                 }
             }
             Some("tool_result") => {
@@ -270,7 +276,7 @@ impl<'a> Scanner<'a> {
 
     fn responses_call(&mut self, item: &Map<String, Value>) {
         if let (Some(id), Some(name)) = (id_field(item, "call_id"), str_field(item, "name")) {
-            self.push_call(id.to_owned(), name, arguments(item.get("arguments")));
+            self.push_call(id.to_owned(), name, || arguments(item.get("arguments")));
         }
     }
 
@@ -285,11 +291,9 @@ impl<'a> Scanner<'a> {
         if str_field(item, "execution") == Some("client")
             && let Some(id) = id_field(item, "call_id")
         {
-            self.push_call(
-                id.to_owned(),
-                DISCOVERY_TOOL_NAME,
-                arguments(item.get("arguments")),
-            );
+            self.push_call(id.to_owned(), DISCOVERY_TOOL_NAME, || {
+                arguments(item.get("arguments"))
+            });
         }
     }
 
@@ -320,7 +324,7 @@ impl<'a> Scanner<'a> {
                 Some(id) => id.to_owned(),
                 None => synthesize_id(&mut self.gemini_calls, name),
             };
-            self.push_call(id, name, arguments(call.get("args")));
+            self.push_call(id, name, || arguments(call.get("args")));
         } else if let Some(response) = field("functionResponse", "function_response") {
             let id = match (id_field(response, "id"), str_field(response, "name")) {
                 (Some(id), _) => id.to_owned(),
