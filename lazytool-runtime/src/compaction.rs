@@ -24,12 +24,26 @@ pub(crate) struct Recorded {
 }
 
 /// Every marker in the texts of `history`, in order.
+/// Where the next marker opens in `text`: found by its first byte (a `memchr` search; every
+/// message of a history is searched on every request of a stateless server).
+fn find_open(text: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('<') {
+        let at = from + offset;
+        if text[at..].starts_with(OPEN) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 pub(crate) fn recorded(history: &[Value]) -> Vec<Recorded> {
     let mut records = Vec::new();
     for message in history {
         for text in message_texts(message) {
             let mut rest = text;
-            while let Some(start) = rest.find(OPEN) {
+            while let Some(start) = find_open(rest) {
                 let after = &rest[start + OPEN.len()..];
                 let Some(end) = after.find(CLOSE) else { break };
                 if let Ok(record) = serde_json::from_str::<Value>(&after[..end]) {

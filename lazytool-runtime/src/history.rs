@@ -168,13 +168,13 @@ impl<'a> Scanner<'a> {
             Some("tool_search_output") => return self.responses_tool_search_output(message),
             _ => {}
         }
-        if let Some(Value::Array(blocks)) = message.get("content") {
+        if let Some(Value::Array(blocks)) = member(message, "content") {
             for block in blocks {
                 self.anthropic_block(block);
             }
         }
         for key in ["tool_calls", "toolCalls"] {
-            if let Some(Value::Array(items)) = message.get(key) {
+            if let Some(Value::Array(items)) = member(message, key) {
                 for item in items {
                     self.openai_call(item);
                 }
@@ -183,7 +183,7 @@ impl<'a> Scanner<'a> {
         if str_field(message, "role") == Some("tool") {
             self.openai_result(message);
         }
-        if let Some(Value::Array(parts)) = message.get("parts") {
+        if let Some(Value::Array(parts)) = member(message, "parts") {
             for part in parts {
                 self.gemini_part(part);
             }
@@ -232,14 +232,15 @@ impl<'a> Scanner<'a> {
         let Some(id) = id_field(item, "id") else {
             return;
         };
-        let function = item
-            .get("function")
+        let function = member(item, "function")
             .and_then(Value::as_object)
             .unwrap_or(item);
         let Some(name) = str_field(function, "name") else {
             return;
         };
-        self.push_call(id.to_owned(), name, || arguments(function.get("arguments")));
+        self.push_call(id.to_owned(), name, || {
+            arguments(member(function, "arguments"))
+        });
     }
 
     fn openai_result(&mut self, message: &Map<String, Value>) {
@@ -248,7 +249,7 @@ impl<'a> Scanner<'a> {
         else {
             return;
         };
-        self.push_result(call_id, || text_content(message.get("content")));
+        self.push_result(call_id, || text_content(member(message, "content")));
     }
 
     fn anthropic_block(&mut self, block: &Value) {
@@ -258,14 +259,15 @@ impl<'a> Scanner<'a> {
         match str_field(block, "type") {
             Some("tool_use") => {
                 if let (Some(id), Some(name)) = (id_field(block, "id"), str_field(block, "name")) {
-                    self.push_call(id.to_owned(), name, || arguments(block.get("input")));
+                    self.push_call(id.to_owned(), name, || arguments(member(block, "input")));
                 }
             }
             Some("tool_result") => {
                 if let Some(call_id) = id_field(block, "tool_use_id") {
                     self.push_result(call_id, || {
-                        let (content, _) = text_content(block.get("content"));
-                        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+                        let (content, _) = text_content(member(block, "content"));
+                        let is_error =
+                            member(block, "is_error").and_then(Value::as_bool) == Some(true);
                         (content, is_error)
                     });
                 }
@@ -276,13 +278,13 @@ impl<'a> Scanner<'a> {
 
     fn responses_call(&mut self, item: &Map<String, Value>) {
         if let (Some(id), Some(name)) = (id_field(item, "call_id"), str_field(item, "name")) {
-            self.push_call(id.to_owned(), name, || arguments(item.get("arguments")));
+            self.push_call(id.to_owned(), name, || arguments(member(item, "arguments")));
         }
     }
 
     fn responses_output(&mut self, item: &Map<String, Value>) {
         if let Some(call_id) = id_field(item, "call_id") {
-            self.push_result(call_id, || text_content(item.get("output")));
+            self.push_result(call_id, || text_content(member(item, "output")));
         }
     }
 
@@ -292,7 +294,7 @@ impl<'a> Scanner<'a> {
             && let Some(id) = id_field(item, "call_id")
         {
             self.push_call(id.to_owned(), DISCOVERY_TOOL_NAME, || {
-                arguments(item.get("arguments"))
+                arguments(member(item, "arguments"))
             });
         }
     }
@@ -312,8 +314,8 @@ impl<'a> Scanner<'a> {
             return;
         };
         let field = |camel, snake| {
-            part.get(camel)
-                .or_else(|| part.get(snake))
+            member(part, camel)
+                .or_else(|| member(part, snake))
                 .and_then(Value::as_object)
         };
         if let Some(call) = field("functionCall", "function_call") {
@@ -324,20 +326,34 @@ impl<'a> Scanner<'a> {
                 Some(id) => id.to_owned(),
                 None => synthesize_id(&mut self.gemini_calls, name),
             };
-            self.push_call(id, name, || arguments(call.get("args")));
+            self.push_call(id, name, || arguments(member(call, "args")));
         } else if let Some(response) = field("functionResponse", "function_response") {
             let id = match (id_field(response, "id"), str_field(response, "name")) {
                 (Some(id), _) => id.to_owned(),
                 (None, Some(name)) => synthesize_id(&mut self.gemini_responses, name),
                 (None, None) => return,
             };
-            self.push_result(&id, || gemini_content(response.get("response")));
+            self.push_result(&id, || gemini_content(member(response, "response")));
         }
     }
 }
 
+/// `object[key]`. Messages have a handful of members: comparing keys is cheaper than hashing
+/// them (serde_json's maps hash with SipHash), and this runs over every message of a history
+/// on every request of a stateless server.
+fn member<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    if object.len() <= 8 {
+        object
+            .iter()
+            .find(|(name, _)| name.as_str() == key)
+            .map(|(_, value)| value)
+    } else {
+        object.get(key)
+    }
+}
+
 fn str_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
-    object.get(key).and_then(Value::as_str)
+    member(object, key).and_then(Value::as_str)
 }
 
 /// Like [`str_field`], but an empty id counts as absent.
@@ -376,7 +392,7 @@ fn loaded_tools(item: &Map<String, Value>) -> Value {
         let Some(tool) = tool.as_object() else {
             continue;
         };
-        match (str_field(tool, "type"), tool.get("tools")) {
+        match (str_field(tool, "type"), member(tool, "tools")) {
             (Some("namespace"), Some(Value::Array(inner))) => names.extend(
                 inner
                     .iter()
@@ -448,7 +464,7 @@ fn gemini_content(response: Option<&Value>) -> (Value, bool) {
         Some(other) => return (other.clone(), false),
         None => return (Value::Null, false),
     };
-    let is_error = object.get("error").is_some_and(|error| !error.is_null());
+    let is_error = member(object, "error").is_some_and(|error| !error.is_null());
     let mut entries = object.iter();
     if let (Some((key, inner)), None) = (entries.next(), entries.next())
         && matches!(key.as_str(), "result" | "output" | "content")
