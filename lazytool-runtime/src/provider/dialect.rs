@@ -518,7 +518,8 @@ fn failure(path: &str, message: impl std::fmt::Display) -> String {
 ///   branch, any other schema is wrapped as `{"anyOf": [schema, {"type": "null"}]}` with its
 ///   description kept outside); an object without properties gets `"properties": {}` and
 ///   `"required": []`, so it only accepts `{}`;
-/// * `oneOf` becomes `anyOf`; `allOf` is merged into its schema; constraints beside `anyOf`
+/// * `oneOf` becomes `anyOf`; `allOf` is merged into its schema (a reference back into a
+///   schema being merged, recursion, stays a `$ref`); constraints beside `anyOf`
 ///   are pushed into its branches; a `$ref` with keywords beside it becomes
 ///   `{"anyOf": [{"$ref": ...}]}` carrying the description; `$ref` and `$defs` are otherwise
 ///   kept;
@@ -531,7 +532,10 @@ fn failure(path: &str, message: impl std::fmt::Display) -> String {
 ///   number, boolean, null and arrays of those (strict mode has no "any").
 ///
 /// The root is made an object schema (a root `$ref` resolved, a root union of objects
-/// flattened into one object). The result passes [`check_openai_strict`].
+/// flattened into one object, anything else that is no object dropped). A rewrite visits at
+/// most 10,000 schemas (definitions that share definitions would otherwise be inlined
+/// exponentially often); past that the rest becomes "any value". The result passes
+/// [`check_openai_strict`].
 pub fn openai_strict(schema: &Value) -> Value {
     let root = prepare_root(schema);
     strict_schema(&root, &mut Walk::new(&root), 0)
