@@ -30,12 +30,10 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChat
             let mut function = Map::new();
             function.insert("name".to_owned(), json!(tool.name));
             function.insert("description".to_owned(), json!(tool.description));
-            let parameters = if options.strict {
-                dialect::openai_strict(&tool.input_schema)
-            } else {
-                object_root(&tool.input_schema)
-            };
-            function.insert("parameters".to_owned(), parameters);
+            function.insert(
+                "parameters".to_owned(),
+                parameters(&tool.input_schema, options),
+            );
             if options.strict {
                 function.insert("strict".to_owned(), Value::Bool(true));
             }
@@ -43,6 +41,16 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChat
         })
         .collect();
     Value::Array(rendered)
+}
+
+/// A tool's `parameters` schema: rewritten by [`dialect::openai_strict`] in strict mode, the
+/// canonical schema otherwise. (The Responses API takes the same.)
+pub(crate) fn parameters(schema: &Value, options: &OpenAiChatOptions) -> Value {
+    if options.strict {
+        dialect::openai_strict(schema)
+    } else {
+        object_root(schema)
+    }
 }
 
 /// The tool calls of a response: a whole `chat.completion` (read from

@@ -6,7 +6,8 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ParseError, Provider, Reader, ToolCall, dialect, join, object_root};
+use super::openai_chat::parameters;
+use super::{ParseError, Provider, Reader, ToolCall, join};
 use crate::{DISCOVERY_TOOL_NAME, Session, ToolDefinition, ToolResult};
 
 /// How tools are rendered for the Responses API: the Chat Completions options re-used.
@@ -49,14 +50,6 @@ fn function_tool(
     tool.insert("parameters".to_owned(), parameters(schema, options));
     tool.insert("strict".to_owned(), Value::Bool(options.strict));
     tool
-}
-
-fn parameters(schema: &Value, options: &OpenAiResponsesOptions) -> Value {
-    if options.strict {
-        dialect::openai_strict(schema)
-    } else {
-        object_root(schema)
-    }
 }
 
 /// The `tools` array for OpenAI's native deferred loading with client-executed tool search
