@@ -47,7 +47,18 @@ fn over_limits(tool: &str, excess: &Excess, limits: &CallLimits) -> ToolResult {
 
 /// Accepts a JSON object, a JSON-encoded object in a string (OpenAI sends arguments that
 /// way), and `null` or an empty string for "no arguments".
+#[inline]
 pub(crate) fn normalize(tool: &str, arguments: Value) -> Result<Value, ToolResult> {
+    // An object, by far the most common, passes without a call.
+    if arguments.is_object() {
+        Ok(arguments)
+    } else {
+        normalize_other(tool, arguments)
+    }
+}
+
+#[inline(never)]
+fn normalize_other(tool: &str, arguments: Value) -> Result<Value, ToolResult> {
     match arguments {
         Value::Object(_) => Ok(arguments),
         Value::Null => Ok(Value::Object(Map::new())),

@@ -155,11 +155,7 @@ impl Tool {
                 crate::limits::dispose(arguments);
                 return Err(rejected);
             }
-            let arguments = if arguments.is_object() {
-                arguments
-            } else {
-                arguments::normalize(&inner.name, arguments)?
-            };
+            let arguments = arguments::normalize(&inner.name, arguments)?;
             let mut arguments = if inner.schemas.has_optional {
                 arguments::drop_null_optionals(arguments, &inner.schemas.input)
             } else {
