@@ -383,8 +383,7 @@ fn arguments(value: Option<&Value>) -> Value {
 /// with the loaded functions, and the functions inside loaded namespaces.
 fn loaded_tools(item: &Map<String, Value>) -> Value {
     let mut names = Vec::new();
-    for tool in item
-        .get("tools")
+    for tool in member(item, "tools")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -402,11 +401,7 @@ fn loaded_tools(item: &Map<String, Value>) -> Value {
             _ => names.extend(str_field(tool, "name")),
         }
     }
-    let tools: Vec<Value> = names
-        .into_iter()
-        .map(|name| json!({ "name": name }))
-        .collect();
-    json!({ "tools": tools })
+    discovery_result(names)
 }
 
 fn parse_text(text: &str) -> Value {
@@ -433,14 +428,23 @@ fn text_content(content: Option<&Value>) -> (Value, bool) {
 /// Anthropic's `tool_reference` blocks (the answer to a discovery in deferred-loading mode)
 /// as the discovery result they stand for: `{"tools": [{"name": ...}]}`.
 fn tool_references(parts: &[Value]) -> Option<Value> {
-    let names: Vec<Value> = parts
+    let names: Vec<&str> = parts
         .iter()
         .filter_map(Value::as_object)
         .filter(|part| str_field(part, "type") == Some("tool_reference"))
         .filter_map(|part| str_field(part, "tool_name"))
+        .collect();
+    (!names.is_empty()).then(|| discovery_result(names))
+}
+
+/// The discovery result a provider's own answer to a discovery stands for:
+/// `{"tools": [{"name": ...}]}`.
+fn discovery_result(names: Vec<&str>) -> Value {
+    let tools: Vec<Value> = names
+        .into_iter()
         .map(|name| json!({ "name": name }))
         .collect();
-    (!names.is_empty()).then(|| json!({ "tools": names }))
+    json!({ "tools": tools })
 }
 
 fn concat_text(parts: &[Value]) -> String {
