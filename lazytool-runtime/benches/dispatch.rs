@@ -6,7 +6,7 @@
 //! `cargo bench -p lazytool-runtime --bench dispatch`
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use lazytool_runtime::{Registry, tool};
+use lazytool_runtime::Registry;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -14,34 +14,12 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RequestContext, RunningService};
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-/// Greets someone.
-#[tool]
-async fn greet(name: String, times: u32, loud: bool) -> String {
-    greeting(&name, times, loud)
-}
+#[path = "common/greet.rs"]
+mod greet;
 
-fn greeting(name: &str, times: u32, loud: bool) -> String {
-    let text = format!("hello {name} x{times}");
-    if loud { text.to_uppercase() } else { text }
-}
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct GreetArguments {
-    name: String,
-    times: u32,
-    loud: bool,
-}
-
-async fn greet_by_hand(arguments: GreetArguments) -> String {
-    greeting(&arguments.name, arguments.times, arguments.loud)
-}
-
-fn arguments() -> Value {
-    json!({"name": "Ada", "times": 3, "loud": false})
-}
+use greet::{GreetArguments, arguments, greet_by_hand, handwritten};
 
 /// The same tool as an rmcp user writes it: rmcp's `#[tool]` in a `#[tool_router]`, served
 /// by `#[tool_handler]`.
@@ -140,34 +118,14 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("handwritten", |b| {
         b.to_async(&runtime).iter_batched(
             arguments,
-            |arguments| {
-                let validator = &validator;
-                async move {
-                    if !validator.is_valid(&arguments) {
-                        return Value::Null;
-                    }
-                    match serde_json::from_value::<GreetArguments>(arguments) {
-                        Ok(parsed) => {
-                            serde_json::to_value(greet_by_hand(parsed).await).unwrap_or(Value::Null)
-                        }
-                        Err(_) => Value::Null,
-                    }
-                }
-            },
+            |arguments| handwritten(Some(&validator), arguments),
             BatchSize::SmallInput,
         )
     });
     group.bench_function("handwritten_unvalidated", |b| {
         b.to_async(&runtime).iter_batched(
             arguments,
-            |arguments| async move {
-                match serde_json::from_value::<GreetArguments>(arguments) {
-                    Ok(parsed) => {
-                        serde_json::to_value(greet_by_hand(parsed).await).unwrap_or(Value::Null)
-                    }
-                    Err(_) => Value::Null,
-                }
-            },
+            |arguments| handwritten(None, arguments),
             BatchSize::SmallInput,
         )
     });

@@ -11,31 +11,11 @@
 //! a call costs (total − setup) / CALLS. Run with Cargo's `--bench` flag alone (as `cargo
 //! bench` does) it makes one short run of each.
 
-use lazytool_runtime::{Registry, tool};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use lazytool_runtime::Registry;
+use serde_json::Value;
 
-/// Greets someone.
-#[tool]
-async fn greet(name: String, times: u32, loud: bool) -> String {
-    greeting(&name, times, loud)
-}
-
-fn greeting(name: &str, times: u32, loud: bool) -> String {
-    let text = format!("hello {name} x{times}");
-    if loud { text.to_uppercase() } else { text }
-}
-
-#[derive(Deserialize)]
-struct GreetArguments {
-    name: String,
-    times: u32,
-    loud: bool,
-}
-
-async fn greet_by_hand(arguments: GreetArguments) -> String {
-    greeting(&arguments.name, arguments.times, arguments.loud)
-}
+#[path = "common/greet.rs"]
+mod greet;
 
 fn run(variant: &str, calls: usize) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -47,9 +27,7 @@ fn run(variant: &str, calls: usize) -> Result<(), String> {
         .ok_or("greet is registered")?
         .input_schema();
     let validator = jsonschema::validator_for(schema).map_err(|error| error.to_string())?;
-    let inputs: Vec<Value> = (0..calls)
-        .map(|_| json!({"name": "Ada", "times": 3, "loud": false}))
-        .collect();
+    let inputs: Vec<Value> = (0..calls).map(|_| greet::arguments()).collect();
     let started = std::time::Instant::now();
     let outputs = runtime.block_on(async {
         let mut outputs = Vec::with_capacity(calls);
@@ -62,15 +40,7 @@ fn run(variant: &str, calls: usize) -> Result<(), String> {
             }
             "handwritten" => {
                 for arguments in inputs {
-                    let output = if validator.is_valid(&arguments) {
-                        match serde_json::from_value::<GreetArguments>(arguments) {
-                            Ok(parsed) => serde_json::to_value(greet_by_hand(parsed).await)
-                                .unwrap_or(Value::Null),
-                            Err(_) => Value::Null,
-                        }
-                    } else {
-                        Value::Null
-                    };
+                    let output = greet::handwritten(Some(&validator), arguments).await;
                     outputs.push(std::hint::black_box(output));
                 }
             }
