@@ -250,7 +250,7 @@ impl Registry {
             let definitions: Vec<_> = lazy.iter().map(|tool| tool.definition()).collect();
             let names = DiscoveryTool::new(&lazy, ResolvedMode::Names, DiscoveryListing::Names)
                 .map_or(0, |discovery| {
-                    tools_tokens(&[Arc::clone(&discovery.definition)])
+                    tools_tokens(std::slice::from_ref(&discovery.definition))
                 });
             LazyCosts {
                 inline: tools_tokens(&definitions),
