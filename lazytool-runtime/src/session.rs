@@ -213,11 +213,15 @@ impl Registry {
 impl Session {
     fn new(registry: &Registry, options: SessionOptions) -> Session {
         let allowed = |tool: &Tool| options.allow.as_ref().is_none_or(|allow| allow(tool));
-        let lazy: Vec<&Tool> = registry
-            .tools()
-            .filter(|tool| tool.is_lazy() && allowed(tool))
-            .collect();
-        let mode = if lazy.is_empty() {
+        let is_allowed_lazy = |tool: &&Tool| tool.is_lazy() && allowed(tool);
+        // Listed only to build a presentation: an ungated session usually finds it built.
+        let lazy = || {
+            registry
+                .tools()
+                .filter(is_allowed_lazy)
+                .collect::<Vec<&Tool>>()
+        };
+        let mode = if !registry.tools().any(|tool| is_allowed_lazy(&tool)) {
             ResolvedMode::Names
         } else {
             options.mode.resolve(|| registry.lazy_costs())
@@ -228,10 +232,10 @@ impl Session {
             .cloned()
             .collect();
         let presentation = if options.allow.is_some() {
-            Arc::new(Presentation::new(&lazy, mode, options.listing))
+            Arc::new(Presentation::new(&lazy(), mode, options.listing))
         } else {
             registry.presentation(mode, options.listing, || {
-                Presentation::new(&lazy, mode, options.listing)
+                Presentation::new(&lazy(), mode, options.listing)
             })
         };
         Session {
