@@ -733,10 +733,7 @@ mod tests {
     use super::*;
 
     /// The GitHub MCP server's tools (`{"tools":[{"name","description","inputSchema"}]}`).
-    const CATALOG: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/github-mcp-tools.json"
-    );
+    const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
 
     #[derive(Deserialize)]
     struct Catalog {

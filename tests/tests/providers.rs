@@ -8,10 +8,7 @@ use lazytool_runtime::provider::{anthropic, gemini, openai_chat, openai_response
 use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, ToolDefinition, catalog_tools, tool};
 use serde_json::{Value, json};
 
-const CATALOG: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/data/github-mcp-tools.json"
-);
+const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
 
 /// The GitHub MCP server's 117 tools as dynamic tools that echo their arguments.
 fn catalog(lazy: bool) -> Registry {

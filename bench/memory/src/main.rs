@@ -152,7 +152,7 @@ fn main() {
         return;
     }
     let catalog = args.get(1).cloned().unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/github-mcp-tools.json").to_owned()
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/github-mcp-tools.json").to_owned()
     });
     let catalog = std::fs::canonicalize(&catalog).map_or(catalog, |path| path.display().to_string());
     let tools: usize = args.get(2).map_or(10_000, |n| n.parse().expect("TOOLS"));

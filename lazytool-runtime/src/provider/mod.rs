@@ -205,10 +205,8 @@ pub(crate) mod test_support {
     use crate::ToolDefinition;
 
     /// Where the catalog lives (`{"tools":[{"name","description","inputSchema"}]}`).
-    pub(crate) const CATALOG: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/github-mcp-tools.json"
-    );
+    pub(crate) const CATALOG: &str =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
 
     #[derive(Deserialize)]
     struct Catalog {

@@ -9,9 +9,6 @@
 //! rediscovering it. Every turn prints the tools sent and what they cost in tokens
 //! (`o200k_base`) against sending every tool eagerly.
 
-#[path = "common/shop_tools.rs"]
-mod shop_tools;
-
 use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
 use lazytool_runtime::tokens::count_json_tokens;
 use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, Session, ToolDefinition};
@@ -95,7 +92,7 @@ fn shorten(text: &str, limit: usize) -> String {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let registry: Registry = shop_tools::registry()?;
+    let registry: Registry = lazytool_examples_core::registry()?;
     let every_tool: Vec<ToolDefinition> = registry.tools().map(|tool| tool.definition()).collect();
     let eager_tokens = tools_tokens(&every_tool);
 

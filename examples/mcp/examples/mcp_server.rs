@@ -3,9 +3,6 @@
 //! `cargo run --example mcp_server`, then write JSON-RPC lines on stdin, or register the
 //! built binary in an MCP client (see the README). Logs go to stderr: stdout is the protocol.
 
-#[path = "common/shop_tools.rs"]
-mod shop_tools;
-
 use lazytool_runtime::mcp::McpServer;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
@@ -20,7 +17,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with(filter)
         .init();
 
-    let registry = shop_tools::registry()?;
+    let registry = lazytool_examples_core::registry()?;
     eprintln!("mcp_server: serving {} shop tools on stdio", registry.len());
     McpServer::new(registry)
         .server_info("lazytool-shop", env!("CARGO_PKG_VERSION"))

@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example tool_search -- CATALOG.json "QUERY" [LIMIT]`
 //!
-//! The catalog has the shape of `../shared/data/github-mcp-tools.json`
+//! The catalog has the shape of `data/github-mcp-tools.json`
 //! (`{"tools":[{"name","description","inputSchema"}]}`); its tools are loaded as lazy dynamic
 //! tools, and the best matches are printed one name per line, best first (10 by default).
 

@@ -7,7 +7,7 @@ use axum::extract::State as AxumState;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::{Json, Router};
-use lazytool_examples::agent::{AgentConfig, AgentError, AgentEvent, run_agent};
+use lazytool_examples_agent::{AgentConfig, AgentError, AgentEvent, run_agent};
 use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, tool};
 use serde::Serialize;
 use serde_json::{Value, json};

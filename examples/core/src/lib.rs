@@ -1,5 +1,6 @@
 //! The shop of TanStack AI's lazy-discovery guide: one eager tool, two lazy ones, over an
-//! in-memory product store passed as `State`. Shared by the `shop` and `mcp_server` examples.
+//! in-memory product store passed as `State`. The `shop` example runs them with a scripted
+//! model; the `mcp_server` example (package `lazytool-examples-mcp`) serves them over MCP.
 
 use lazytool_runtime::{Registry, RegistryError, State, tool};
 use serde::Serialize;

@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use lazytool_examples::agent::{AgentConfig, AgentError, AgentEvent, run_agent};
+use lazytool_examples_agent::{AgentConfig, AgentError, AgentEvent, run_agent};
 use lazytool_runtime::{Registry, tool};
 use serde::Serialize;
 use serde_json::Value;
@@ -139,8 +139,8 @@ async fn main() -> ExitCode {
                  OPENAI_API_KEY=sk-... cargo run --example openai_agent -- \"your question\"\n  \
                  OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=qwen2.5 cargo run --example openai_agent -- \"...\"\n\n\
                  OPENAI_MODEL defaults to {}.",
-                lazytool_examples::agent::DEFAULT_BASE_URL,
-                lazytool_examples::agent::DEFAULT_MODEL,
+                lazytool_examples_agent::DEFAULT_BASE_URL,
+                lazytool_examples_agent::DEFAULT_MODEL,
             );
             return ExitCode::from(2);
         }

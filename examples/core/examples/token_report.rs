@@ -3,7 +3,7 @@
 //! `cargo run --release --example token_report -- CATALOG.json`
 //!
 //! Loads a catalog (`{"tools":[{"name","description","inputSchema"}]}`, the shape of
-//! `../shared/data/github-mcp-tools.json`) with every tool lazy and counts, with tiktoken's
+//! `data/github-mcp-tools.json`) with every tool lazy and counts, with tiktoken's
 //! `o200k_base`, the tools JSON of the first request in each mode (eager, names, search,
 //! auto, cache-stable), and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
 //! discovered after request 1, 2 after request 2 and 2 after request 5. The lazy total counts

@@ -1,2 +1,0 @@
-//! Examples of lazytool; run them with `cargo run --example NAME`.
-pub mod agent;
