@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session, ToolCall};
 use serde_json::{Value, json};
 
 const TOOL_COUNTS: [usize; 4] = [10, 100, 1_000, 10_000];
@@ -90,7 +90,12 @@ async fn history(registry: &Registry, length: usize) -> Vec<Value> {
             let arguments = json!({ "toolNames": names });
             let result = session.call(DISCOVERY_TOOL_NAME, arguments.clone()).await;
             messages.push(assistant_call(&id, DISCOVERY_TOOL_NAME, &arguments));
-            messages.push(openai_chat::tool_result_message(&id, &result));
+            let call = ToolCall {
+                id,
+                name: DISCOVERY_TOOL_NAME.to_owned(),
+                arguments,
+            };
+            messages.push(openai_chat::tool_result_message(&call, &result));
         } else {
             let id = format!("call_{round}");
             let name = tool_name(2 * (round % DISCOVERED));

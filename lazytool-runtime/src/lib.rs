@@ -40,36 +40,22 @@
 //! - [`Tool`]: one tool's name, description, schemas and call.
 //! - [`ToolResult`]: what a call gives back.
 
-mod annotations;
-mod arguments;
-mod catalog;
-mod compaction;
-mod context;
-mod deadline;
-mod definition;
+// Layers, lowest first; each imports only the ones above it in this list (ARCHITECTURE.md).
+mod call;
 mod discovery;
-mod dynamic;
-mod error;
-mod history;
-mod limits;
+mod dispatch;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod mode;
-mod name;
 pub mod provider;
 mod registry;
-mod result;
 mod schema;
-mod search;
 mod session;
-mod signing;
-mod spec;
-mod state;
+pub mod source;
+#[cfg(test)]
+mod testing;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 mod tool;
-pub mod tool_provider;
-mod unwind;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -155,19 +141,13 @@ pub use lazytool_macros::tool;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
-pub use annotations::ToolAnnotations;
-pub use catalog::{CatalogError, catalog_tools};
-pub use context::{CancellationToken, ToolContext};
-pub use definition::ToolDefinition;
-pub use discovery::DiscoveryListing;
-pub use dynamic::DynamicTool;
-pub use error::{RegistryError, RegistryProblem};
-pub use limits::CallLimits;
-pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
-pub use name::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, validate_tool_name};
-pub use registry::{Registry, RegistryBuilder, SourceLocation};
-pub use result::{ToolErrorKind, ToolResult};
-pub use session::{CatalogChange, DiscoveredSet, Session, SessionOptions};
-pub use spec::{CallFuture, ToolSpec};
-pub use state::State;
-pub use tool::Tool;
+pub use call::{
+    CallLimits, CancellationToken, DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult,
+};
+pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
+pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
+pub use session::{CatalogChange, Session, SessionOptions};
+pub use tool::{
+    CatalogError, DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN, SourceLocation, State, Tool,
+    ToolAnnotations, ToolDefinition, ToolNameError, ToolSpec, catalog_tools, validate_tool_name,
+};

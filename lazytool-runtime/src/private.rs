@@ -11,13 +11,13 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::annotations::ToolAnnotations;
-pub use crate::context::ToolContext;
-pub use crate::result::ToolResult;
-pub use crate::spec::{CallFuture, Invocation, Registration, SpecCache, ToolSpec, schema_builds};
-pub use crate::state::{ResolvedStates, State, StateRequirement};
+pub use crate::call::{ToolContext, ToolResult};
+pub use crate::tool::{
+    CallFuture, Invocation, Registration, ResolvedStates, SpecCache, State, StateRequirement,
+    ToolAnnotations, ToolSpec,
+};
 
-use crate::result::ToolErrorKind;
+use crate::call::ToolErrorKind;
 
 /// A `#[arg(default = ...)]` parameter: its JSON name and its default as JSON.
 pub type PropertyDefault = (&'static str, fn() -> Value);
@@ -66,7 +66,7 @@ pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Res
 
 #[cold]
 fn unparsed(tool: &str, error: &serde_json::Error) -> ToolResult {
-    crate::arguments::invalid(tool, &error.to_string())
+    crate::dispatch::invalid(tool, &error.to_string())
 }
 
 /// The result of a tool that returns a plain value.

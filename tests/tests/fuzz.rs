@@ -1234,8 +1234,7 @@ fn provider() -> BoxedStrategy<Provider> {
     .boxed()
 }
 
-type Parsed =
-    Result<Vec<lazytool_runtime::provider::ToolCall>, lazytool_runtime::provider::ParseError>;
+type Parsed = Result<Vec<lazytool_runtime::ToolCall>, lazytool_runtime::provider::ParseError>;
 
 fn parse(provider: Provider, response: &Value) -> Parsed {
     match provider {

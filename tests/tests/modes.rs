@@ -3,7 +3,7 @@
 
 use lazytool_runtime::{
     AutoBudget, DISCOVERY_TOOL_NAME, DiscoveryMode, DynamicTool, Registry, ResolvedMode, Session,
-    SessionOptions, ToolDefinition, ToolErrorKind,
+    SessionOptions, ToolCall, ToolDefinition, ToolErrorKind,
 };
 use serde_json::{Value, json};
 
@@ -349,7 +349,12 @@ async fn anthropic_deferred_loading_keeps_one_tools_array_and_answers_with_refer
             json!({"toolNames": ["compareProducts", "nope"]}),
         )
         .await;
-    let block = anthropic::tool_reference_block("toolu_1", &result);
+    let call = ToolCall {
+        id: "toolu_1".into(),
+        name: DISCOVERY_TOOL_NAME.into(),
+        arguments: json!({}),
+    };
+    let block = anthropic::tool_reference_block(&call, &result);
     assert_eq!(
         block,
         json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": [
@@ -432,7 +437,7 @@ async fn openai_client_tool_search_keeps_one_tools_array_and_answers_with_defini
     let result = session
         .call(&calls[0].name, calls[0].arguments.clone())
         .await;
-    let output = tool_search_output_item(&calls[0].id, &result, &options);
+    let output = tool_search_output_item(&session, &calls[0], &result, &options);
     assert_eq!(output["type"], json!("tool_search_output"));
     assert_eq!(output["execution"], json!("client"));
     assert_eq!(output["call_id"], json!("call_ts1"));
@@ -458,7 +463,7 @@ async fn openai_client_tool_search_keeps_one_tools_array_and_answers_with_defini
         .await;
     assert!(failed.is_error());
     assert_eq!(
-        tool_search_output_item("call_x", &failed, &options)["tools"],
+        tool_search_output_item(&session, &calls[0], &failed, &options)["tools"],
         json!([])
     );
 
@@ -493,11 +498,9 @@ async fn openai_client_tool_search_keeps_one_tools_array_and_answers_with_defini
 }
 
 #[tokio::test]
-async fn a_cached_provider_feeds_registries_and_fails_loudly() {
+async fn a_cached_source_feeds_registries_and_fails_loudly() {
     use lazytool_runtime::CancellationToken;
-    use lazytool_runtime::tool_provider::{
-        CachedProvider, ListToolsFuture, ProviderError, ToolProvider,
-    };
+    use lazytool_runtime::source::{CachedSource, ListToolsFuture, SourceError, ToolSource};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::time::Duration;
 
@@ -506,7 +509,7 @@ async fn a_cached_provider_feeds_registries_and_fails_loudly() {
         down: AtomicBool,
     }
 
-    impl ToolProvider for Hub {
+    impl ToolSource for Hub {
         fn name(&self) -> &str {
             "hub"
         }
@@ -515,21 +518,21 @@ async fn a_cached_provider_feeds_registries_and_fails_loudly() {
             Box::pin(async move {
                 self.listings.fetch_add(1, Ordering::SeqCst);
                 if self.down.load(Ordering::SeqCst) {
-                    return Err(ProviderError::new("hub", "connection refused"));
+                    return Err(SourceError::new("hub", "connection refused"));
                 }
                 Ok(vec![tool("trackShipment", "Track a shipped order.", true)])
             })
         }
     }
 
-    let provider = CachedProvider::new(
+    let source = CachedSource::new(
         Hub {
             listings: AtomicUsize::new(0),
             down: AtomicBool::new(false),
         },
         Duration::from_secs(60),
     );
-    let tools = provider.tools().await.expect("the hub is up");
+    let tools = source.tools().await.expect("the hub is up");
     let registry = Registry::builder()
         .without_inventory()
         .tools(tools.iter().cloned())
@@ -540,12 +543,12 @@ async fn a_cached_provider_feeds_registries_and_fails_loudly() {
             .get("trackShipment")
             .is_some_and(|tool| tool.is_lazy())
     );
-    provider.tools().await.expect("cached");
-    assert_eq!(provider.provider().listings.load(Ordering::SeqCst), 1);
+    source.tools().await.expect("cached");
+    assert_eq!(source.source().listings.load(Ordering::SeqCst), 1);
 
-    provider.provider().down.store(true, Ordering::SeqCst);
-    provider.invalidate();
-    let error = provider
+    source.source().down.store(true, Ordering::SeqCst);
+    source.invalidate();
+    let error = source
         .tools()
         .await
         .expect_err("a failure is an error, not an empty catalog");

@@ -194,8 +194,8 @@ fn golden_payloads() {
 
 /// Runs each parsed call on a session in which the tool is discovered.
 async fn run(
-    calls: Vec<lazytool_runtime::provider::ToolCall>,
-) -> Vec<(String, lazytool_runtime::ToolResult)> {
+    calls: Vec<lazytool_runtime::ToolCall>,
+) -> Vec<(lazytool_runtime::ToolCall, lazytool_runtime::ToolResult)> {
     let registry = financing();
     let session = registry.session();
     session
@@ -207,8 +207,8 @@ async fn run(
     session.begin_turn();
     let mut results = Vec::new();
     for call in calls {
-        let result = session.call(&call.name, call.arguments).await;
-        results.push((call.id, result));
+        let result = session.call(&call.name, call.arguments.clone()).await;
+        results.push((call, result));
     }
     results
 }
@@ -225,14 +225,14 @@ async fn openai_chat_round_trip_with_strict_nulls() {
     });
     let calls = openai_chat::parse_tool_calls(&response).expect("parsable");
     let results = run(calls).await;
-    let (id, result) = &results[0];
+    let (call, result) = &results[0];
     assert_eq!(
         result.content(),
         &json!(20.0),
         "null means absent: 12 months"
     );
     assert_eq!(
-        openai_chat::tool_result_message(id, result),
+        openai_chat::tool_result_message(call, result),
         json!({"role": "tool", "tool_call_id": "call_1", "content": "20.0"})
     );
 }
@@ -250,11 +250,11 @@ async fn anthropic_round_trip_marks_errors() {
     });
     let results = run(anthropic::parse_tool_calls(&response).expect("parsable")).await;
     assert_eq!(
-        anthropic::tool_results_message(&results),
-        json!({"role": "user", "content": [{
+        anthropic::tool_results(results.iter().map(|(call, result)| (call, result))),
+        [json!({"role": "user", "content": [{
             "type": "tool_result", "tool_use_id": "toolu_1",
             "content": "no product has id 0", "is_error": true
-        }]})
+        }]})]
     );
 }
 
@@ -269,9 +269,9 @@ async fn openai_responses_round_trip() {
         ]
     });
     let results = run(openai_responses::parse_tool_calls(&response).expect("parsable")).await;
-    let (id, result) = &results[0];
+    let (call, result) = &results[0];
     assert_eq!(
-        openai_responses::tool_result_item(id, result),
+        openai_responses::tool_result_item(call, result),
         json!({"type": "function_call_output", "call_id": "call_7", "output": "20.0"})
     );
 }

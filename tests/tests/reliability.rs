@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use lazytool_runtime::provider::ToolCall;
+use lazytool_runtime::ToolCall;
 use lazytool_runtime::{
     CallLimits, DISCOVERY_TOOL_NAME, Registry, Session, SessionOptions, State, ToolContext,
     ToolErrorKind, tool,

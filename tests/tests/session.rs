@@ -276,13 +276,7 @@ async fn discovered_sets_serialize_and_resume() {
         names(&resumed.active_tools()),
         ["getProducts", "compareProducts", "calculateFinancing"]
     );
-    let with_stale = DiscoveredSet {
-        tools: vec![
-            "removedTool".into(),
-            "getProducts".into(),
-            "compareProducts".into(),
-        ],
-    };
+    let with_stale = DiscoveredSet::new(["removedTool", "getProducts", "compareProducts"]);
     let resumed = Session::resume(&registry, &with_stale, SessionOptions::new());
     assert_eq!(resumed.discovered().tools, ["compareProducts"]);
 }

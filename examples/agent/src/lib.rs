@@ -283,7 +283,7 @@ pub async fn run_agent(
         }
         for call in calls {
             let result = session.call(&call.name, call.arguments.clone()).await;
-            messages.push(openai_chat::tool_result_message(&call.id, &result));
+            messages.push(openai_chat::tool_result_message(&call, &result));
             observer(AgentEvent::ToolCall {
                 turn,
                 name: call.name,

@@ -147,7 +147,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     println!("model calls {}({arguments})", call.name);
                     let marker = if result.is_error() { "error" } else { "result" };
                     println!("  {marker}: {}", shorten(&result.text(), 160));
-                    history.push(openai_chat::tool_result_message(&call.id, &result));
+                    history.push(openai_chat::tool_result_message(&call, &result));
                 }
             }
         }

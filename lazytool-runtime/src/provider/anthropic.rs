@@ -5,9 +5,11 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ParseError, Provider, Reader, ToolCall, join, object_root};
-use crate::discovery;
-use crate::{Session, ToolDefinition, ToolResult};
+use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::{ParseError, Provider, Reader, join, object_root};
+use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use crate::session::Session;
+use crate::tool::ToolDefinition;
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
 /// the schema sent as it is (Anthropic takes JSON Schema).
@@ -52,22 +54,45 @@ pub fn render_tools_deferred(session: &Session) -> Value {
 }
 
 /// The `tool_result` block answering a discovery call in deferred-loading mode: one
-/// `{"type": "tool_reference", "tool_name"}` block per tool found, and the discovery's
-/// errors as text. Any other result (a failed discovery) is sent as [`tool_result_block`]
-/// sends it.
-pub fn tool_reference_block(call_id: &str, result: &ToolResult) -> Value {
-    if result.is_error() || !result.content().get("tools").is_some_and(Value::is_array) {
-        return tool_result_block(call_id, result);
-    }
-    let mut content: Vec<Value> = discovery::found_names(result.content())
-        .into_iter()
+/// `{"type": "tool_reference", "tool_name"}` block per tool the discovery handed out
+/// ([`ToolResult::discovered`]), and the discovery's errors as text. Any other result (a
+/// failed discovery) is sent as [`tool_result_block`] sends it.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, ToolCall};
+/// use serde_json::json;
+///
+/// let tool = DynamicTool::new("forecast", "Weather forecast.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+/// let session = registry.session();
+/// let call = ToolCall {
+///     id: "toolu_1".into(),
+///     name: DISCOVERY_TOOL_NAME.into(),
+///     arguments: json!({"toolNames": ["forecast"]}),
+/// };
+/// let result = session.call(&call.name, call.arguments.clone()).await;
+/// assert_eq!(
+///     anthropic::tool_reference_block(&call, &result),
+///     json!({"type": "tool_result", "tool_use_id": "toolu_1",
+///            "content": [{"type": "tool_reference", "tool_name": "forecast"}]})
+/// );
+/// # }
+/// ```
+pub fn tool_reference_block(call: &ToolCall, result: &ToolResult) -> Value {
+    let Some(discovered) = result.discovered().filter(|_| !result.is_error()) else {
+        return tool_result_block(call, result);
+    };
+    let mut content: Vec<Value> = (discovered.tools.iter())
         .map(|name| json!({"type": "tool_reference", "tool_name": name}))
         .collect();
     if let Some(Value::Array(errors)) = result.content().get("errors") {
         let text: Vec<&str> = errors.iter().filter_map(Value::as_str).collect();
         content.push(json!({"type": "text", "text": text.join("\n")}));
     }
-    json!({"type": "tool_result", "tool_use_id": call_id, "content": content})
+    json!({"type": "tool_result", "tool_use_id": call.id, "content": content})
 }
 
 /// The tool calls of a Messages API response (its `content` blocks) or of a bare content
@@ -116,10 +141,20 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
 /// The block that returns one result:
 /// `{"type": "tool_result", "tool_use_id", "content"}`, the content being
 /// [`ToolResult::text`], with `"is_error": true` only for a failed call.
-pub fn tool_result_block(call_id: &str, result: &ToolResult) -> Value {
+///
+/// ```
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "toolu_1".into(), name: "add".into(), arguments: json!({}) };
+/// let block = anthropic::tool_result_block(&call, &ToolResult::success(json!(5)));
+/// assert_eq!(block, json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "5"}));
+/// ```
+pub fn tool_result_block(call: &ToolCall, result: &ToolResult) -> Value {
     let mut block = Map::new();
     block.insert("type".to_owned(), json!("tool_result"));
-    block.insert("tool_use_id".to_owned(), json!(call_id));
+    block.insert("tool_use_id".to_owned(), json!(call.id));
     block.insert("content".to_owned(), json!(result.text()));
     if result.is_error() {
         block.insert("is_error".to_owned(), Value::Bool(true));
@@ -127,143 +162,56 @@ pub fn tool_result_block(call_id: &str, result: &ToolResult) -> Value {
     Value::Object(block)
 }
 
-/// The user message that returns the results of one assistant turn, in order:
-/// `{"role": "user", "content": [tool_result blocks]}`. `results` pairs each call id with its
-/// result.
-pub fn tool_results_message(results: &[(String, ToolResult)]) -> Value {
-    let blocks: Vec<Value> = results
-        .iter()
-        .map(|(call_id, result)| tool_result_block(call_id, result))
+/// The user message that returns the results of one assistant turn, in call order:
+/// `[{"role": "user", "content": [tool_result blocks]}]` (one message; Anthropic wants every
+/// result of a turn in it).
+pub fn tool_results<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+) -> Vec<Value> {
+    let blocks: Vec<Value> = turn
+        .into_iter()
+        .map(|(call, result)| tool_result_block(call, result))
         .collect();
-    json!({"role": "user", "content": blocks})
+    vec![json!({"role": "user", "content": blocks})]
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-    use crate::ToolErrorKind;
-    use crate::provider::test_support::tool;
-
-    /// A Messages API response with a text block and two tool_use blocks.
-    fn message() -> Value {
-        json!({
-            "id": "msg_01Aq9w938a90dw8q",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5-20250929",
-            "content": [
-                {
-                    "type": "text",
-                    "text": "I'll read the issue and list the open pull requests."
-                },
-                {
-                    "type": "tool_use",
-                    "id": "toolu_01A09q90qw90lq917835lq9",
-                    "name": "issue_read",
-                    "input": {"method": "get", "owner": "octocat", "repo": "hello-world", "issue_number": 42}
-                },
-                {
-                    "type": "tool_use",
-                    "id": "toolu_01D7FLrfh4GYq7yT1ULFeyMV",
-                    "name": "list_pull_requests",
-                    "input": {"owner": "octocat", "repo": "hello-world", "state": "open"}
+/// Reads the Messages items of one history message: its `tool_use` blocks, and its
+/// `tool_result` blocks under their `tool_use_id` (`tool_reference` blocks in a result
+/// stand for the tools a deferred-loading discovery handed out).
+pub(super) fn read_history<'m>(message: &'m Map<String, Value>, scan: &mut HistoryScan<'m>) {
+    let Some(Value::Array(blocks)) = member(message, "content") else {
+        return;
+    };
+    for block in blocks.iter().filter_map(Value::as_object) {
+        match str_field(block, "type") {
+            Some("tool_use") => {
+                if let (Some(id), Some(name)) = (id_field(block, "id"), str_field(block, "name")) {
+                    scan.call(id, name);
                 }
-            ],
-            "stop_reason": "tool_use",
-            "stop_sequence": null,
-            "usage": {
-                "input_tokens": 2095,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-                "output_tokens": 503,
-                "service_tier": "standard"
             }
-        })
+            Some("tool_result") => {
+                if let Some(call_id) = id_field(block, "tool_use_id") {
+                    scan.result(call_id, || {
+                        let content = member(block, "content");
+                        tool_references(content).unwrap_or_else(|| record_of_content(content))
+                    });
+                }
+            }
+            _ => {}
+        }
     }
+}
 
-    #[test]
-    fn parses_two_tool_use_blocks() {
-        let expected = vec![
-            ToolCall {
-                id: "toolu_01A09q90qw90lq917835lq9".into(),
-                name: "issue_read".into(),
-                arguments: json!({"method": "get", "owner": "octocat", "repo": "hello-world", "issue_number": 42}),
-            },
-            ToolCall {
-                id: "toolu_01D7FLrfh4GYq7yT1ULFeyMV".into(),
-                name: "list_pull_requests".into(),
-                arguments: json!({"owner": "octocat", "repo": "hello-world", "state": "open"}),
-            },
-        ];
-        assert_eq!(parse_tool_calls(&message()), Ok(expected.clone()));
-        assert_eq!(parse_tool_calls(&message()["content"]), Ok(expected));
-    }
-
-    #[test]
-    fn messages_without_tool_use() {
-        assert_eq!(
-            parse_tool_calls(&json!({"role": "assistant", "content": "Hello"})),
-            Ok(Vec::new())
-        );
-        assert_eq!(
-            parse_tool_calls(&json!([{"type": "text", "text": "Hi"}])),
-            Ok(Vec::new())
-        );
-    }
-
-    #[test]
-    fn malformed_responses_name_the_path() {
-        let mut bad = message();
-        bad["content"][2]["input"] = json!("{}");
-        let error = parse_tool_calls(&bad).expect_err("string input");
-        assert_eq!(error.path(), "/content/2/input");
-        assert_eq!(
-            error.to_string(),
-            "invalid Anthropic Messages response: expected the input object at /content/2/input"
-        );
-        assert_eq!(
-            parse_tool_calls(&json!({"type": "message"}))
-                .expect_err("no content")
-                .path(),
-            "/content"
-        );
-        assert_eq!(
-            parse_tool_calls(&json!([{"type": "tool_use", "name": "x", "input": {}}]))
-                .expect_err("no id")
-                .path(),
-            "/0/id"
-        );
-    }
-
-    #[test]
-    fn renders_tools() {
-        let schema =
-            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
-        assert_eq!(
-            render_tools(&[tool("search_issues", schema.clone())]),
-            json!([{"name": "search_issues", "description": "The search_issues tool.", "input_schema": schema}])
-        );
-    }
-
-    #[test]
-    fn result_blocks_and_message() {
-        let ok = ToolResult::success(json!({"number": 42}));
-        let failed = ToolResult::error(ToolErrorKind::ToolFailed, "rate limited");
-        assert_eq!(
-            tool_result_block("toolu_1", &ok),
-            json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"number\":42}"})
-        );
-        assert_eq!(
-            tool_results_message(&[("toolu_1".into(), ok), ("toolu_2".into(), failed)]),
-            json!({
-                "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"number\":42}"},
-                    {"type": "tool_result", "tool_use_id": "toolu_2", "content": "rate limited", "is_error": true}
-                ]
-            })
-        );
-    }
+/// The tools named by the `tool_reference` blocks of a result's content, if it has any.
+fn tool_references(content: Option<&Value>) -> Option<DiscoveredSet> {
+    let Some(Value::Array(parts)) = content else {
+        return None;
+    };
+    let names: Vec<&str> = parts
+        .iter()
+        .filter_map(Value::as_object)
+        .filter(|part| str_field(part, "type") == Some("tool_reference"))
+        .filter_map(|part| str_field(part, "tool_name"))
+        .collect();
+    (!names.is_empty()).then(|| DiscoveredSet::new(names))
 }

@@ -1648,7 +1648,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::provider::test_support::catalog_tools;
+    use crate::provider::tests::catalog_tools;
 
     fn strict_ok(schema: &Value) -> Value {
         let out = openai_strict(schema);

@@ -5,8 +5,11 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ParseError, Provider, Reader, ToolCall, dialect, join};
-use crate::{ToolDefinition, ToolResult};
+use super::dialect;
+use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::{ParseError, Provider, Reader, join};
+use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use crate::tool::ToolDefinition;
 
 /// The prefix of the ids given to calls that arrive without one.
 const SYNTHESIZED_ID_PREFIX: &str = "gemini-call-";
@@ -130,7 +133,7 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
 }
 
 /// Whether an id was synthesized by [`parse_tool_calls`] (`gemini-call-{index}`).
-fn is_synthesized(id: &str) -> bool {
+pub(super) fn is_synthesized(id: &str) -> bool {
     id.strip_prefix(SYNTHESIZED_ID_PREFIX)
         .is_some_and(|index| !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -140,6 +143,16 @@ fn is_synthesized(id: &str) -> bool {
 /// came with one (not for a synthesized `gemini-call-{index}`); `response` must be an object:
 /// `{"result": content}` for a success (the JSON value, not text), `{"error": text}` for a
 /// failure.
+///
+/// ```
+/// use lazytool_runtime::provider::gemini;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "gemini-call-0".into(), name: "add".into(), arguments: json!({}) };
+/// let part = gemini::function_response_part(&call, &ToolResult::success(json!(5)));
+/// assert_eq!(part, json!({"functionResponse": {"name": "add", "response": {"result": 5}}}));
+/// ```
 pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
     let mut response = Map::new();
     response.insert("name".to_owned(), json!(call.name));
@@ -155,214 +168,65 @@ pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
     json!({"functionResponse": Value::Object(response)})
 }
 
-/// The content that returns the results of one model turn: `{"role": "user", "parts":
-/// [functionResponse parts]}`, the parts in the order of the calls.
-pub fn tool_results_content(parts: Vec<Value>) -> Value {
-    json!({"role": "user", "parts": parts})
+/// The content that returns the results of one model turn, in call order:
+/// `[{"role": "user", "parts": [functionResponse parts]}]` (one content).
+pub fn tool_results<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+) -> Vec<Value> {
+    let parts: Vec<Value> = turn
+        .into_iter()
+        .map(|(call, result)| function_response_part(call, result))
+        .collect();
+    vec![json!({"role": "user", "parts": parts})]
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-    use crate::ToolErrorKind;
-    use crate::provider::test_support::tool;
-
-    /// A generateContent response with two functionCall parts, the second with an id.
-    fn response() -> Value {
-        json!({
-            "candidates": [
-                {
-                    "content": {
-                        "parts": [
-                            {
-                                "functionCall": {
-                                    "name": "issue_read",
-                                    "args": {"method": "get", "owner": "octocat", "repo": "hello-world", "issue_number": 42}
-                                },
-                                "thoughtSignature": "CiQBcsjafBvJ0Y2r1xdPr7mV5pJz6c7kzXo0yQ1hTvx4m2x1QwYKYwFyyNp8"
-                            },
-                            {
-                                "functionCall": {
-                                    "id": "fc_3c1d8a9e2b7f4c10",
-                                    "name": "list_pull_requests",
-                                    "args": {"owner": "octocat", "repo": "hello-world", "state": "open"}
-                                }
-                            }
-                        ],
-                        "role": "model"
-                    },
-                    "finishReason": "STOP",
-                    "index": 0
+/// Reads the Gemini items of one history message: `functionCall` and `functionResponse`
+/// parts (and the Python SDK's snake_case `function_call` / `function_response`). Calls and
+/// responses without an id are paired in order per tool name.
+pub(super) fn read_history<'m>(message: &'m Map<String, Value>, scan: &mut HistoryScan<'m>) {
+    let Some(Value::Array(parts)) = member(message, "parts") else {
+        return;
+    };
+    for part in parts.iter().filter_map(Value::as_object) {
+        let field = |camel, snake| {
+            member(part, camel)
+                .or_else(|| member(part, snake))
+                .and_then(Value::as_object)
+        };
+        if let Some(call) = field("functionCall", "function_call") {
+            let Some(name) = str_field(call, "name") else {
+                continue;
+            };
+            match id_field(call, "id") {
+                Some(id) => scan.call(id, name),
+                None => {
+                    let id = scan.unnamed_call_id(name);
+                    scan.call(id, name);
                 }
-            ],
-            "usageMetadata": {
-                "promptTokenCount": 1210,
-                "candidatesTokenCount": 58,
-                "totalTokenCount": 1342,
-                "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 1210}],
-                "thoughtsTokenCount": 74
-            },
-            "modelVersion": "gemini-2.5-flash",
-            "responseId": "kH1yaPvGD9u0nvgP2Z2a2Ao"
-        })
+            }
+        } else if let Some(response) = field("functionResponse", "function_response") {
+            let id = match (id_field(response, "id"), str_field(response, "name")) {
+                (Some(id), _) => id.to_owned(),
+                (None, Some(name)) => scan.unnamed_result_id(name),
+                (None, None) => continue,
+            };
+            scan.result(&id, || response_record(member(response, "response")));
+        }
     }
+}
 
-    fn expected_calls() -> Vec<ToolCall> {
-        vec![
-            ToolCall {
-                id: "gemini-call-0".into(),
-                name: "issue_read".into(),
-                arguments: json!({"method": "get", "owner": "octocat", "repo": "hello-world", "issue_number": 42}),
-            },
-            ToolCall {
-                id: "fc_3c1d8a9e2b7f4c10".into(),
-                name: "list_pull_requests".into(),
-                arguments: json!({"owner": "octocat", "repo": "hello-world", "state": "open"}),
-            },
-        ]
-    }
-
-    #[test]
-    fn parses_two_function_calls() {
-        assert_eq!(parse_tool_calls(&response()), Ok(expected_calls()));
-        let content = response()["candidates"][0]["content"].clone();
-        assert_eq!(parse_tool_calls(&content), Ok(expected_calls()));
-    }
-
-    #[test]
-    fn calls_without_args_and_responses_without_content() {
-        let content = json!({"role": "model", "parts": [
-            {"text": "Checking who you are."},
-            {"functionCall": {"name": "get_me", "id": ""}}
-        ]});
-        assert_eq!(
-            parse_tool_calls(&content),
-            Ok(vec![ToolCall {
-                id: "gemini-call-0".into(),
-                name: "get_me".into(),
-                arguments: json!({}),
-            }])
-        );
-        let blocked =
-            json!({"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL", "index": 0}]});
-        assert_eq!(parse_tool_calls(&blocked), Ok(Vec::new()));
-        let no_parts =
-            json!({"candidates": [{"content": {"role": "model"}, "finishReason": "STOP"}]});
-        assert_eq!(parse_tool_calls(&no_parts), Ok(Vec::new()));
-    }
-
-    #[test]
-    fn malformed_responses_name_the_path() {
-        let mut bad = response();
-        bad["candidates"][0]["content"]["parts"][1]["functionCall"]["args"] = json!([]);
-        assert_eq!(
-            parse_tool_calls(&bad).expect_err("array args").path(),
-            "/candidates/0/content/parts/1/functionCall/args"
-        );
-        let mut unnamed = response();
-        unnamed["candidates"][0]["content"]["parts"][1]["functionCall"]["name"] = json!("");
-        assert_eq!(
-            parse_tool_calls(&unnamed).expect_err("empty name").path(),
-            "/candidates/0/content/parts/1/functionCall/name"
-        );
-        let prompt_blocked = json!({"promptFeedback": {"blockReason": "SAFETY"}});
-        assert_eq!(
-            parse_tool_calls(&prompt_blocked)
-                .expect_err("no candidates")
-                .path(),
-            ""
-        );
-        assert_eq!(
-            parse_tool_calls(&json!({"candidates": []}))
-                .expect_err("empty")
-                .path(),
-            "/candidates"
-        );
-    }
-
-    #[test]
-    fn function_responses() {
-        let calls = expected_calls();
-        let ok = ToolResult::success(json!({"number": 42, "state": "open"}));
-        let failed = ToolResult::error(ToolErrorKind::ToolFailed, "not found");
-        let first = function_response_part(&calls[0], &ok);
-        assert_eq!(
-            first,
-            json!({"functionResponse": {
-                "name": "issue_read",
-                "response": {"result": {"number": 42, "state": "open"}}
-            }})
-        );
-        let second = function_response_part(&calls[1], &failed);
-        assert_eq!(
-            second,
-            json!({"functionResponse": {
-                "name": "list_pull_requests",
-                "id": "fc_3c1d8a9e2b7f4c10",
-                "response": {"error": "not found"}
-            }})
-        );
-        assert_eq!(
-            tool_results_content(vec![first.clone(), second.clone()]),
-            json!({"role": "user", "parts": [first, second]})
-        );
-        let text = ToolResult::success(json!("plain text"));
-        assert_eq!(
-            function_response_part(&calls[0], &text)["functionResponse"]["response"],
-            json!({"result": "plain text"})
-        );
-    }
-
-    #[test]
-    fn synthesized_ids() {
-        assert!(is_synthesized("gemini-call-0"));
-        assert!(is_synthesized("gemini-call-12"));
-        assert!(!is_synthesized("gemini-call-"));
-        assert!(!is_synthesized("gemini-call-x"));
-        assert!(!is_synthesized("fc_1"));
-    }
-
-    #[test]
-    fn renders_both_schema_fields() {
-        let tools = [
-            tool(
-                "get_issue",
-                json!({
-                    "type": "object",
-                    "additionalProperties": false,
-                    "properties": {"number": {"type": "integer"}, "repo": {"type": ["string", "null"]}},
-                    "required": ["number"]
-                }),
-            ),
-            tool("get_me", json!({"type": "object", "properties": {}})),
-        ];
-        assert_eq!(
-            render_tools(&tools, GeminiSchemaField::default()),
-            json!([{"functionDeclarations": [
-                {"name": "get_issue", "description": "The get_issue tool.", "parametersJsonSchema": tools[0].input_schema},
-                {"name": "get_me", "description": "The get_me tool.", "parametersJsonSchema": tools[1].input_schema}
-            ]}])
-        );
-        assert_eq!(
-            render_tools(&tools, GeminiSchemaField::OpenApiParameters),
-            json!([{"functionDeclarations": [
-                {
-                    "name": "get_issue",
-                    "description": "The get_issue tool.",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"number": {"type": "integer"}, "repo": {"type": "string", "nullable": true}},
-                        "required": ["number"]
-                    }
-                },
-                {"name": "get_me", "description": "The get_me tool."}
-            ]}])
-        );
-        assert_eq!(
-            render_tools::<ToolDefinition>(&[], GeminiSchemaField::default()),
-            json!([])
-        );
+/// The [`DiscoveredSet`] of a `functionResponse`'s `response`: the discovery result itself,
+/// or wrapped in a single `result` (as [`function_response_part`] sends it), `output` or
+/// `content` member, as JSON or as its text.
+fn response_record(response: Option<&Value>) -> DiscoveredSet {
+    let Some(Value::Object(object)) = response else {
+        return record_of_content(response);
+    };
+    let mut entries = object.iter();
+    match (entries.next(), entries.next()) {
+        (Some((key, inner)), None) if matches!(key.as_str(), "result" | "output" | "content") => {
+            record_of_content(Some(inner))
+        }
+        _ => record_of_content(response),
     }
 }

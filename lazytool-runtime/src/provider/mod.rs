@@ -1,17 +1,21 @@
-//! Provider wire formats: how tool definitions are sent to each model API, how the tool calls
-//! in its responses are read back, and how tool results are returned to it.
+//! LLM wire formats: how tool definitions are sent to each model API, how the tool calls in
+//! its responses are read back, how tool results are returned to it, and how its message
+//! history is read by [`Session::from_history`](crate::Session::from_history).
 //!
-//! One module per API, each with free functions:
+//! One module per format, each owning all of it, with free functions:
 //!
-//! | provider | tools | calls | results |
-//! |---|---|---|---|
-//! | [`openai_chat`] | [`openai_chat::render_tools`] | [`openai_chat::parse_tool_calls`] | [`openai_chat::tool_result_message`] |
-//! | [`openai_responses`] | [`openai_responses::render_tools`] | [`openai_responses::parse_tool_calls`] | [`openai_responses::tool_result_item`] |
-//! | [`anthropic`] | [`anthropic::render_tools`] | [`anthropic::parse_tool_calls`] | [`anthropic::tool_results_message`] |
-//! | [`gemini`] | [`gemini::render_tools`] | [`gemini::parse_tool_calls`] | [`gemini::tool_results_content`] |
+//! | format | tools | calls | results (`&ToolCall`, `&ToolResult`) | a turn's results |
+//! |---|---|---|---|---|
+//! | [`openai_chat`] | [`render_tools`](openai_chat::render_tools) | [`parse_tool_calls`](openai_chat::parse_tool_calls) | [`tool_result_message`](openai_chat::tool_result_message) | [`tool_results`](openai_chat::tool_results) |
+//! | [`openai_responses`] | [`render_tools`](openai_responses::render_tools) | [`parse_tool_calls`](openai_responses::parse_tool_calls) | [`tool_result_item`](openai_responses::tool_result_item) | [`tool_results`](openai_responses::tool_results) |
+//! | [`anthropic`] | [`render_tools`](anthropic::render_tools) | [`parse_tool_calls`](anthropic::parse_tool_calls) | [`tool_result_block`](anthropic::tool_result_block) | [`tool_results`](anthropic::tool_results) |
+//! | [`gemini`] | [`render_tools`](gemini::render_tools) | [`parse_tool_calls`](gemini::parse_tool_calls) | [`function_response_part`](gemini::function_response_part) | [`tool_results`](gemini::tool_results) |
+//! | [`tanstack`] | (TanStack AI renders for its adapters) | (idem) | [`tool_result_message`](tanstack::tool_result_message) | [`tool_results`](tanstack::tool_results) |
 //!
-//! [`dialect`] rewrites the canonical JSON Schema of a tool into the subsets that OpenAI strict
-//! mode and Gemini's OpenAPI `parameters` field accept.
+//! A turn's results are the messages (or items, or contents) to append to the history, in
+//! call order. Schemas are sent in each API's dialect (see [`schema`](crate::schema)).
+//!
+//! Adding a format is one new module here and its line in [`FORMATS`], the history readers.
 
 use std::fmt;
 
@@ -20,21 +24,26 @@ use serde_json::{Map, Value};
 pub mod anthropic;
 pub mod dialect;
 pub mod gemini;
+mod history;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod tanstack;
+#[cfg(test)]
+pub(crate) mod tests;
 
-/// A tool call the model asked for, parsed out of a provider response.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolCall {
-    /// The id the result must be sent back under (for Gemini calls that carry no id, a
-    /// synthesized `gemini-call-{index}`).
-    pub id: String,
-    /// The name of the tool to call.
-    pub name: String,
-    /// The arguments as the provider sent them: a JSON object, or, for OpenAI (whose
-    /// arguments are a JSON-encoded string), that string as-is.
-    pub arguments: Value,
-}
+use history::HistoryScan;
+
+/// What reads one format's items of a history message into a [`HistoryScan`].
+type HistoryReader = for<'m> fn(&'m Map<String, Value>, &mut HistoryScan<'m>);
+
+/// The history readers of every format, each run on every message.
+const FORMATS: &[HistoryReader] = &[
+    openai_chat::read_history,
+    tanstack::read_history,
+    anthropic::read_history,
+    openai_responses::read_history,
+    gemini::read_history,
+];
 
 /// Why a response could not be parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,189 +202,5 @@ pub(crate) fn object_root(schema: &Value) -> Value {
             Value::Object(map)
         }
         _ => serde_json::json!({"type": "object", "properties": {}}),
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod test_support {
-    //! The shared test catalog: the GitHub MCP server's tools.
-
-    use serde::Deserialize;
-
-    use crate::ToolDefinition;
-
-    /// Where the catalog lives (`{"tools":[{"name","description","inputSchema"}]}`).
-    pub(crate) const CATALOG: &str =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
-
-    #[derive(Deserialize)]
-    struct Catalog {
-        tools: Vec<ToolDefinition>,
-    }
-
-    /// Every tool of the catalog.
-    pub(crate) fn catalog_tools() -> Vec<ToolDefinition> {
-        let text = std::fs::read_to_string(CATALOG)
-            .unwrap_or_else(|error| panic!("cannot read {CATALOG}: {error}"));
-        let catalog: Catalog = serde_json::from_str(&text)
-            .unwrap_or_else(|error| panic!("cannot parse {CATALOG}: {error}"));
-        assert!(!catalog.tools.is_empty(), "{CATALOG} lists no tools");
-        catalog.tools
-    }
-
-    /// A tool for unit tests.
-    pub(crate) fn tool(name: &str, schema: serde_json::Value) -> ToolDefinition {
-        ToolDefinition {
-            name: name.to_owned(),
-            description: format!("The {name} tool."),
-            input_schema: schema,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
-
-    use serde_json::{Value, json};
-
-    use super::test_support::catalog_tools;
-    use super::*;
-
-    #[test]
-    fn parse_error_names_provider_path_and_expectation() {
-        let error = ParseError::new(Provider::Anthropic, "/content/1/id", "a string");
-        assert_eq!(
-            error.to_string(),
-            "invalid Anthropic Messages response: expected a string at /content/1/id"
-        );
-        assert_eq!(error.path(), "/content/1/id");
-        assert_eq!(error.provider(), Provider::Anthropic);
-        let root = ParseError::new(Provider::Gemini, "", "a JSON object");
-        assert!(root.to_string().ends_with("at /"), "{root}");
-    }
-
-    #[test]
-    fn join_escapes_pointer_segments() {
-        assert_eq!(join("", "a/b~c"), "/a~1b~0c");
-        assert_eq!(join("/x", 3), "/x/3");
-    }
-
-    fn names(values: impl IntoIterator<Item = Value>) -> BTreeSet<String> {
-        values
-            .into_iter()
-            .filter_map(|value| value.as_str().map(str::to_owned))
-            .collect()
-    }
-
-    /// Every provider's rendering of the catalog lists every tool, and every schema sent in a
-    /// dialect obeys that dialect.
-    #[test]
-    fn catalog_renders_every_tool_for_every_provider() {
-        let tools = catalog_tools();
-        let expected: BTreeSet<String> = tools.iter().map(|tool| tool.name.clone()).collect();
-        assert_eq!(expected.len(), tools.len(), "duplicate tool names");
-
-        for strict in [false, true] {
-            let options = openai_chat::OpenAiChatOptions { strict };
-            let rendered = openai_chat::render_tools(&tools, &options);
-            let entries = rendered.as_array().cloned().unwrap_or_default();
-            assert_eq!(entries.len(), tools.len());
-            assert_eq!(
-                names(entries.iter().map(|e| e["function"]["name"].clone())),
-                expected
-            );
-            for entry in &entries {
-                assert_eq!(entry["type"], "function");
-                if strict {
-                    assert_eq!(entry["function"]["strict"], true);
-                    if let Err(error) =
-                        dialect::check_openai_strict(&entry["function"]["parameters"])
-                    {
-                        panic!("{}: {error}", entry["function"]["name"]);
-                    }
-                } else {
-                    assert!(entry["function"].get("strict").is_none());
-                }
-            }
-
-            let options = openai_responses::OpenAiResponsesOptions { strict };
-            let rendered = openai_responses::render_tools(&tools, &options);
-            let entries = rendered.as_array().cloned().unwrap_or_default();
-            assert_eq!(entries.len(), tools.len());
-            assert_eq!(names(entries.iter().map(|e| e["name"].clone())), expected);
-            for entry in &entries {
-                assert_eq!(entry["strict"], strict);
-                if strict && let Err(error) = dialect::check_openai_strict(&entry["parameters"]) {
-                    panic!("{}: {error}", entry["name"]);
-                }
-            }
-        }
-
-        let rendered = anthropic::render_tools(&tools);
-        let entries = rendered.as_array().cloned().unwrap_or_default();
-        assert_eq!(entries.len(), tools.len());
-        assert_eq!(names(entries.iter().map(|e| e["name"].clone())), expected);
-        for (entry, tool) in entries.iter().zip(&tools) {
-            assert_eq!(entry["input_schema"], tool.input_schema);
-        }
-
-        for field in [
-            gemini::GeminiSchemaField::ParametersJsonSchema,
-            gemini::GeminiSchemaField::OpenApiParameters,
-        ] {
-            let rendered = gemini::render_tools(&tools, field);
-            let groups = rendered.as_array().cloned().unwrap_or_default();
-            assert_eq!(groups.len(), 1);
-            let declarations = groups[0]["functionDeclarations"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            assert_eq!(declarations.len(), tools.len());
-            assert_eq!(
-                names(declarations.iter().map(|e| e["name"].clone())),
-                expected
-            );
-            for (declaration, tool) in declarations.iter().zip(&tools) {
-                match field {
-                    gemini::GeminiSchemaField::ParametersJsonSchema => {
-                        assert_eq!(declaration["parametersJsonSchema"], tool.input_schema);
-                    }
-                    gemini::GeminiSchemaField::OpenApiParameters => {
-                        if let Some(parameters) = declaration.get("parameters") {
-                            if let Err(error) = dialect::check_gemini_openapi(parameters) {
-                                panic!("{}: {error}", tool.name);
-                            }
-                            assert!(
-                                parameters["properties"]
-                                    .as_object()
-                                    .is_some_and(|p| !p.is_empty())
-                            );
-                        } else {
-                            let properties = tool.input_schema.get("properties");
-                            assert!(
-                                properties
-                                    .and_then(Value::as_object)
-                                    .is_none_or(|p| p.is_empty()),
-                                "{} lost its parameters",
-                                tool.name
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn object_root_adds_missing_type() {
-        assert_eq!(
-            object_root(&json!({"properties": {}})),
-            json!({"properties": {}, "type": "object"})
-        );
-        assert_eq!(
-            object_root(&Value::Null),
-            json!({"type": "object", "properties": {}})
-        );
     }
 }

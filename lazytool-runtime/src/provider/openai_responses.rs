@@ -6,9 +6,12 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::parameters;
-use super::{ParseError, Provider, Reader, ToolCall, join};
-use crate::{DISCOVERY_TOOL_NAME, Session, ToolDefinition, ToolResult};
+use super::{ParseError, Provider, Reader, join};
+use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use crate::session::Session;
+use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
 /// How tools are rendered for the Responses API: the Chat Completions options re-used.
 /// Without `strict`, tools are sent with `"strict": false` (spelled out: the Responses API's
@@ -92,45 +95,59 @@ pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions
 /// The input item answering a client-executed tool search (a discovery call parsed from a
 /// `tool_search_call`): `{"type": "tool_search_output", "execution": "client", "call_id",
 /// "status": "completed", "tools": [...]}` with the full definition of every tool the
-/// discovery found, `"defer_loading": true` as the API expects; a tool's skill (see
-/// `#[tool(skill)]`) is appended to its description, as the item has no other place for it.
+/// discovery handed out ([`ToolResult::discovered`]), looked up in the `session` that ran it,
+/// `"defer_loading": true` as the API expects; a tool's skill (see `#[tool(skill)]`) is
+/// appended to its description, as the item has no other place for it.
 ///
 /// The item has no place for text either: names the discovery did not know, or a failed
 /// discovery, give fewer tools or none, and the model sees that they did not load.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let tool = DynamicTool::new("forecast", "Weather forecast.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+/// let session = registry.session();
+/// let response = json!({"output": [{"type": "tool_search_call", "execution": "client",
+///     "call_id": "call_1", "arguments": {"toolNames": ["forecast"]}}]});
+/// let calls = openai_responses::parse_tool_calls(&response).unwrap();
+/// let result = session.call(&calls[0].name, calls[0].arguments.clone()).await;
+/// let options = OpenAiResponsesOptions::default();
+/// let item = openai_responses::tool_search_output_item(&session, &calls[0], &result, &options);
+/// assert_eq!(item["tools"][0]["name"], "forecast");
+/// assert_eq!(item["tools"][0]["defer_loading"], true);
+/// # }
+/// ```
 pub fn tool_search_output_item(
-    call_id: &str,
+    session: &Session,
+    call: &ToolCall,
     result: &ToolResult,
     options: &OpenAiResponsesOptions,
 ) -> Value {
-    let found = result
-        .content()
-        .get("tools")
-        .and_then(Value::as_array)
-        .filter(|_| !result.is_error());
-    let tools: Vec<Value> = found
-        .into_iter()
-        .flatten()
-        .filter_map(|tool| {
-            let name = tool.get("name")?.as_str()?;
-            let mut description = tool
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            if let Some(skill) = tool.get("skill").and_then(Value::as_str) {
+    let found = result.discovered().filter(|_| !result.is_error());
+    let tools: Vec<Value> = (found.into_iter())
+        .flat_map(|discovered| &discovered.tools)
+        .filter_map(|name| session.registry().get(name))
+        .map(|tool| {
+            let mut description = tool.description().to_owned();
+            if let Some(skill) = tool.skill() {
                 description.push_str("\n\n");
                 description.push_str(skill);
             }
-            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
-            let mut rendered = function_tool(name, &description, schema, options);
+            let mut rendered =
+                function_tool(tool.name(), &description, tool.input_schema(), options);
             rendered.insert("defer_loading".to_owned(), Value::Bool(true));
-            Some(Value::Object(rendered))
+            Value::Object(rendered)
         })
         .collect();
     json!({
         "type": "tool_search_output",
         "execution": "client",
-        "call_id": call_id,
+        "call_id": call.id,
         "status": "completed",
         "tools": tools,
     })
@@ -209,211 +226,86 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     Ok(calls)
 }
 
-/// The input item that returns a result:
+/// The input item that returns one result:
 /// `{"type": "function_call_output", "call_id", "output"}`, the output being
 /// [`ToolResult::text`]. (There is no error flag: an error is sent as its message.) A call
 /// parsed from a `tool_search_call` is answered with [`tool_search_output_item`] instead.
-pub fn tool_result_item(call_id: &str, result: &ToolResult) -> Value {
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!("{}") };
+/// let item = openai_responses::tool_result_item(&call, &ToolResult::success(json!(5)));
+/// assert_eq!(item, json!({"type": "function_call_output", "call_id": "call_1", "output": "5"}));
+/// ```
+pub fn tool_result_item(call: &ToolCall, result: &ToolResult) -> Value {
     json!({
         "type": "function_call_output",
-        "call_id": call_id,
+        "call_id": call.id,
         "output": result.text(),
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
+/// The input items that return the results of one response's calls, in call order: one
+/// [`tool_result_item`] per call.
+pub fn tool_results<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+) -> Vec<Value> {
+    turn.into_iter()
+        .map(|(call, result)| tool_result_item(call, result))
+        .collect()
+}
 
-    use super::*;
-    use crate::ToolErrorKind;
-    use crate::provider::test_support::tool;
-
-    /// A Responses API response with a reasoning item, a message and a function call.
-    fn response() -> Value {
-        json!({
-            "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
-            "object": "response",
-            "created_at": 1741476542,
-            "status": "completed",
-            "background": false,
-            "error": null,
-            "incomplete_details": null,
-            "instructions": null,
-            "max_output_tokens": null,
-            "model": "o4-mini-2025-04-16",
-            "output": [
-                {
-                    "id": "rs_67ccd2bf17f0819081ff3bb2cf6508e60bb6a6b452d3795b",
-                    "type": "reasoning",
-                    "summary": [
-                        {"type": "summary_text", "text": "**Finding the issue**\n\nThe user wants issue 42."}
-                    ]
-                },
-                {
-                    "id": "msg_67ccd2c0a8d881909f0e4e5b6b1cb8a10bb6a6b452d3795b",
-                    "type": "message",
-                    "status": "completed",
-                    "role": "assistant",
-                    "content": [
-                        {"type": "output_text", "text": "Let me look that issue up.", "annotations": []}
-                    ]
-                },
-                {
-                    "id": "fc_67ccd2c1c3e48190a8b8dc51d6e2ad500bb6a6b452d3795b",
-                    "type": "function_call",
-                    "status": "completed",
-                    "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k",
-                    "name": "issue_read",
-                    "arguments": "{\"method\":\"get\",\"owner\":\"octocat\",\"repo\":\"hello-world\",\"issue_number\":42}"
-                }
-            ],
-            "parallel_tool_calls": true,
-            "previous_response_id": null,
-            "reasoning": {"effort": "medium", "summary": "auto"},
-            "store": true,
-            "temperature": 1.0,
-            "text": {"format": {"type": "text"}},
-            "tool_choice": "auto",
-            "tools": [],
-            "top_p": 1.0,
-            "truncation": "disabled",
-            "usage": {
-                "input_tokens": 291,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": 123,
-                "output_tokens_details": {"reasoning_tokens": 64},
-                "total_tokens": 414
-            },
-            "user": null,
-            "metadata": {}
-        })
+/// Reads one history item of the Responses API: a `function_call` (under its `call_id`), a
+/// `function_call_output`'s result, and client-executed tool searches: a `tool_search_call`
+/// as a discovery call, its `tool_search_output` as the tools it loaded (those of loaded
+/// namespaces included). Hosted searches (`"execution": "server"`) are the API's business.
+pub(super) fn read_history<'m>(item: &'m Map<String, Value>, scan: &mut HistoryScan<'m>) {
+    let client = || str_field(item, "execution") == Some("client");
+    match str_field(item, "type") {
+        Some("function_call") => {
+            if let (Some(id), Some(name)) = (id_field(item, "call_id"), str_field(item, "name")) {
+                scan.call(id, name);
+            }
+        }
+        Some("function_call_output") => {
+            if let Some(call_id) = id_field(item, "call_id") {
+                scan.result(call_id, || record_of_content(member(item, "output")));
+            }
+        }
+        Some("tool_search_call") if client() => {
+            if let Some(id) = id_field(item, "call_id") {
+                scan.call(id, DISCOVERY_TOOL_NAME);
+            }
+        }
+        Some("tool_search_output") if client() => {
+            if let Some(call_id) = id_field(item, "call_id") {
+                scan.result(call_id, || loaded_tools(item));
+            }
+        }
+        _ => {}
     }
+}
 
-    #[test]
-    fn parses_the_function_call_among_other_items() {
-        let expected = vec![ToolCall {
-            id: "call_unLAR8MvFNptuiZK6K6HCy5k".into(),
-            name: "issue_read".into(),
-            arguments: json!(
-                "{\"method\":\"get\",\"owner\":\"octocat\",\"repo\":\"hello-world\",\"issue_number\":42}"
+/// The tools a `tool_search_output` item loaded: its functions, and the functions inside
+/// its namespaces.
+fn loaded_tools(item: &Map<String, Value>) -> DiscoveredSet {
+    let mut names = Vec::new();
+    for tool in (member(item, "tools").and_then(Value::as_array).into_iter())
+        .flatten()
+        .filter_map(Value::as_object)
+    {
+        match (str_field(tool, "type"), member(tool, "tools")) {
+            (Some("namespace"), Some(Value::Array(inner))) => names.extend(
+                inner
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .filter_map(|tool| str_field(tool, "name")),
             ),
-        }];
-        assert_eq!(parse_tool_calls(&response()), Ok(expected.clone()));
-        assert_eq!(parse_tool_calls(&response()["output"]), Ok(expected));
+            _ => names.extend(str_field(tool, "name")),
+        }
     }
-
-    #[test]
-    fn text_only_output_is_empty() {
-        let output = json!([{
-            "id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
-            "content": [{"type": "output_text", "text": "Done.", "annotations": []}]
-        }]);
-        assert_eq!(parse_tool_calls(&output), Ok(Vec::new()));
-    }
-
-    #[test]
-    fn malformed_responses_name_the_path() {
-        let mut bad = response();
-        bad["output"][2]
-            .as_object_mut()
-            .map(|item| item.remove("call_id"));
-        let error = parse_tool_calls(&bad).expect_err("no call_id");
-        assert_eq!(error.path(), "/output/2/call_id");
-        assert_eq!(
-            parse_tool_calls(&json!({"object": "response"}))
-                .expect_err("no output")
-                .path(),
-            "/output"
-        );
-        assert_eq!(
-            parse_tool_calls(&json!([1])).expect_err("item").path(),
-            "/0"
-        );
-        assert!(parse_tool_calls(&json!("x")).is_err());
-    }
-
-    #[test]
-    fn renders_flat_function_tools() {
-        let tools = [tool(
-            "search_code",
-            json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
-        )];
-        assert_eq!(
-            render_tools(&tools, &OpenAiResponsesOptions::default()),
-            json!([{
-                "type": "function",
-                "name": "search_code",
-                "description": "The search_code tool.",
-                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
-                "strict": false
-            }])
-        );
-        let strict = render_tools(&tools, &OpenAiResponsesOptions { strict: true });
-        assert_eq!(strict[0]["strict"], true);
-        assert_eq!(strict[0]["parameters"]["additionalProperties"], false);
-    }
-
-    #[test]
-    fn result_items() {
-        assert_eq!(
-            tool_result_item(
-                "call_unLAR8MvFNptuiZK6K6HCy5k",
-                &ToolResult::success(json!("done"))
-            ),
-            json!({
-                "type": "function_call_output",
-                "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k",
-                "output": "done"
-            })
-        );
-        let failed = ToolResult::error(ToolErrorKind::InvalidArguments, "missing `repo`");
-        assert_eq!(tool_result_item("c", &failed)["output"], "missing `repo`");
-    }
-
-    #[test]
-    fn tool_search_output_carries_definitions_and_skills() {
-        let discovery = ToolResult::success(json!({"tools": [
-            {"name": "deploy", "description": "Deploy a service.",
-             "inputSchema": {"type": "object", "properties": {"service": {"type": "string"}}},
-             "skill": "Always deploy to staging first."}
-        ], "errors": ["Unknown tool 'nope'"]}));
-        let strict = OpenAiResponsesOptions { strict: true };
-        let item = tool_search_output_item("call_1", &discovery, &strict);
-        assert_eq!(
-            item["tools"],
-            json!([{
-                "type": "function",
-                "name": "deploy",
-                "description": "Deploy a service.\n\nAlways deploy to staging first.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"service": {"type": ["string", "null"]}},
-                    "required": ["service"],
-                    "additionalProperties": false
-                },
-                "strict": true,
-                "defer_loading": true
-            }])
-        );
-    }
-
-    #[test]
-    fn client_tool_search_calls_need_an_id_and_an_arguments_object() {
-        let call = |item: Value| parse_tool_calls(&json!({"output": [item]}));
-        let bad = call(json!({"type": "tool_search_call", "execution": "client", "arguments": {}}));
-        assert_eq!(bad.expect_err("no call_id").path(), "/output/0/call_id");
-        let bad = call(json!({"type": "tool_search_call", "execution": "client",
-            "call_id": "c", "arguments": "{}"}));
-        assert_eq!(
-            bad.expect_err("string arguments").path(),
-            "/output/0/arguments"
-        );
-        let no_arguments = call(json!({"type": "tool_search_call", "execution": "client",
-            "call_id": "c"}));
-        assert_eq!(no_arguments.expect("parses")[0].arguments, json!({}),);
-        let hosted = call(json!({"type": "tool_search_call", "execution": "server",
-            "call_id": null, "arguments": {"paths": ["crm"]}}));
-        assert_eq!(hosted, Ok(Vec::new()));
-    }
+    DiscoveredSet::new(names)
 }

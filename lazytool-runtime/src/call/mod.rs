@@ -1,0 +1,18 @@
+//! The vocabulary of one tool call: what comes in ([`ToolCall`], [`ToolContext`]), what
+//! bounds it ([`CallLimits`]) and what goes back ([`ToolResult`], with a [`DiscoveredSet`]
+//! for the results of the discovery tool).
+//!
+//! The lowest layer but [`schema`](crate::schema): plain data, no tools, no registry.
+
+mod context;
+mod discovered;
+mod limits;
+mod result;
+mod tool_call;
+
+pub use context::{CancellationToken, ToolContext};
+pub use discovered::DiscoveredSet;
+pub use limits::CallLimits;
+pub(crate) use limits::{Excess, check, cut_output, dispose};
+pub use result::{ToolErrorKind, ToolResult};
+pub use tool_call::ToolCall;

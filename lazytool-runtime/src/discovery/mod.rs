@@ -1,0 +1,23 @@
+//! Lazy discovery: the synthetic tool through which the model loads lazy tools, the modes
+//! that decide how lazy tools are presented ([`DiscoveryMode`]), the BM25 search behind
+//! search mode, and what a discovery leaves behind — signatures and compaction markers over
+//! a [`DiscoveredSet`](crate::DiscoveredSet).
+//!
+//! Works on [`Tool`](crate::Tool)s, not on a registry; sessions put it to use.
+
+pub(crate) mod compaction;
+mod listing;
+mod mode;
+mod presentation;
+mod request;
+mod search;
+mod signing;
+mod tool;
+
+pub use listing::DiscoveryListing;
+pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
+pub(crate) use mode::{LazyCosts, tools_tokens};
+pub(crate) use presentation::Presentation;
+pub(crate) use search::{SearchDocument, SearchIndex};
+pub(crate) use signing::SigningKey;
+pub(crate) use tool::{DiscoveryTool, read_result, write_signature};

@@ -1,0 +1,88 @@
+//! What the model asked the discovery tool for: names, or a search query.
+
+use serde_json::Value;
+
+use crate::dispatch::normalize;
+use crate::tool::DISCOVERY_TOOL_NAME;
+
+/// The search results a search-mode discovery returns by default, and at most.
+pub(super) const DEFAULT_SEARCH_LIMIT: usize = 5;
+pub(super) const MAX_SEARCH_LIMIT: usize = 20;
+
+/// A discovery call's arguments, read.
+pub(super) enum Request {
+    Names(Vec<String>),
+    Query { query: String, limit: usize },
+}
+
+impl Request {
+    /// Reads `arguments`: `{"toolNames": [...]}`, or in search mode `{"query", "limit"?}`
+    /// (search mode takes `toolNames` too). The error says what is wrong, for the model.
+    pub(super) fn read(arguments: Value, search: bool) -> Result<Request, String> {
+        let arguments =
+            normalize(DISCOVERY_TOOL_NAME, arguments).map_err(|rejected| rejected.text())?;
+        if search && arguments.get("toolNames").is_none() {
+            let query = match arguments.get("query") {
+                Some(Value::String(query)) if !query.trim().is_empty() => query.trim().to_owned(),
+                Some(Value::String(_)) => return Err("query is empty".to_owned()),
+                Some(_) => return Err("query must be a string".to_owned()),
+                None => return Err("query is missing".to_owned()),
+            };
+            let limit = match arguments.get("limit") {
+                None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
+                Some(limit) => match limit.as_u64() {
+                    Some(limit) if limit >= 1 => (limit as usize).min(MAX_SEARCH_LIMIT),
+                    _ => {
+                        return Err(format!(
+                            "limit must be an integer from 1 to {MAX_SEARCH_LIMIT}"
+                        ));
+                    }
+                },
+            };
+            return Ok(Request::Query { query, limit });
+        }
+        requested_names(&arguments).map(Request::Names)
+    }
+}
+
+fn requested_names(arguments: &Value) -> Result<Vec<String>, String> {
+    let names = match arguments.get("toolNames") {
+        Some(Value::Array(names)) => names,
+        Some(Value::String(name)) => return Ok(vec![name.clone()]),
+        Some(_) => return Err("toolNames must be an array of tool names".to_owned()),
+        None => return Err("toolNames is missing".to_owned()),
+    };
+    let names: Vec<String> = names
+        .iter()
+        .filter_map(|name| name.as_str())
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if names.is_empty() {
+        return Err("toolNames is empty".to_owned());
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn requested_names_accept_strings_and_reject_nothing() {
+        assert_eq!(
+            requested_names(&json!({"toolNames": ["a", " b ", ""]})),
+            Ok(vec!["a".to_owned(), "b".to_owned()])
+        );
+        assert_eq!(
+            requested_names(&json!({"toolNames": "a"})),
+            Ok(vec!["a".to_owned()])
+        );
+        for bad in [json!({"toolNames": []}), json!({}), json!({"toolNames": 3})] {
+            assert!(requested_names(&bad).is_err());
+        }
+    }
+}

@@ -1,0 +1,286 @@
+use std::sync::LazyLock;
+
+use serde_json::{Value, json};
+
+use super::analysis::{analyze, fold};
+use super::fields::MAX_SCHEMA_DEPTH;
+use super::stem::stem;
+use super::*;
+use crate::testing::{CatalogTool, github_tools};
+
+fn github_index(tools: &[CatalogTool]) -> SearchIndex {
+    SearchIndex::new(tools.iter().map(|tool| SearchDocument {
+        name: &tool.name,
+        description: &tool.description,
+        input_schema: &tool.input_schema,
+        tags: &[],
+    }))
+}
+
+/// An index of tools given as (name, description), without parameters or tags.
+fn small_index(tools: &[(&str, &str)]) -> SearchIndex {
+    static NO_PARAMETERS: LazyLock<Value> = LazyLock::new(|| json!({"type": "object"}));
+    SearchIndex::new(tools.iter().map(|&(name, description)| SearchDocument {
+        name,
+        description,
+        input_schema: &NO_PARAMETERS,
+        tags: &[],
+    }))
+}
+
+fn terms(text: &str, analysis: Analysis) -> Vec<String> {
+    let mut terms = Vec::new();
+    analyze(text, analysis, &mut terms);
+    terms
+}
+
+/// The terms of `text` but the written forms of inflected words.
+fn stems(text: &str, analysis: Analysis) -> Vec<String> {
+    let mut terms = terms(text, analysis);
+    terms.retain(|term| !term.starts_with(WRITTEN));
+    terms
+}
+
+#[test]
+fn splits_identifiers_into_words() {
+    assert_eq!(
+        stems("listPullRequests", Analysis::Identifier),
+        ["list", "pull", "request"]
+    );
+    assert_eq!(stems("get_issue", Analysis::Identifier), ["get", "issu"]);
+    assert_eq!(
+        stems("sub-issue.write/v2", Analysis::Identifier),
+        ["sub", "issu", "writ"]
+    );
+    assert_eq!(
+        stems("XMLHttpRequest2", Analysis::Identifier),
+        ["xml", "http", "request"]
+    );
+    assert_eq!(stems("get_me", Analysis::Identifier), ["get"]);
+}
+
+#[test]
+fn keeps_prose_words_whole_and_queries_both_ways() {
+    assert_eq!(stems("GitHub's API", Analysis::Prose), ["github", "api"]);
+    assert_eq!(stems("GitHub", Analysis::Query), ["github", "git", "hub"]);
+    assert_eq!(
+        stems("listPullRequests", Analysis::Query),
+        ["listpullrequest", "list", "pull", "request"]
+    );
+}
+
+#[test]
+fn folds_case_and_accents() {
+    assert_eq!(fold("ÉtÉ Straße Ångström"), "ete strasse angstrom");
+    assert_eq!(
+        terms("Créer", Analysis::Prose),
+        terms("creer", Analysis::Prose)
+    );
+    assert_eq!(fold("日本"), "日本");
+}
+
+#[test]
+fn drops_stop_words_numbers_and_single_letters() {
+    assert_eq!(
+        stems("Show me the open PRs in my repo, #12", Analysis::Query),
+        ["show", "open", "pull", "request", "repositori"]
+    );
+    assert_eq!(stems("I don't know", Analysis::Query), ["know"]);
+}
+
+#[test]
+fn keeps_inflected_words_as_written_too() {
+    assert_eq!(
+        terms("list_gists", Analysis::Identifier),
+        ["list", "gist", "=gists"]
+    );
+    assert_eq!(terms("Gists", Analysis::Query), ["gist", "=gists"]);
+    assert_eq!(terms("the PRs", Analysis::Query), ["pull", "request"]);
+}
+
+#[test]
+fn stems_related_forms_alike() {
+    let alike = [
+        ["request", "requests", "requested"],
+        ["branch", "branches", "branching"],
+        ["repository", "repositories", "repository"],
+        ["create", "created", "creation"],
+        ["run", "running", "runs"],
+        ["modify", "modified", "modifies"],
+        ["label", "labelled", "labeled"],
+        ["review", "reviewer", "reviewers"],
+        ["assign", "assignee", "assignees"],
+        ["react", "reaction", "reactions"],
+        ["tag", "tagged", "tags"],
+    ];
+    for forms in alike {
+        let stems = forms.map(|form| stem(form.to_owned()));
+        assert!(
+            stems.iter().all(|stem| *stem == stems[0]),
+            "{forms:?} → {stems:?}"
+        );
+    }
+    for word in [
+        "status", "need", "string", "owner", "user", "action", "pull", "call", "class",
+    ] {
+        assert_eq!(stem(word.to_owned()), word);
+    }
+    assert_eq!(stem("issue".to_owned()), "issu");
+}
+
+#[test]
+fn empty_stop_word_and_unknown_queries_find_nothing() {
+    let tools = github_tools();
+    let index = github_index(&tools);
+    for query in [
+        "",
+        "   ",
+        "?!, ...",
+        "the of and to with",
+        "xyzzy frobnicate",
+        "42",
+    ] {
+        assert!(index.search(query, 5).is_empty(), "{query:?}");
+    }
+}
+
+#[test]
+fn limit_bounds_the_results() {
+    let tools = github_tools();
+    let index = github_index(&tools);
+    assert!(index.search("pull request", 0).is_empty());
+    assert!(index.search("list_issues", 0).is_empty());
+    assert_eq!(index.search("pull request", 1).len(), 1);
+    assert_eq!(index.search("pull request", 7).len(), 7);
+    let many = index.search("pull request", usize::MAX);
+    assert!(many.len() > 7 && many.len() < tools.len());
+}
+
+#[test]
+fn scores_are_positive_and_descending() {
+    let tools = github_tools();
+    let index = github_index(&tools);
+    let scored = index.search_scored("who changed this file last", 20);
+    assert!(!scored.is_empty());
+    assert!(scored.iter().all(|&(_, score)| score > 0.0));
+    assert!(scored.windows(2).all(|pair| pair[0].1 >= pair[1].1));
+    let unscored: Vec<usize> = scored.iter().map(|&(document, _)| document).collect();
+    assert_eq!(index.search("who changed this file last", 20), unscored);
+}
+
+#[test]
+fn an_exact_tool_name_ranks_first() {
+    let tools = github_tools();
+    let index = github_index(&tools);
+    let first = |query: &str| {
+        index
+            .search(query, 3)
+            .first()
+            .map(|&document| tools[document].name.as_str())
+    };
+    assert_eq!(first("get_me"), Some("get_me"));
+    assert_eq!(
+        first("please call `list_tags`, then stop"),
+        Some("list_tags")
+    );
+    assert_eq!(
+        first("search_code pull request review comments"),
+        Some("search_code")
+    );
+    assert_eq!(first("ListTags"), Some("list_tags"));
+    assert_eq!(first("list tags"), Some("list_tags"));
+    let both = index.search("create_branch or delete_file", 2);
+    let mut names: Vec<&str> = both
+        .iter()
+        .map(|&document| tools[document].name.as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["create_branch", "delete_file"]);
+}
+
+#[test]
+fn results_are_deterministic() {
+    let tools = github_tools();
+    let first = github_index(&tools).search_scored("update the pull request", 50);
+    let again = github_index(&tools).search_scored("update the pull request", 50);
+    assert_eq!(first, again);
+
+    let twins = small_index(&[
+        ("alpha", "Sends an email."),
+        ("beta", "Sends an email."),
+        ("gamma", "Sends an email."),
+    ]);
+    assert_eq!(twins.search("send email", 3), [0, 1, 2]);
+    assert_eq!(twins.search("send email", 2), [0, 1]);
+}
+
+#[test]
+fn expands_synonyms_and_abbreviations() {
+    let index = small_index(&[
+        ("remove_user", "Removes a user from the team."),
+        ("add_user", "Adds a user to the team."),
+        ("open_pull_request", "Opens a pull request."),
+        ("list_repositories", "Lists repositories."),
+    ]);
+    assert_eq!(index.search("delete a user", 1), [0]);
+    assert_eq!(index.search("new PR", 1), [2]);
+    assert_eq!(index.search("show my repos", 1), [3]);
+}
+
+#[test]
+fn splits_unknown_words_into_known_ones() {
+    let index = small_index(&[
+        ("close_ticket", "Closes a ticket."),
+        ("open_ticket", "Opens a ticket, or opens it again."),
+    ]);
+    assert_eq!(index.search("reopen ticket 4", 1), [1]);
+    assert_eq!(index.search("openticket", 1), [1]);
+}
+
+#[test]
+fn indexes_tags_and_nested_parameters() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "target": {
+                "anyOf": [
+                    {"type": "string", "description": "A webhook URL."},
+                    {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {"channelId": {"type": "string", "enum": ["slack_general"]}}
+                    }}
+                ]
+            }
+        }
+    });
+    let mut deep = json!({"type": "string", "description": "A hidden thermometer."});
+    for _ in 0..=MAX_SCHEMA_DEPTH {
+        deep = json!({"type": "object", "properties": {"next": deep}});
+    }
+    let empty = json!({});
+    let documents = [
+        SearchDocument {
+            name: "notify",
+            description: "Sends a message.",
+            input_schema: &schema,
+            tags: &[],
+        },
+        SearchDocument {
+            name: "measure",
+            description: "Reads a sensor.",
+            input_schema: &deep,
+            tags: &["Weather"],
+        },
+        SearchDocument {
+            name: "other",
+            description: "Does something else.",
+            input_schema: &empty,
+            tags: &[],
+        },
+    ];
+    let index = SearchIndex::new(documents);
+    assert_eq!(index.search("webhook", 3), [0]);
+    assert_eq!(index.search("slack channel", 3), [0]);
+    assert_eq!(index.search("weather", 3), [1]);
+    assert!(index.search("thermometer", 3).is_empty());
+}

@@ -1,0 +1,73 @@
+//! The words search treats specially: stop words, abbreviations, synonyms.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use super::analysis::{Analysis, analyze};
+
+/// The weight of a synonym of a query word, relative to the word itself; also how much a
+/// document matching only a synonym counts as matching the word.
+pub(super) const SYNONYM_WEIGHT: f32 = 0.5;
+
+/// Whether `word` is too common to tell tools apart. The contraction stubs (`don`, `isn`,
+/// `ll`…) are what is left of `don't`, `isn't` and `we'll` once split on the apostrophe.
+#[rustfmt::skip]
+pub(super) fn is_stop_word(word: &str) -> bool {
+    matches!(
+        word,
+        "about" | "am" | "an" | "and" | "any" | "are" | "aren" | "as" | "at" | "be" |
+        "been" | "but" | "by" | "can" | "could" | "couldn" | "did" | "didn" | "do" |
+        "does" | "doesn" | "don" | "for" | "from" | "had" | "hadn" | "has" | "hasn" |
+        "have" | "haven" | "he" | "her" | "his" | "how" | "if" | "in" | "into" | "is" |
+        "isn" | "it" | "its" | "just" | "ll" | "me" | "my" | "of" | "on" | "or" | "our" |
+        "please" | "re" | "she" | "should" | "shouldn" | "so" | "some" | "than" | "that" |
+        "the" | "their" | "them" | "then" | "there" | "these" | "they" | "this" | "those" |
+        "to" | "us" | "ve" | "want" | "was" | "wasn" | "we" | "were" | "weren" | "what" |
+        "when" | "where" | "which" | "who" | "why" | "will" | "with" | "won" | "would" |
+        "wouldn" | "you" | "your"
+    )
+}
+
+/// Abbreviations spelled out in documents and queries alike, keyed by their stem.
+pub(super) const ABBREVIATIONS: &[(&str, &[&str])] = &[
+    ("pr", &["pull", "request"]),
+    ("repo", &["repository"]),
+    ("org", &["organization"]),
+    ("organisation", &["organization"]),
+];
+
+/// Words a user may write for one another: each word of a query also searches the other
+/// words of its groups, as if written, at [`SYNONYM_WEIGHT`].
+pub(super) const SYNONYM_GROUPS: &[&[&str]] = &[
+    &[
+        "show", "list", "get", "fetch", "read", "view", "display", "retrieve",
+    ],
+    &["find", "search", "look", "lookup", "locate"],
+    &["make", "create", "new", "open"],
+    &["delete", "remove", "discard"],
+    &["change", "update", "edit", "modify", "rename"],
+    &["comment", "reply"],
+    &["request", "ask"],
+    &["issue", "bug", "ticket"],
+    &["folder", "directory"],
+];
+
+/// The other terms of each term's synonym groups.
+pub(super) static SYNONYMS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
+    let mut table: HashMap<String, Vec<String>> = HashMap::new();
+    for group in SYNONYM_GROUPS {
+        let mut terms = Vec::new();
+        for word in *group {
+            analyze(word, Analysis::Prose, &mut terms);
+        }
+        for term in &terms {
+            let synonyms = table.entry(term.clone()).or_default();
+            for other in &terms {
+                if other != term && !synonyms.contains(other) {
+                    synonyms.push(other.clone());
+                }
+            }
+        }
+    }
+    table
+});

@@ -1,0 +1,239 @@
+//! The synthetic discovery tool through which the model loads lazy tools: its definition,
+//! and its answers.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::listing::DiscoveryListing;
+use super::mode::ResolvedMode;
+use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
+use crate::call::{DiscoveredSet, ToolErrorKind, ToolResult};
+use crate::tool::{DISCOVERY_TOOL_NAME, Tool, ToolDefinition};
+
+/// The discovery tool of one session: its definition (fixed for the conversation, so that
+/// it does not break prompt caching) and the lazy tools it can hand out.
+pub(crate) struct DiscoveryTool {
+    pub(crate) definition: Arc<ToolDefinition>,
+    lazy_names: Vec<String>,
+    search: bool,
+}
+
+/// One entry of a discovery result: what the model needs to call the tool.
+#[derive(Serialize)]
+struct DiscoveredTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(rename = "inputSchema")]
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skill: Option<&'a str>,
+}
+
+/// What a discovery call found.
+pub(crate) struct Discovery {
+    /// The answer: `{"tools": [...], "errors"?: [...]}`, its [`DiscoveredSet`] not attached yet
+    /// (the session signs it first).
+    pub(crate) result: ToolResult,
+    /// Every tool the answer lists, lazy or not, in answer order: what a signature covers.
+    pub(crate) listed: Vec<String>,
+    /// The lazy tools listed, in request order, without repeats.
+    pub(crate) found: Vec<String>,
+    pub(crate) unknown: Vec<String>,
+}
+
+impl DiscoveryTool {
+    /// The discovery tool over `lazy` (the session's lazy tools, in name order) for `mode`;
+    /// `None` when there are none or the mode sends them inline, so that a tool set without
+    /// lazy tools costs exactly what it did.
+    pub(crate) fn new(
+        lazy: &[&Tool],
+        mode: ResolvedMode,
+        listing: DiscoveryListing,
+    ) -> Option<Self> {
+        if lazy.is_empty() {
+            return None;
+        }
+        let tool_names_property = json!({
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "The names of the tools to load."
+        });
+        let (description, input_schema) = match mode {
+            ResolvedMode::Inline => return None,
+            ResolvedMode::Names => (
+                format!(
+                    "Loads tools that are available but not loaded yet. Call it with the names of the \
+                     tools you need; it returns their descriptions and argument schemas, and from your \
+                     next turn on you can call them directly. Tools available: {}",
+                    listing.render(lazy)
+                ),
+                json!({
+                    "type": "object",
+                    "properties": {"toolNames": tool_names_property},
+                    "required": ["toolNames"]
+                }),
+            ),
+            // Every token here is paid on every request: the wording is kept short. The
+            // search also accepts `toolNames` (a tool name as the query finds it, too).
+            ResolvedMode::Search => (
+                format!(
+                    "Searches {} tools not loaded yet by keywords for what you need. Returns the \
+                     best matches ({DEFAULT_SEARCH_LIMIT} unless you set limit) with their schemas; \
+                     you can call them from your next turn.",
+                    lazy.len()
+                ),
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string"},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT}
+                    },
+                    "required": ["query"]
+                }),
+            ),
+            ResolvedMode::CacheStable => (
+                "Returns the full description and argument schema of tools listed with an open \
+                 schema. Call it with their names before calling them for the first time."
+                    .to_owned(),
+                json!({
+                    "type": "object",
+                    "properties": {"toolNames": tool_names_property},
+                    "required": ["toolNames"]
+                }),
+            ),
+        };
+        Some(DiscoveryTool {
+            definition: Arc::new(ToolDefinition {
+                name: DISCOVERY_TOOL_NAME.to_owned(),
+                description,
+                input_schema,
+            }),
+            lazy_names: lazy.iter().map(|t| t.name().to_owned()).collect(),
+            search: mode == ResolvedMode::Search,
+        })
+    }
+
+    /// The lazy tools' names, in name order.
+    pub(crate) fn lazy_names(&self) -> &[String] {
+        &self.lazy_names
+    }
+
+    /// Answers a discovery call. `lookup` finds a tool the session may use (lazy or eager);
+    /// `search` ranks the session's lazy tools for a query.
+    pub(crate) fn discover<'t>(
+        &self,
+        arguments: Value,
+        lookup: impl Fn(&str) -> Option<&'t Tool>,
+        search: impl FnOnce(&str, usize) -> Vec<&'t Tool>,
+    ) -> Discovery {
+        let request = match Request::read(arguments, self.search) {
+            Ok(request) => request,
+            Err(problem) => {
+                return Discovery {
+                    result: ToolResult::error(
+                        ToolErrorKind::InvalidArguments,
+                        format!("Error: {problem}. {}.", self.usage()),
+                    ),
+                    listed: Vec::new(),
+                    found: Vec::new(),
+                    unknown: Vec::new(),
+                };
+            }
+        };
+        let mut tools: Vec<&Tool> = Vec::new();
+        let mut errors = Vec::new();
+        let mut unknown = Vec::new();
+        match request {
+            Request::Names(requested) => {
+                for name in &requested {
+                    if tools.iter().any(|t| t.name() == name) {
+                        continue;
+                    }
+                    match lookup(name) {
+                        Some(tool) => tools.push(tool),
+                        None => {
+                            errors.push(self.unknown_name(name));
+                            unknown.push(name.clone());
+                        }
+                    }
+                }
+            }
+            Request::Query { query, limit } => {
+                tools = search(&query, limit);
+                if tools.is_empty() {
+                    errors.push(format!(
+                        "No tool matches '{query}'. Try other or fewer keywords."
+                    ));
+                }
+            }
+        }
+        let listed: Vec<DiscoveredTool<'_>> = tools
+            .iter()
+            .map(|tool| DiscoveredTool {
+                name: tool.name(),
+                description: tool.description(),
+                input_schema: tool.input_schema(),
+                skill: tool.skill(),
+            })
+            .collect();
+        let mut content = json!({ "tools": listed });
+        if !errors.is_empty() {
+            content["errors"] = json!(errors);
+        }
+        Discovery {
+            result: ToolResult::success(content),
+            listed: tools.iter().map(|t| t.name().to_owned()).collect(),
+            found: (tools.iter().filter(|t| t.is_lazy()))
+                .map(|t| t.name().to_owned())
+                .collect(),
+            unknown,
+        }
+    }
+
+    /// How to call the discovery tool, for an error.
+    fn usage(&self) -> String {
+        if self.search {
+            "Call it with a query: keywords describing what you need to do".to_owned()
+        } else {
+            format!(
+                "Call {DISCOVERY_TOOL_NAME} with toolNames: the names of the tools you need, from: [{}]",
+                self.lazy_names.join(", ")
+            )
+        }
+    }
+
+    fn unknown_name(&self, name: &str) -> String {
+        if self.search {
+            format!("Unknown tool '{name}'. Search with a query to find the right name.")
+        } else {
+            format!(
+                "Unknown tool '{name}'. Available tools: [{}]",
+                self.lazy_names.join(", ")
+            )
+        }
+    }
+}
+
+/// The [`DiscoveredSet`] a discovery result's JSON stands for (read back from a message
+/// history): the names of its `tools` and its `signature`.
+pub(crate) fn read_result(content: &Value) -> DiscoveredSet {
+    DiscoveredSet {
+        tools: (content.get("tools").and_then(Value::as_array).into_iter())
+            .flatten()
+            .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect(),
+        signature: content
+            .get("signature")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    }
+}
+
+/// Writes the signature of a signed discovery into its result's JSON, where
+/// [`read_result`] finds it in a history.
+pub(crate) fn write_signature(content: &mut Value, signature: &str) {
+    content["signature"] = Value::String(signature.to_owned());
+}

@@ -1,0 +1,134 @@
+//! Running an admitted call: its future polled with panics caught and under its timeout,
+//! and the outcome turned into the call's result.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::Poll;
+
+use super::admission::Admitted;
+use super::deadline;
+use super::panic::panicked;
+use crate::call::{ToolErrorKind, ToolResult, cut_output};
+use crate::tool::{CallFuture, Tool};
+
+/// Runs an admitted call with panics caught and its timeout, or returns the answer given
+/// instead.
+#[inline]
+pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
+    Run(match admitted {
+        Ok(Admitted { tool, future }) => RunState::Running {
+            started: tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
+                .then(std::time::Instant::now),
+            timer: Timer::Unarmed,
+            future,
+            tool,
+        },
+        Err(answer) => RunState::Answered(Box::new(answer)),
+    })
+}
+
+/// A call in flight, as [`Registry::call`](crate::Registry::call) and
+/// [`Session::call`](crate::Session::call) return it: the tool's future polled with panics
+/// caught and under its timeout, in one hand-written state machine of a few words (an answer
+/// given up front, an error, is boxed), since it is moved at least once on every call.
+pub(crate) struct Run(RunState);
+
+enum RunState {
+    Answered(Box<ToolResult>),
+    Running {
+        tool: Tool,
+        future: CallFuture,
+        timer: Timer,
+        started: Option<std::time::Instant>,
+    },
+    Finished,
+}
+
+/// The timeout's timer: armed only when the tool is still pending after its first poll, so
+/// that calls that finish at once never touch the timer wheel.
+enum Timer {
+    Unarmed,
+    Armed(Pin<Box<tokio::time::Sleep>>),
+    /// No timeout configured, or no tokio timer available (see [`deadline::arm`]).
+    Off,
+}
+
+impl Future for Run {
+    type Output = ToolResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<ToolResult> {
+        let state = &mut self.get_mut().0;
+        let outcome = match state {
+            RunState::Running {
+                tool,
+                future,
+                timer,
+                ..
+            } => match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                Ok(Poll::Ready(result)) => Some(Ok(result)),
+                Err(payload) => Some(Err(payload)),
+                Ok(Poll::Pending) => {
+                    if let Timer::Unarmed = timer {
+                        *timer = match tool.inner().limits.timeout.and_then(deadline::arm) {
+                            Some(sleep) => Timer::Armed(sleep),
+                            None => Timer::Off,
+                        };
+                    }
+                    match timer {
+                        Timer::Armed(sleep) => match sleep.as_mut().poll(cx) {
+                            Poll::Ready(()) => None,
+                            Poll::Pending => return Poll::Pending,
+                        },
+                        _ => return Poll::Pending,
+                    }
+                }
+            },
+            RunState::Answered(_) => None,
+            // Polled again after it finished: never ready again (the `Future` contract).
+            RunState::Finished => return Poll::Pending,
+        };
+        match std::mem::replace(state, RunState::Finished) {
+            RunState::Answered(answer) => Poll::Ready(*answer),
+            RunState::Running { tool, started, .. } => Poll::Ready(finish(&tool, outcome, started)),
+            RunState::Finished => Poll::Pending,
+        }
+    }
+}
+
+/// The result of a call that ran: its output cut to the limit, or the error for a timeout
+/// (`None`) or a panic; the outcome traced.
+#[inline]
+fn finish(
+    tool: &Tool,
+    outcome: Option<Result<ToolResult, Box<dyn std::any::Any + Send>>>,
+    started: Option<std::time::Instant>,
+) -> ToolResult {
+    let limits = &tool.inner().limits;
+    let result = match outcome {
+        Some(Ok(result)) => cut_output(result, limits.max_output_bytes),
+        None => ToolResult::error(
+            ToolErrorKind::TimedOut,
+            format!(
+                "Error: tool '{}' did not finish within {:?} and was stopped. Try a smaller request.",
+                tool.name(),
+                limits.timeout.unwrap_or_default()
+            ),
+        ),
+        Some(Err(payload)) => panicked(tool.name(), &*payload),
+    };
+    trace_outcome(tool, &result, started);
+    result
+}
+
+/// The `lazytool::call` event that ends every call, admitted or not.
+#[inline]
+pub(super) fn trace_outcome(tool: &Tool, result: &ToolResult, started: Option<std::time::Instant>) {
+    let outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str);
+    tracing::debug!(
+        target: "lazytool::call",
+        tool = %tool.name(),
+        outcome,
+        duration_us = started.map(|start| start.elapsed().as_micros() as u64),
+        "tool call finished"
+    );
+}

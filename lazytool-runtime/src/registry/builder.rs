@@ -1,0 +1,204 @@
+//! Building a [`Registry`]: [`RegistryBuilder`].
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+use super::Registry;
+use super::error::{RegistryError, RegistryProblem};
+use crate::call::CallLimits;
+use crate::tool::{
+    CompiledSchemas, DynamicTool, Handler, Registration, ResolvedStates, StateMap, Tool, ToolInner,
+    ToolMetadata, ToolSpec, validate_tool_name,
+};
+
+type SpecFilter = Box<dyn Fn(&ToolSpec) -> bool>;
+
+/// Builds a [`Registry`]: states for `State<T>` parameters, which `#[tool]`s to take, and
+/// dynamic tools. Start with [`Registry::builder`].
+#[must_use]
+pub struct RegistryBuilder {
+    limits: CallLimits,
+    states: StateMap,
+    use_inventory: bool,
+    filter: Option<SpecFilter>,
+    dynamic: Vec<DynamicTool>,
+}
+
+impl RegistryBuilder {
+    pub(super) fn new() -> Self {
+        RegistryBuilder {
+            limits: CallLimits::default(),
+            states: StateMap::default(),
+            use_inventory: true,
+            filter: None,
+            dynamic: Vec::new(),
+        }
+    }
+
+    /// Registers `value` for the tools that take `State<T>`.
+    pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
+        self.state_arc(Arc::new(value))
+    }
+
+    /// Registers an already shared value for the tools that take `State<T>`.
+    pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// Keeps only the `#[tool]`s for which `keep` returns true (by name, module, laziness).
+    /// Tools left out need no state.
+    pub fn filter(mut self, keep: impl Fn(&ToolSpec) -> bool + 'static) -> Self {
+        self.filter = Some(Box::new(keep));
+        self
+    }
+
+    /// Sets the limits every call obeys (argument size and depth, timeout, output size);
+    /// see [`CallLimits`] for the defaults.
+    pub fn limits(mut self, limits: CallLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Leaves out every `#[tool]` of the binary: the registry holds only dynamic tools.
+    pub fn without_inventory(mut self) -> Self {
+        self.use_inventory = false;
+        self
+    }
+
+    /// Adds a dynamic tool.
+    pub fn tool(mut self, tool: DynamicTool) -> Self {
+        self.dynamic.push(tool);
+        self
+    }
+
+    /// Adds dynamic tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = DynamicTool>) -> Self {
+        self.dynamic.extend(tools);
+        self
+    }
+
+    /// Checks every tool and builds the registry; all problems are reported together.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut problems = Vec::new();
+        let mut tools = Vec::new();
+        if self.use_inventory {
+            for &Registration(spec) in inventory::iter::<Registration> {
+                if self.filter.as_ref().is_none_or(|keep| keep(spec))
+                    && let Some(tool) = self.generated(spec, &mut problems)
+                {
+                    tools.push(tool);
+                }
+            }
+        }
+        for dynamic in self.dynamic {
+            if let Some(tool) = build_dynamic(dynamic, self.limits, &mut problems) {
+                tools.push(tool);
+            }
+        }
+        tools.sort_by(|a, b| {
+            (a.name(), a.location().file(), a.location().line()).cmp(&(
+                b.name(),
+                b.location().file(),
+                b.location().line(),
+            ))
+        });
+        for pair in tools.windows(2) {
+            if pair[0].name() == pair[1].name() {
+                problems.push(RegistryProblem::DuplicateName {
+                    name: pair[0].name().to_owned(),
+                    first: pair[0].location().clone(),
+                    second: pair[1].location().clone(),
+                });
+            }
+        }
+        if problems.is_empty() {
+            Ok(Registry::new(tools))
+        } else {
+            Err(RegistryError::new(problems))
+        }
+    }
+
+    fn generated(&self, spec: &ToolSpec, problems: &mut Vec<RegistryProblem>) -> Option<Tool> {
+        let location = spec.location();
+        let mut states = Vec::with_capacity(spec.states.len());
+        for requirement in spec.states {
+            match self.states.get(requirement) {
+                Some(state) => states.push(state),
+                None => problems.push(RegistryProblem::MissingState {
+                    tool: spec.name.to_owned(),
+                    type_name: requirement.type_name().to_owned(),
+                    location: location.clone(),
+                }),
+            }
+        }
+        let schemas = match spec.cache.get_or_build(spec) {
+            Ok(schemas) => schemas,
+            Err(reason) => {
+                problems.push(RegistryProblem::InvalidSchema {
+                    tool: spec.name.to_owned(),
+                    location,
+                    reason,
+                });
+                return None;
+            }
+        };
+        (states.len() == spec.states.len()).then(|| {
+            Tool::new(ToolInner {
+                name: Arc::from(spec.name),
+                description: Arc::from(spec.description),
+                lazy: spec.lazy,
+                metadata: ToolMetadata {
+                    annotations: spec.annotations.clone(),
+                    tags: spec.tags.iter().map(|tag| Cow::Borrowed(*tag)).collect(),
+                    skill: spec.skill.map(Cow::Borrowed),
+                },
+                schemas,
+                handler: Handler::Generated {
+                    call: spec.call,
+                    states: ResolvedStates::new(states),
+                },
+                location,
+                limits: self.limits,
+                definition: OnceLock::new(),
+            })
+        })
+    }
+}
+
+fn build_dynamic(
+    tool: DynamicTool,
+    limits: CallLimits,
+    problems: &mut Vec<RegistryProblem>,
+) -> Option<Tool> {
+    if let Err(reason) = validate_tool_name(&tool.name) {
+        problems.push(RegistryProblem::InvalidName {
+            name: tool.name.to_string(),
+            location: tool.location.clone(),
+            reason,
+        });
+        return None;
+    }
+    match CompiledSchemas::build_deferred(tool.input_schema, tool.output_schema) {
+        Ok(schemas) => Some(Tool::new(ToolInner {
+            name: tool.name,
+            description: tool.description,
+            lazy: tool.lazy,
+            metadata: tool.metadata,
+            schemas,
+            handler: Handler::Dynamic(tool.handler),
+            location: tool.location,
+            limits,
+            definition: OnceLock::new(),
+        })),
+        Err(reason) => {
+            problems.push(RegistryProblem::InvalidSchema {
+                tool: tool.name.to_string(),
+                location: tool.location,
+                reason,
+            });
+            None
+        }
+    }
+}

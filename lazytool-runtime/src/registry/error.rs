@@ -1,0 +1,125 @@
+//! Why a registry could not be built: [`RegistryError`].
+
+use std::fmt;
+
+use crate::tool::{SourceLocation, ToolNameError};
+
+/// Everything wrong with the tools given to a registry, reported together.
+///
+/// Building a registry never panics: duplicate names, invalid names or schemas, and states
+/// nobody registered all end up here, each naming the tool and where it was declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    problems: Vec<RegistryProblem>,
+}
+
+/// One reason a registry could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryProblem {
+    /// Two tools have the same name.
+    DuplicateName {
+        /// The name both tools use.
+        name: String,
+        /// Where the first one was declared.
+        first: SourceLocation,
+        /// Where the second one was declared.
+        second: SourceLocation,
+    },
+    /// A name that does not match `^[a-zA-Z0-9_-]{1,64}$` (the strictest common rule of
+    /// OpenAI, Anthropic and Gemini), or the reserved discovery tool name.
+    InvalidName {
+        /// The offending name.
+        name: String,
+        /// Where the tool was declared.
+        location: SourceLocation,
+        /// What is wrong with it.
+        reason: ToolNameError,
+    },
+    /// A schema that is not a usable JSON Schema for tool arguments.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// Where the tool was declared.
+        location: SourceLocation,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool takes `State<T>` but no value of type `T` was registered.
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The type name of the missing state.
+        type_name: String,
+        /// Where the tool was declared.
+        location: SourceLocation,
+    },
+}
+
+impl RegistryError {
+    pub(crate) fn new(problems: Vec<RegistryProblem>) -> Self {
+        RegistryError { problems }
+    }
+
+    /// Every problem found, in a stable order.
+    pub fn problems(&self) -> &[RegistryProblem] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.problems.as_slice() {
+            [single] => write!(f, "cannot build the tool registry: {single}"),
+            problems => {
+                write!(
+                    f,
+                    "cannot build the tool registry ({} problems):",
+                    problems.len()
+                )?;
+                for problem in problems {
+                    write!(f, "\n  - {problem}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for RegistryProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryProblem::DuplicateName {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two tools are named `{name}`: one at {first}, one at {second}; rename one with `#[tool(name = \"...\")]`"
+            ),
+            RegistryProblem::InvalidName {
+                name,
+                location,
+                reason,
+            } => write!(f, "invalid tool name `{name}` at {location}: {reason}"),
+            RegistryProblem::InvalidSchema {
+                tool,
+                location,
+                reason,
+            } => write!(
+                f,
+                "invalid input schema of tool `{tool}` at {location}: {reason}"
+            ),
+            RegistryProblem::MissingState {
+                tool,
+                type_name,
+                location,
+            } => write!(
+                f,
+                "tool `{tool}` at {location} takes `State<{type_name}>`, but no `{type_name}` was registered; add `.state(value)` to `Registry::builder()`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}

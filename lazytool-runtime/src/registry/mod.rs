@@ -1,0 +1,228 @@
+//! Every tool of an application, collected and checked once: [`Registry`].
+
+mod builder;
+mod error;
+
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use serde_json::Value;
+
+pub use builder::RegistryBuilder;
+pub use error::{RegistryError, RegistryProblem};
+
+use crate::call::{ToolContext, ToolResult};
+use crate::discovery::{
+    DiscoveryListing, DiscoveryTool, LazyCosts, Presentation, ResolvedMode, SearchDocument,
+    SearchIndex, tools_tokens,
+};
+use crate::dispatch::{admit, run};
+use crate::tool::Tool;
+
+/// The tools of an application: every `#[tool]` linked into the binary and any dynamic
+/// tools, checked once and then shared.
+///
+/// A registry is a cheap-to-clone handle (an `Arc` inside), `Send + Sync + 'static`, so one
+/// registry serves every conversation of a server. Tools are kept in name order (byte order).
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::{tool, Registry};
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// async fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let registry = Registry::from_inventory().expect("tools are valid");
+/// let result = registry.call("add", serde_json::json!({"a": 2, "b": 3})).await;
+/// assert_eq!(result.content(), &serde_json::json!(5));
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Registry(Arc<RegistryInner>);
+
+struct RegistryInner {
+    tools: Vec<Tool>,
+    lazy_search: OnceLock<LazySearch>,
+    lazy_costs: OnceLock<LazyCosts>,
+    /// What ungated sessions share, per mode and listing, built by the first of them.
+    presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
+}
+
+type PresentationKey = (ResolvedMode, DiscoveryListing);
+
+/// The search index over the lazy tools, built on the first search.
+struct LazySearch {
+    index: SearchIndex,
+    /// Positions in `tools` of the indexed tools.
+    positions: Vec<usize>,
+}
+
+impl Registry {
+    /// A registry of every `#[tool]` linked into the binary.
+    ///
+    /// Tools declared in another crate are collected as long as that crate is linked: if
+    /// nothing else refers to it, add `use that_crate as _;`. Tools that take `State<T>`
+    /// need [`Registry::builder`]; here they are an error naming the tool and the type.
+    pub fn from_inventory() -> Result<Registry, RegistryError> {
+        Registry::builder().build()
+    }
+
+    /// A builder for registries with states, a filter over the `#[tool]`s, or dynamic tools.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::new()
+    }
+
+    /// A registry of `tools`, in name order (the builder checked them).
+    fn new(tools: Vec<Tool>) -> Registry {
+        Registry(Arc::new(RegistryInner {
+            tools,
+            lazy_search: OnceLock::new(),
+            lazy_costs: OnceLock::new(),
+            presentations: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// The tools, in name order (byte order).
+    pub fn tools(&self) -> std::slice::Iter<'_, Tool> {
+        self.0.tools.iter()
+    }
+
+    /// The tool named `name`.
+    #[inline]
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        let tools = &self.0.tools;
+        tools
+            .binary_search_by(|tool| tool.name().cmp(name))
+            .ok()
+            .map(|index| &tools[index])
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.0.tools.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.0.tools.is_empty()
+    }
+
+    /// Calls the tool named `name` with `arguments`, without discovery gating. Every
+    /// failure is an error result, never a panic: see [`Tool::call`].
+    #[inline]
+    pub fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        self.call_with_context(name, arguments, ToolContext::new())
+    }
+
+    /// Like [`Registry::call`], with the call's id and cancellation token.
+    pub fn call_with_context(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        let admitted = match self.get(name) {
+            Some(tool) => admit(tool, arguments, context),
+            None => Err(ToolResult::unknown_tool(name, self.tools().map(Tool::name))),
+        };
+        run(admitted)
+    }
+}
+
+impl Registry {
+    /// The lazy tools best matching `query`, best first, at most `limit`: the ranking search
+    /// discovery uses (BM25 over names split into words, descriptions, parameter names and
+    /// descriptions, and tags). The index is built on the first search and kept.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<&Tool> {
+        self.search_lazy(query, limit, |_| true)
+    }
+
+    /// [`Registry::search`] among the tools a session `allowed`.
+    pub(crate) fn search_lazy(
+        &self,
+        query: &str,
+        limit: usize,
+        allowed: impl Fn(&Tool) -> bool,
+    ) -> Vec<&Tool> {
+        let tools = &self.0.tools;
+        let search =
+            self.0.lazy_search.get_or_init(|| {
+                let positions: Vec<usize> =
+                    (0..tools.len()).filter(|&i| tools[i].is_lazy()).collect();
+                let tags: Vec<Vec<&str>> = positions
+                    .iter()
+                    .map(|&i| tools[i].tags().collect())
+                    .collect();
+                let index = SearchIndex::new(positions.iter().zip(&tags).map(|(&i, tags)| {
+                    SearchDocument {
+                        name: tools[i].name(),
+                        description: tools[i].description(),
+                        input_schema: tools[i].input_schema(),
+                        tags,
+                    }
+                }));
+                LazySearch { index, positions }
+            });
+        // Gated-out tools are filtered after ranking, so ask for every match when gating.
+        search
+            .index
+            .search(query, search.positions.len())
+            .into_iter()
+            .filter_map(|hit| search.positions.get(hit).map(|&position| &tools[position]))
+            .filter(|tool| allowed(tool))
+            .take(limit)
+            .collect()
+    }
+
+    /// The presentation of the lazy tools that ungated sessions in `mode` with `listing`
+    /// share, built with `build` the first time.
+    pub(crate) fn presentation(
+        &self,
+        mode: ResolvedMode,
+        listing: DiscoveryListing,
+        build: impl FnOnce() -> Presentation,
+    ) -> Arc<Presentation> {
+        // A panic while holding the lock cannot leave the list half-written: recover it.
+        let mut presentations = self
+            .0
+            .presentations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let key = (mode, listing);
+        if let Some((_, shared)) = presentations.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(shared);
+        }
+        let shared = Arc::new(build());
+        presentations.push((key, Arc::clone(&shared)));
+        shared
+    }
+
+    /// What the lazy tools cost inline and as a names list, computed once.
+    pub(crate) fn lazy_costs(&self) -> LazyCosts {
+        *self.0.lazy_costs.get_or_init(|| {
+            let lazy: Vec<&Tool> = self.tools().filter(|tool| tool.is_lazy()).collect();
+            let definitions: Vec<_> = lazy.iter().map(|tool| tool.definition()).collect();
+            let names = DiscoveryTool::new(&lazy, ResolvedMode::Names, DiscoveryListing::Names)
+                .map_or(0, |discovery| {
+                    tools_tokens(std::slice::from_ref(&discovery.definition))
+                });
+            LazyCosts {
+                inline: tools_tokens(&definitions),
+                names,
+            }
+        })
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tools()).finish()
+    }
+}

@@ -1,0 +1,133 @@
+//! Calls under the discovery rules: gating, the discovery tool, refusals.
+
+use serde_json::Value;
+
+use super::Session;
+use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult};
+use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
+use crate::dispatch::{Admitted, admit, run, run_all};
+use crate::tool::{DISCOVERY_TOOL_NAME, Tool};
+
+impl Session {
+    /// Runs a tool call under the discovery rules; every failure is an error result.
+    pub fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        self.call_with_context(name, arguments, ToolContext::new())
+    }
+
+    /// [`Session::call`] with the call's id and cancellation token. Gating is decided when
+    /// this is called; the returned future owns what it needs, so it can be spawned.
+    pub fn call_with_context(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'static {
+        run(self.admit(name, arguments, context))
+    }
+
+    /// Runs the calls of one model turn: all are admitted under the state at the start of the
+    /// turn (a tool discovered by one of them is callable from the next turn), then run
+    /// concurrently, at most `concurrency` at a time (at least one); the results come back in
+    /// call order, each with its call's id in its context.
+    pub fn call_turn(
+        &self,
+        calls: Vec<ToolCall>,
+        concurrency: usize,
+    ) -> impl Future<Output = Vec<ToolResult>> + Send + 'static {
+        let admitted: Vec<_> = calls
+            .into_iter()
+            .map(|call| {
+                let context = ToolContext::new().with_call_id(call.id);
+                self.admit(&call.name, call.arguments, context)
+            })
+            .collect();
+        run_all(admitted, concurrency.max(1))
+    }
+
+    /// Answers the call right away (discovery, refusals), or returns the tool call to run.
+    fn admit(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> Result<Admitted, ToolResult> {
+        if name == DISCOVERY_TOOL_NAME
+            && let Some(discovery) = self.shared.discovery()
+        {
+            return Err(self.discover(discovery, arguments));
+        }
+        let Some(tool) = self.shared.registry.get(name).filter(|t| self.allowed(t)) else {
+            return Err(self.unknown_tool(name));
+        };
+        let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
+        if gated && tool.is_lazy() && !self.lock().discovered.iter().any(|d| d == name) {
+            return Err(ToolResult::error(
+                ToolErrorKind::NotDiscovered,
+                format!(
+                    "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
+                ),
+            ));
+        }
+        admit(tool, arguments, context)
+    }
+
+    fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
+        let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
+            .then(std::time::Instant::now);
+        let registry = &self.shared.registry;
+        let outcome = discovery.discover(
+            arguments,
+            |name| registry.get(name).filter(|tool| self.allowed(tool)),
+            |query, limit| registry.search_lazy(query, limit, |tool| self.allowed(tool)),
+        );
+        let newly: Vec<&String> = {
+            let mut state = self.lock();
+            let mut newly = Vec::new();
+            for name in &outcome.found {
+                if !state.discovered.contains(name) && !state.pending.contains(name) {
+                    state.pending.push(name.clone());
+                    newly.push(name);
+                }
+            }
+            newly
+        };
+        tracing::info!(
+            target: "lazytool::discovery",
+            found = ?outcome.found,
+            new = ?newly,
+            unknown = ?outcome.unknown,
+            error = outcome.result.is_error(),
+            duration_us = started.map(|start| start.elapsed().as_micros() as u64),
+            "discovery"
+        );
+        if outcome.result.is_error() {
+            return outcome.result;
+        }
+        let record = DiscoveredSet::new(outcome.listed);
+        match self.shared.options.signing() {
+            Some(key) => {
+                let record = key.sign_set(record);
+                let mut content = outcome.result.content().clone();
+                write_signature(
+                    &mut content,
+                    record.signature.as_deref().unwrap_or_default(),
+                );
+                outcome.result.with_content(content).with_discovered(record)
+            }
+            None => outcome.result.with_discovered(record),
+        }
+    }
+
+    fn unknown_tool(&self, name: &str) -> ToolResult {
+        let state = self.lock();
+        let discovery = self.shared.discovery().map(|_| DISCOVERY_TOOL_NAME);
+        let available = (self.shared.eager.iter().map(Tool::name))
+            .chain(discovery)
+            .chain(state.discovered.iter().map(String::as_str));
+        ToolResult::unknown_tool(name, available)
+    }
+}

@@ -1,0 +1,349 @@
+//! One conversation's view of a registry: which lazy tools are discovered, what each request
+//! carries, and which calls may run.
+
+mod calls;
+mod catalog_change;
+mod options;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use catalog_change::CatalogChange;
+pub use options::SessionOptions;
+
+use crate::call::DiscoveredSet;
+use crate::discovery::{DiscoveryTool, Presentation, ResolvedMode, compaction};
+use crate::registry::Registry;
+use crate::tool::{Tool, ToolDefinition};
+
+/// One conversation's view of a [`Registry`]: the tools each request carries and the rules
+/// each call obeys (see the crate's README, "Discovery protocol").
+///
+/// - [`active_tools`](Session::active_tools) gives the tools for the next request: eager
+///   tools (name order), then the discovery tool while some lazy tool is undiscovered, then
+///   the discovered tools in discovery order. Nothing already sent moves when a tool is
+///   discovered.
+/// - [`call`](Session::call) runs a call: the discovery tool records what it returns, an
+///   undiscovered lazy tool is refused with an error telling the model to discover it.
+/// - The calls of one model turn are gated by the state at the start of that turn: a tool
+///   discovered during a turn becomes callable when the next request is built
+///   ([`active_tools`](Session::active_tools) or [`begin_turn`](Session::begin_turn)).
+///
+/// A session is `Send + Sync + 'static`; its state is behind a lock, so many calls can be
+/// in flight at once. Keep one per conversation (stateful servers, MCP), or rebuild it on
+/// every request from the message history with [`Session::from_history`] (stateless).
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, tool};
+/// use serde_json::json;
+///
+/// /// Converts an amount between two currencies.
+/// #[tool(lazy)]
+/// async fn convert(amount: f64, rate: f64) -> f64 {
+///     amount * rate
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let registry = Registry::from_inventory().unwrap();
+/// let session = registry.session();
+///
+/// // Request 1 carries the discovery tool, which lists `convert`.
+/// let tools = session.active_tools();
+/// assert_eq!(tools[0].name, DISCOVERY_TOOL_NAME);
+/// assert!(tools[0].description.ends_with("[convert]"));
+///
+/// // Too early: `convert` must be discovered first.
+/// let refused = session.call("convert", json!({"amount": 10.0, "rate": 2.0})).await;
+/// assert!(refused.is_error());
+///
+/// // The model discovers it; from the next request on it is a normal tool.
+/// session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["convert"]})).await;
+/// let tools = session.active_tools();
+/// assert_eq!(tools[0].name, "convert");
+/// let result = session.call("convert", json!({"amount": 10.0, "rate": 2.0})).await;
+/// assert_eq!(result.content(), &json!(20.0));
+/// # }
+/// ```
+pub struct Session {
+    shared: Arc<Shared>,
+    state: Mutex<DiscoveryState>,
+}
+
+struct Shared {
+    registry: Registry,
+    options: SessionOptions,
+    mode: ResolvedMode,
+    /// Sent in every request ahead of the discovery tool: the eager tools, plus the lazy ones
+    /// in [`ResolvedMode::Inline`].
+    eager: Vec<Tool>,
+    presentation: Arc<Presentation>,
+}
+
+impl Shared {
+    fn discovery(&self) -> Option<&DiscoveryTool> {
+        self.presentation.discovery.as_ref()
+    }
+}
+
+#[derive(Default)]
+struct DiscoveryState {
+    /// Callable and listed.
+    discovered: Vec<String>,
+    /// Discovered during the current turn: callable from the next one.
+    pending: Vec<String>,
+}
+
+impl Registry {
+    /// A new conversation over every tool, nothing discovered yet.
+    pub fn session(&self) -> Session {
+        Session::new(self, SessionOptions::default())
+    }
+
+    /// A new conversation with options (discovery listing, gating).
+    pub fn session_with(&self, options: SessionOptions) -> Session {
+        Session::new(self, options)
+    }
+}
+
+impl Session {
+    pub(crate) fn new(registry: &Registry, options: SessionOptions) -> Session {
+        let allowed = |tool: &Tool| options.allows(tool);
+        let is_allowed_lazy = |tool: &&Tool| tool.is_lazy() && allowed(tool);
+        // Listed only to build a presentation: an ungated session usually finds it built.
+        let lazy = || {
+            registry
+                .tools()
+                .filter(is_allowed_lazy)
+                .collect::<Vec<&Tool>>()
+        };
+        let mode = if !registry.tools().any(|tool| is_allowed_lazy(&tool)) {
+            ResolvedMode::Names
+        } else {
+            options.discovery_mode().resolve(|| registry.lazy_costs())
+        };
+        let eager = registry
+            .tools()
+            .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
+            .cloned()
+            .collect();
+        let presentation = if options.is_gated() {
+            Arc::new(Presentation::new(
+                &lazy(),
+                mode,
+                options.discovery_listing(),
+            ))
+        } else {
+            registry.presentation(mode, options.discovery_listing(), || {
+                Presentation::new(&lazy(), mode, options.discovery_listing())
+            })
+        };
+        Session {
+            shared: Arc::new(Shared {
+                registry: registry.clone(),
+                options,
+                mode,
+                eager,
+                presentation,
+            }),
+            state: Mutex::new(DiscoveryState::default()),
+        }
+    }
+
+    /// How this session presents its lazy tools, after [`DiscoveryMode::Auto`] decided.
+    pub fn mode(&self) -> ResolvedMode {
+        self.shared.mode
+    }
+
+    /// Resumes a conversation whose [`discovered`](Session::discovered) set was stored.
+    /// Names of tools that no longer exist, are not lazy, or are not allowed are ignored;
+    /// with a [signing key](SessionOptions::signing_key), so is a set without a valid
+    /// signature.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry, Session, SessionOptions};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("report", "Builds a report.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("ok")) }).lazy(true);
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let stored = serde_json::from_str(r#"{"tools": ["report"]}"#).unwrap();
+    /// let session = Session::resume(&registry, &stored, SessionOptions::new());
+    /// assert_eq!(session.discovered().tools, ["report"]);
+    /// ```
+    pub fn resume(
+        registry: &Registry,
+        discovered: &DiscoveredSet,
+        options: SessionOptions,
+    ) -> Session {
+        Session::from_records(registry, std::iter::once(discovered.clone()), options)
+    }
+
+    /// A session over `registry` with the tools of `records` discovered: every record taken
+    /// as it is, or, when the session signs, only those with a valid signature.
+    pub(crate) fn from_records(
+        registry: &Registry,
+        records: impl IntoIterator<Item = DiscoveredSet>,
+        options: SessionOptions,
+    ) -> Session {
+        let session = Session::new(registry, options);
+        for record in records {
+            let accepted = match session.shared.options.signing() {
+                None => true,
+                Some(key) => key.verify_set(&record),
+            };
+            if accepted {
+                session.restore(record.tools.iter().map(String::as_str));
+            }
+        }
+        session
+    }
+
+    fn restore<'n>(&self, names: impl IntoIterator<Item = &'n str>) {
+        let mut state = self.lock();
+        for name in names {
+            if self.lazy_tool(name).is_some() && !state.discovered.iter().any(|d| d == name) {
+                state.discovered.push(name.to_owned());
+            }
+        }
+    }
+
+    /// The registry this session serves.
+    pub fn registry(&self) -> &Registry {
+        &self.shared.registry
+    }
+
+    /// The tools the next request must carry, in a stable order: eager tools (name order),
+    /// the discovery tool while some lazy tool is undiscovered, discovered tools in discovery
+    /// order. Building the next request starts a new turn, so this also makes the tools
+    /// discovered during the last turn callable (see [`begin_turn`](Session::begin_turn)).
+    pub fn active_tools(&self) -> Vec<ToolDefinition> {
+        self.active_definitions()
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect()
+    }
+
+    /// [`active_tools`](Session::active_tools) without copying: each definition is built once
+    /// per tool and shared, so a turn costs what rendering the request costs. The providers'
+    /// `render_tools` take these as well.
+    pub fn active_definitions(&self) -> Vec<Arc<ToolDefinition>> {
+        let discovered = {
+            let mut state = self.lock();
+            commit(&mut state);
+            state.discovered.clone()
+        };
+        let shared = &*self.shared;
+        let mut tools: Vec<Arc<ToolDefinition>> =
+            shared.eager.iter().map(Tool::shared_definition).collect();
+        if let Some(discovery) = shared.discovery()
+            && (shared.mode == ResolvedMode::CacheStable
+                || discovered.len() < discovery.lazy_names().len())
+        {
+            tools.push(Arc::clone(&discovery.definition));
+        }
+        if shared.mode == ResolvedMode::CacheStable {
+            tools.extend(shared.presentation.stubs.iter().cloned());
+        } else {
+            tools.extend(
+                discovered
+                    .iter()
+                    .filter_map(|name| self.lazy_tool(name))
+                    .map(Tool::shared_definition),
+            );
+        }
+        tools
+    }
+
+    /// Every tool this session may use, each with whether it is deferred (lazy), in a fixed
+    /// order: eager tools, the discovery tool, the lazy tools by name. For providers that load
+    /// deferred tools themselves, such as Anthropic's `defer_loading`
+    /// ([`provider::anthropic::render_tools_deferred`](crate::provider::anthropic::render_tools_deferred)).
+    /// Starts a new turn like [`active_tools`](Session::active_tools).
+    pub fn deferrable_tools(&self) -> Vec<(ToolDefinition, bool)> {
+        self.begin_turn();
+        let shared = &*self.shared;
+        let mut tools: Vec<(ToolDefinition, bool)> = shared
+            .eager
+            .iter()
+            .map(|tool| (tool.definition(), false))
+            .collect();
+        if let Some(discovery) = shared.discovery() {
+            tools.push((ToolDefinition::clone(&discovery.definition), false));
+        }
+        tools.extend(
+            self.lazy_tool_names()
+                .iter()
+                .filter_map(|name| self.lazy_tool(name))
+                .map(|tool| (tool.definition(), true)),
+        );
+        tools
+    }
+
+    /// Starts a new model turn: tools discovered during the last one become callable.
+    /// [`active_tools`](Session::active_tools) does this too.
+    pub fn begin_turn(&self) {
+        commit(&mut self.lock());
+    }
+
+    /// The lazy tools discovered so far (including during the current turn), in discovery
+    /// order; signed when the session signs, so that [`Session::resume`] accepts it.
+    pub fn discovered(&self) -> DiscoveredSet {
+        let set = {
+            let state = self.lock();
+            DiscoveredSet::new(state.discovered.iter().chain(state.pending.iter()).cloned())
+        };
+        match self.shared.options.signing() {
+            Some(key) => key.sign_set(set),
+            None => set,
+        }
+    }
+
+    /// A marker recording the discovered tools, for the summary message that replaces
+    /// compacted history: [`Session::from_history`] restores the tools from it after the
+    /// original discovery results are gone. It is text; put it anywhere in a message's text.
+    /// Like any history, it is a claim by whoever writes the history: gating still applies.
+    pub fn compaction_marker(&self) -> String {
+        compaction::marker(&self.discovered())
+    }
+
+    /// The names of the lazy tools this session may discover, in name order.
+    pub fn lazy_tool_names(&self) -> &[String] {
+        self.shared
+            .discovery()
+            .map_or(&[], |discovery| discovery.lazy_names())
+    }
+
+    fn allowed(&self, tool: &Tool) -> bool {
+        self.shared.options.allows(tool)
+    }
+
+    fn lazy_tool(&self, name: &str) -> Option<&Tool> {
+        self.shared
+            .registry
+            .get(name)
+            .filter(|tool| tool.is_lazy() && self.allowed(tool))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, DiscoveryState> {
+        // The state is a list of names, consistent after every statement: a panic elsewhere
+        // while the lock was held cannot leave it half-written.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn commit(state: &mut DiscoveryState) {
+    let pending = std::mem::take(&mut state.pending);
+    state.discovered.extend(pending);
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("discovered", &self.discovered().tools)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,111 @@
+//! What a session is configured with: [`SessionOptions`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::discovery::{DiscoveryListing, DiscoveryMode, SigningKey};
+use crate::tool::Tool;
+
+type AllowFn = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
+
+/// How a [`Session`](crate::Session) presents and guards the registry's tools.
+///
+/// ```
+/// use lazytool_runtime::{DiscoveryMode, DynamicTool, Registry, SessionOptions};
+/// use serde_json::json;
+///
+/// let tool = |name: &str| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!(null)) }).lazy(true);
+/// let registry = Registry::builder()
+///     .without_inventory()
+///     .tools([tool("billing_refund"), tool("support_reply")])
+///     .build()
+///     .unwrap();
+///
+/// // A support agent's conversation: billing tools are never listed, discovered or run.
+/// let options = SessionOptions::new()
+///     .mode(DiscoveryMode::Names)
+///     .allow(|tool| !tool.name().starts_with("billing_"));
+/// let session = registry.session_with(options);
+/// assert_eq!(session.lazy_tool_names(), ["support_reply"]);
+/// ```
+#[derive(Clone, Default)]
+#[must_use]
+pub struct SessionOptions {
+    mode: DiscoveryMode,
+    listing: DiscoveryListing,
+    allow: Option<AllowFn>,
+    signing: Option<SigningKey>,
+}
+
+impl SessionOptions {
+    /// The defaults: names mode listing bare names, every tool allowed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How lazy tools reach the model: names (the default), search, auto, or cache-stable.
+    pub fn mode(mut self, mode: DiscoveryMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// How the discovery tool's description lists the lazy tools.
+    pub fn listing(mut self, listing: DiscoveryListing) -> Self {
+        self.listing = listing;
+        self
+    }
+
+    /// Signs discovery results (and compaction markers) with an HMAC-SHA256 `key` kept on
+    /// the server, and makes [`Session::from_history`] accept only discoveries carrying a
+    /// valid signature: a client that writes its own history cannot claim discoveries the
+    /// server did not make. (It can still replay a signed result into another conversation
+    /// served with the same key.)
+    pub fn signing_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.signing = Some(SigningKey::new(key.as_ref()));
+        self
+    }
+
+    /// Restricts the session to the tools for which `allow` returns true (a tenant's tools,
+    /// a user's permissions). A tool left out is never listed, discovered or run, whatever a
+    /// message history claims: lazy loading saves tokens, gating is what authorizes.
+    pub fn allow(mut self, allow: impl Fn(&Tool) -> bool + Send + Sync + 'static) -> Self {
+        self.allow = Some(Arc::new(allow));
+        self
+    }
+}
+
+impl SessionOptions {
+    /// Whether this session may use `tool`.
+    pub(crate) fn allows(&self, tool: &Tool) -> bool {
+        self.allow.as_ref().is_none_or(|allow| allow(tool))
+    }
+
+    /// Whether an `allow` filter is set.
+    pub(crate) fn is_gated(&self) -> bool {
+        self.allow.is_some()
+    }
+
+    pub(crate) fn signing(&self) -> Option<&SigningKey> {
+        self.signing.as_ref()
+    }
+
+    pub(crate) fn discovery_mode(&self) -> DiscoveryMode {
+        self.mode
+    }
+
+    pub(crate) fn discovery_listing(&self) -> DiscoveryListing {
+        self.listing
+    }
+}
+
+impl fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("mode", &self.mode)
+            .field("listing", &self.listing)
+            .field("gated", &self.allow.is_some())
+            .field("signed", &self.signing.is_some())
+            .finish()
+    }
+}

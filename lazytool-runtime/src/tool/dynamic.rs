@@ -1,0 +1,142 @@
+//! Tools defined at run time from a prebuilt JSON Schema: [`DynamicTool`].
+
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::panic::Location;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{DynamicHandler, SourceLocation, ToolAnnotations, ToolMetadata};
+use crate::call::{ToolContext, ToolErrorKind, ToolResult};
+
+/// A tool whose schema already exists as JSON — a tool of an MCP server or an OpenAPI
+/// operation being bridged, a catalog loaded from a file — with an async closure that runs
+/// it. Add it with [`RegistryBuilder::tool`](crate::RegistryBuilder::tool).
+///
+/// The arguments are validated against `input_schema` before the closure runs, exactly as
+/// for `#[tool]` functions; the closure receives them as a JSON object.
+///
+/// ```
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::{json, Value};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let echo = DynamicTool::new(
+///     "echo",
+///     "Returns its input.",
+///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     |arguments: Value, _context| async move { Ok::<_, String>(arguments["text"].clone()) },
+/// )
+/// .lazy(true);
+/// let registry = Registry::builder().without_inventory().tool(echo).build().unwrap();
+/// let result = registry.call("echo", json!({"text": "hi"})).await;
+/// assert_eq!(result.content(), "hi");
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct DynamicTool {
+    pub(crate) name: Arc<str>,
+    pub(crate) description: Arc<str>,
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) lazy: bool,
+    pub(crate) metadata: ToolMetadata,
+    pub(crate) handler: DynamicHandler,
+    pub(crate) location: SourceLocation,
+}
+
+impl DynamicTool {
+    /// A tool named `name` described by `description`, taking arguments that match
+    /// `input_schema`, run by `handler`. An `Err` from the handler becomes an error result
+    /// whose message is the error's `Display` text.
+    #[track_caller]
+    pub fn new<F, Fut, E>(
+        name: impl Into<Arc<str>>,
+        description: impl Into<Arc<str>>,
+        input_schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, E>> + Send + 'static,
+        E: Display,
+    {
+        let handler = Arc::new(handler);
+        let handler: DynamicHandler = Arc::new(move |arguments, context| {
+            let handler = Arc::clone(&handler);
+            // The handler itself runs inside the future, where its panics are caught.
+            Box::pin(async move {
+                match handler(arguments, context).await {
+                    Ok(value) => ToolResult::success(value),
+                    Err(error) => ToolResult::error(ToolErrorKind::ToolFailed, error.to_string()),
+                }
+            })
+        });
+        DynamicTool {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            output_schema: None,
+            lazy: false,
+            metadata: ToolMetadata::default(),
+            handler,
+            location: SourceLocation::from(Location::caller()),
+        }
+    }
+
+    /// Marks the tool lazy (listed by the discovery tool instead of sent up front).
+    pub fn lazy(mut self, lazy: bool) -> Self {
+        self.lazy = lazy;
+        self
+    }
+
+    /// Sets hints about the tool's behaviour for MCP clients.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.metadata.annotations = annotations;
+        self
+    }
+
+    /// Sets keywords that help search discovery find the tool.
+    pub fn tags<T: Into<Cow<'static, str>>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
+        self.metadata.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets extended instructions sent to the model only when it discovers the tool.
+    pub fn skill(mut self, skill: impl Into<Cow<'static, str>>) -> Self {
+        self.metadata.skill = Some(skill.into());
+        self
+    }
+
+    /// Declares the JSON Schema of the tool's successful output.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Whether the tool is lazy.
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
+    }
+}
+
+impl std::fmt::Debug for DynamicTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicTool")
+            .field("name", &self.name)
+            .field("lazy", &self.lazy)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}

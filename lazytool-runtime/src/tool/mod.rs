@@ -1,0 +1,163 @@
+//! What a tool is: [`Tool`] (name, description, schemas, metadata, how it is run), and the
+//! pieces it is built from — [`ToolSpec`]s registered by `#[tool]`, [`DynamicTool`]s built
+//! at run time, [`State`]s, names, annotations and definitions.
+//!
+//! Calling a tool is [`dispatch`](crate::dispatch)'s work; this layer holds data only.
+
+mod annotations;
+mod catalog;
+mod definition;
+mod dynamic;
+mod location;
+mod name;
+mod schemas;
+mod spec;
+mod state;
+
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+pub use annotations::ToolAnnotations;
+pub use catalog::{CatalogError, catalog_tools};
+pub use definition::ToolDefinition;
+pub use dynamic::DynamicTool;
+pub use location::SourceLocation;
+pub use name::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError, validate_tool_name};
+pub(crate) use schemas::CompiledSchemas;
+pub use spec::{CallFuture, Invocation, Registration, SpecCache, ToolSpec};
+pub(crate) use state::StateMap;
+pub use state::{ResolvedStates, State, StateRequirement};
+
+use crate::call::{CallLimits, ToolContext, ToolResult};
+
+/// A tool of a [`Registry`](crate::Registry): its name, description, schemas, and how to
+/// call it. Cheap to clone (an `Arc` inside).
+#[derive(Clone)]
+pub struct Tool(Arc<ToolInner>);
+
+pub(crate) struct ToolInner {
+    pub(crate) name: Arc<str>,
+    pub(crate) description: Arc<str>,
+    pub(crate) lazy: bool,
+    pub(crate) metadata: ToolMetadata,
+    pub(crate) schemas: CompiledSchemas,
+    pub(crate) handler: Handler,
+    pub(crate) location: SourceLocation,
+    pub(crate) limits: CallLimits,
+    /// The definition requests carry, built the first time one does and shared from then on.
+    pub(crate) definition: OnceLock<Arc<ToolDefinition>>,
+}
+
+/// What a tool declares besides its name, description and schemas.
+#[derive(Clone, Default)]
+pub(crate) struct ToolMetadata {
+    pub(crate) annotations: ToolAnnotations,
+    pub(crate) tags: Vec<Cow<'static, str>>,
+    pub(crate) skill: Option<Cow<'static, str>>,
+}
+
+pub(crate) type DynamicHandler = Arc<dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync>;
+
+/// How a tool's work is started once its arguments are admitted.
+pub(crate) enum Handler {
+    Generated {
+        call: fn(Invocation<'_>) -> Result<CallFuture, ToolResult>,
+        states: ResolvedStates,
+    },
+    Dynamic(DynamicHandler),
+}
+
+impl Tool {
+    pub(crate) fn new(inner: ToolInner) -> Self {
+        Tool(Arc::new(inner))
+    }
+
+    pub(crate) fn inner(&self) -> &ToolInner {
+        &self.0
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// What the tool does, as the model reads it.
+    pub fn description(&self) -> &str {
+        &self.0.description
+    }
+
+    /// Whether the tool is lazy: listed by the discovery tool rather than sent up front.
+    pub fn is_lazy(&self) -> bool {
+        self.0.lazy
+    }
+
+    /// Hints about the tool's behaviour for MCP clients.
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.0.metadata.annotations
+    }
+
+    /// Keywords that help search discovery find the tool (`#[tool(tags = [...])]`).
+    pub fn tags(&self) -> impl Iterator<Item = &str> {
+        self.0.metadata.tags.iter().map(|tag| &**tag)
+    }
+
+    /// Extended instructions sent to the model only when it discovers the tool
+    /// (`#[tool(skill = "...")]` or a `# Skill` section of the fn's docs).
+    pub fn skill(&self) -> Option<&str> {
+        self.0.metadata.skill.as_deref()
+    }
+
+    /// The canonical JSON Schema of the tool's arguments (an object schema without
+    /// `$schema` or a root `title`, `$ref`s inlined unless recursive, `required` listing
+    /// exactly the parameters that are neither `Option` nor defaulted).
+    pub fn input_schema(&self) -> &Value {
+        &self.0.schemas.input
+    }
+
+    /// The JSON Schema of the tool's successful output, for tools declared with
+    /// `#[tool(output_schema)]` or dynamic tools given one.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.0.schemas.output.as_deref()
+    }
+
+    /// The tool as a request carries it: name, description, input schema.
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition::clone(&self.shared_definition())
+    }
+
+    /// [`definition`](Tool::definition), built once and shared: what a request carries of
+    /// this tool, without copying its schema on every request.
+    pub(crate) fn shared_definition(&self) -> Arc<ToolDefinition> {
+        let definition = self.0.definition.get_or_init(|| {
+            Arc::new(ToolDefinition {
+                name: self.name().to_owned(),
+                description: self.description().to_owned(),
+                input_schema: self.input_schema().clone(),
+            })
+        });
+        Arc::clone(definition)
+    }
+
+    /// Where the tool was declared: the `#[tool]` function, or the call that built a
+    /// [`DynamicTool`].
+    pub fn location(&self) -> &SourceLocation {
+        &self.0.location
+    }
+
+    /// The limits every call of this tool obeys.
+    pub fn limits(&self) -> &CallLimits {
+        &self.0.limits
+    }
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("lazy", &self.is_lazy())
+            .field("location", self.location())
+            .finish_non_exhaustive()
+    }
+}

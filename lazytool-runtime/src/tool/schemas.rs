@@ -1,0 +1,115 @@
+//! A tool's schemas as calls use them: [`CompiledSchemas`].
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+/// A tool's canonical input schema with its compiled validator, and its output schema.
+#[derive(Clone)]
+pub(crate) struct CompiledSchemas {
+    pub(crate) input: Arc<Value>,
+    /// Whether nulls of optional properties may need stripping (see `drop_null_optionals`).
+    pub(crate) has_optional: bool,
+    pub(crate) validator: ValidatorCell,
+    pub(crate) output: Option<Arc<Value>>,
+}
+
+/// A tool's compiled validator: compiled up front (`#[tool]`s, once per process), or on the
+/// tool's first call (dynamic tools: a catalog of thousands, of which a conversation calls a
+/// few, would otherwise keep about 10 KB of validator per tool).
+#[derive(Clone)]
+pub(crate) enum ValidatorCell {
+    Compiled(Arc<jsonschema::Validator>),
+    OnFirstCall(Arc<OnceLock<Option<jsonschema::Validator>>>),
+}
+
+impl ValidatorCell {
+    /// The validator for `input` (the schema it was built from); `None` only if a schema that
+    /// compiled when the registry was built no longer does, which cannot happen.
+    pub(crate) fn get(&self, input: &Value) -> Option<&jsonschema::Validator> {
+        match self {
+            ValidatorCell::Compiled(validator) => Some(validator),
+            ValidatorCell::OnFirstCall(cell) => cell.get_or_init(|| compile(input).ok()).as_ref(),
+        }
+    }
+}
+
+/// The validator of a canonical input schema: JSON Schema 2020-12, with the bounds of Rust
+/// integer formats enforced.
+fn compile(input: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&crate::schema::with_integer_bounds(input))
+        .map_err(|error| format!("the schema does not compile: {error}"))
+}
+
+impl CompiledSchemas {
+    /// Checks that `input` describes an argument object and compiles its validator.
+    pub(crate) fn build(input: Value, output: Option<Value>) -> Result<Self, String> {
+        Self::build_with(input, output, |validator| {
+            ValidatorCell::Compiled(Arc::new(validator))
+        })
+    }
+
+    /// [`build`](Self::build), the validator compiled now only to report a schema that does
+    /// not compile, and kept for the tool's first call.
+    pub(crate) fn build_deferred(input: Value, output: Option<Value>) -> Result<Self, String> {
+        Self::build_with(input, output, |_| {
+            ValidatorCell::OnFirstCall(Arc::new(OnceLock::new()))
+        })
+    }
+
+    fn build_with(
+        input: Value,
+        output: Option<Value>,
+        keep: impl FnOnce(jsonschema::Validator) -> ValidatorCell,
+    ) -> Result<Self, String> {
+        let input = crate::schema::canonicalize(input);
+        match input.get("type") {
+            Some(Value::String(kind)) if kind == "object" => {}
+            _ => {
+                return Err(
+                    "the root of an input schema must be an object schema (`\"type\": \"object\"`)"
+                        .to_owned(),
+                );
+            }
+        }
+        let validator = keep(compile(&input)?);
+        Ok(CompiledSchemas {
+            has_optional: crate::schema::has_optional_properties(&input),
+            input: Arc::new(input),
+            validator,
+            output: output.map(|schema| Arc::new(crate::schema::canonicalize(schema))),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn deferred_validators_report_bad_schemas_now_and_compile_on_first_use() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let deferred = CompiledSchemas::build_deferred(schema.clone(), None).expect("compiles");
+        let ValidatorCell::OnFirstCall(cell) = &deferred.validator else {
+            panic!("a dynamic tool's validator waits for the first call");
+        };
+        assert!(cell.get().is_none());
+        let validator = deferred
+            .validator
+            .get(&deferred.input)
+            .expect("a validator");
+        assert!(validator.is_valid(&json!({"n": 1})));
+        assert!(!validator.is_valid(&json!({"n": "one"})));
+        assert!(cell.get().is_some(), "kept after the first use");
+
+        let broken = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Missing"}}});
+        let error = CompiledSchemas::build_deferred(broken, None)
+            .err()
+            .expect("an unresolvable reference is reported when the registry is built");
+        assert!(error.starts_with("the schema does not compile"), "{error}");
+    }
+}
