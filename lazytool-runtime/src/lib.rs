@@ -40,6 +40,8 @@
 //! - [`Tool`]: one tool's name, description, schemas and call.
 //! - [`ToolResult`]: what a call gives back.
 
+#![warn(unreachable_pub)]
+
 // Layers, lowest first; each imports only the ones above it in this list (ARCHITECTURE.md).
 mod call;
 mod discovery;

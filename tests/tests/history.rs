@@ -195,3 +195,130 @@ fn a_rebuilt_session_lists_and_runs_what_the_history_discovered() {
         .block_on(session.call("calculateFinancing", json!({"months": 6})));
     assert_eq!(result.content(), &json!(6));
 }
+
+/// The discovery result for `names` as JSON (not text).
+fn discovery_json(names: &[&str]) -> Value {
+    serde_json::from_str(&discovery_text(names)).expect("JSON")
+}
+
+#[test]
+fn gemini_calls_without_ids_pair_with_their_responses_in_order_per_name() {
+    let history = [
+        json!({"role": "model", "parts": [
+            {"functionCall": {"name": DISCOVERY_TOOL_NAME, "args": {"toolNames": ["compareProducts"]}}},
+            {"functionCall": {"name": "getProducts", "args": {}}},
+            {"functionCall": {"name": DISCOVERY_TOOL_NAME, "id": "explicit", "args": {}}},
+            {"functionCall": {"name": DISCOVERY_TOOL_NAME, "args": {"toolNames": ["calculateFinancing"]}}}
+        ]}),
+        json!({"role": "user", "parts": [
+            // Answers the first id-less discovery call.
+            {"functionResponse": {"name": DISCOVERY_TOOL_NAME, "response": {"output": discovery_text(&["compareProducts"])}}},
+            // Answers getProducts, whatever it looks like.
+            {"functionResponse": {"name": "getProducts", "response": {"content": discovery_json(&["calculateFinancing"])}}},
+            // Answers the call with an explicit id: an error, nothing discovered.
+            {"functionResponse": {"name": DISCOVERY_TOOL_NAME, "id": "explicit", "response": {"error": "toolNames is missing"}}},
+        ]}),
+    ];
+    assert_eq!(discovered(&history), ["compareProducts"]);
+
+    let mut answered = history.to_vec();
+    answered.push(json!({"role": "user", "parts": [
+        {"functionResponse": {"name": DISCOVERY_TOOL_NAME, "response": {"result": discovery_json(&["calculateFinancing"])}}},
+        // One response too many: it answers no call.
+        {"functionResponse": {"name": DISCOVERY_TOOL_NAME, "response": {"result": discovery_json(&["getProducts"])}}}
+    ]}));
+    assert_eq!(
+        discovered(&answered),
+        ["compareProducts", "calculateFinancing"]
+    );
+}
+
+#[test]
+fn gemini_python_snake_case_and_unwrapped_responses() {
+    let history = [
+        json!({"role": "model", "parts": [
+            {"function_call": {"name": DISCOVERY_TOOL_NAME, "args": {}, "id": null}},
+            {"function_call": {"name": DISCOVERY_TOOL_NAME, "args": {}, "id": "two"}}
+        ]}),
+        json!({"role": "user", "parts": [
+            {"function_response": {"name": DISCOVERY_TOOL_NAME, "id": null,
+                                   "response": discovery_json(&["compareProducts"])}},
+            {"function_response": {"name": DISCOVERY_TOOL_NAME, "id": "two",
+                                   "response": discovery_text(&["calculateFinancing"])}}
+        ]}),
+    ];
+    assert_eq!(
+        discovered(&history),
+        ["compareProducts", "calculateFinancing"]
+    );
+}
+
+#[test]
+fn results_as_content_parts_and_objects() {
+    let text = discovery_text(&["compareProducts"]);
+    let (head, tail) = text.split_at(10);
+    let history = [
+        json!({"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": DISCOVERY_TOOL_NAME, "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": DISCOVERY_TOOL_NAME, "arguments": "{}"}}
+        ]}),
+        // Text split over content parts, non-text parts skipped.
+        json!({"role": "tool", "tool_call_id": "a", "content": [
+            {"type": "text", "text": head}, {"type": "image_url", "image_url": {"url": "x"}},
+            {"type": "text", "text": tail}
+        ]}),
+        // A result kept as a JSON object (as some frameworks store it).
+        json!({"role": "tool", "tool_call_id": "b", "content": discovery_json(&["calculateFinancing"])}),
+    ];
+    assert_eq!(
+        discovered(&history),
+        ["compareProducts", "calculateFinancing"]
+    );
+}
+
+#[test]
+fn a_reused_call_id_belongs_to_the_latest_call_before_the_result() {
+    let call = |name: &str| {
+        json!({"role": "assistant", "tool_calls": [{"id": "same", "type": "function",
+            "function": {"name": name, "arguments": "{}"}}]})
+    };
+    let result = |names: &[&str]| {
+        json!({"role": "tool", "tool_call_id": "same", "content": discovery_text(names)})
+    };
+    let history = [
+        call(DISCOVERY_TOOL_NAME),
+        result(&["compareProducts"]),
+        call("getProducts"),
+        result(&["calculateFinancing"]),
+    ];
+    assert_eq!(discovered(&history), ["compareProducts"]);
+    let history = [
+        call("getProducts"),
+        call(DISCOVERY_TOOL_NAME),
+        result(&["calculateFinancing"]),
+    ];
+    assert_eq!(discovered(&history), ["calculateFinancing"]);
+}
+
+#[test]
+fn formats_mix_in_one_history() {
+    let history = [
+        json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Loading."},
+            {"type": "tool_use", "id": "toolu_1", "name": DISCOVERY_TOOL_NAME, "input": {}}
+        ]}),
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+                {"type": "tool_reference", "tool_name": "compareProducts"}
+            ]}
+        ]}),
+        json!({"type": "function_call", "call_id": "fc_1", "name": DISCOVERY_TOOL_NAME, "arguments": "{}"}),
+        json!({"type": "function_call_output", "call_id": "fc_1", "output": discovery_text(&["calculateFinancing"])}),
+        json!({"role": "assistant", "toolCalls": [{"id": "tc", "name": DISCOVERY_TOOL_NAME, "arguments": {}}]}),
+        json!({"role": "tool", "toolCallId": "tc", "content": discovery_text(&["compareProducts"])}),
+    ];
+    assert_eq!(
+        discovered(&history),
+        ["compareProducts", "calculateFinancing"]
+    );
+}
