@@ -59,7 +59,7 @@ mod name;
 pub mod provider;
 mod registry;
 mod result;
-mod schema;
+pub mod schema;
 mod search;
 mod session;
 mod signing;

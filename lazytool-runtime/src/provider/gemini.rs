@@ -5,7 +5,8 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ParseError, Provider, Reader, ToolCall, dialect, join};
+use super::{ParseError, Provider, Reader, ToolCall, join};
+use crate::schema::dialect;
 use crate::{ToolDefinition, ToolResult};
 
 /// The prefix of the ids given to calls that arrive without one.

@@ -10,15 +10,14 @@
 //! | [`anthropic`] | [`anthropic::render_tools`] | [`anthropic::parse_tool_calls`] | [`anthropic::tool_results_message`] |
 //! | [`gemini`] | [`gemini::render_tools`] | [`gemini::parse_tool_calls`] | [`gemini::tool_results_content`] |
 //!
-//! [`dialect`] rewrites the canonical JSON Schema of a tool into the subsets that OpenAI strict
-//! mode and Gemini's OpenAPI `parameters` field accept.
+//! [`schema::dialect`](crate::schema::dialect) rewrites the canonical JSON Schema of a tool into
+//! the subsets that OpenAI strict mode and Gemini's OpenAPI `parameters` field accept.
 
 use std::fmt;
 
 use serde_json::{Map, Value};
 
 pub mod anthropic;
-pub mod dialect;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -200,28 +199,11 @@ pub(crate) fn object_root(schema: &Value) -> Value {
 pub(crate) mod test_support {
     //! The shared test catalog: the GitHub MCP server's tools.
 
-    use serde::Deserialize;
-
     use crate::ToolDefinition;
 
     /// Where the catalog lives (`{"tools":[{"name","description","inputSchema"}]}`).
     pub(crate) const CATALOG: &str =
         concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
-
-    #[derive(Deserialize)]
-    struct Catalog {
-        tools: Vec<ToolDefinition>,
-    }
-
-    /// Every tool of the catalog.
-    pub(crate) fn catalog_tools() -> Vec<ToolDefinition> {
-        let text = std::fs::read_to_string(CATALOG)
-            .unwrap_or_else(|error| panic!("cannot read {CATALOG}: {error}"));
-        let catalog: Catalog = serde_json::from_str(&text)
-            .unwrap_or_else(|error| panic!("cannot parse {CATALOG}: {error}"));
-        assert!(!catalog.tools.is_empty(), "{CATALOG} lists no tools");
-        catalog.tools
-    }
 
     /// A tool for unit tests.
     pub(crate) fn tool(name: &str, schema: serde_json::Value) -> ToolDefinition {
@@ -235,11 +217,8 @@ pub(crate) mod test_support {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use serde_json::{Value, json};
 
-    use super::test_support::catalog_tools;
     use super::*;
 
     #[test]
@@ -259,112 +238,6 @@ mod tests {
     fn join_escapes_pointer_segments() {
         assert_eq!(join("", "a/b~c"), "/a~1b~0c");
         assert_eq!(join("/x", 3), "/x/3");
-    }
-
-    fn names(values: impl IntoIterator<Item = Value>) -> BTreeSet<String> {
-        values
-            .into_iter()
-            .filter_map(|value| value.as_str().map(str::to_owned))
-            .collect()
-    }
-
-    /// Every provider's rendering of the catalog lists every tool, and every schema sent in a
-    /// dialect obeys that dialect.
-    #[test]
-    fn catalog_renders_every_tool_for_every_provider() {
-        let tools = catalog_tools();
-        let expected: BTreeSet<String> = tools.iter().map(|tool| tool.name.clone()).collect();
-        assert_eq!(expected.len(), tools.len(), "duplicate tool names");
-
-        for strict in [false, true] {
-            let options = openai_chat::OpenAiChatOptions { strict };
-            let rendered = openai_chat::render_tools(&tools, &options);
-            let entries = rendered.as_array().cloned().unwrap_or_default();
-            assert_eq!(entries.len(), tools.len());
-            assert_eq!(
-                names(entries.iter().map(|e| e["function"]["name"].clone())),
-                expected
-            );
-            for entry in &entries {
-                assert_eq!(entry["type"], "function");
-                if strict {
-                    assert_eq!(entry["function"]["strict"], true);
-                    if let Err(error) =
-                        dialect::check_openai_strict(&entry["function"]["parameters"])
-                    {
-                        panic!("{}: {error}", entry["function"]["name"]);
-                    }
-                } else {
-                    assert!(entry["function"].get("strict").is_none());
-                }
-            }
-
-            let options = openai_responses::OpenAiResponsesOptions { strict };
-            let rendered = openai_responses::render_tools(&tools, &options);
-            let entries = rendered.as_array().cloned().unwrap_or_default();
-            assert_eq!(entries.len(), tools.len());
-            assert_eq!(names(entries.iter().map(|e| e["name"].clone())), expected);
-            for entry in &entries {
-                assert_eq!(entry["strict"], strict);
-                if strict && let Err(error) = dialect::check_openai_strict(&entry["parameters"]) {
-                    panic!("{}: {error}", entry["name"]);
-                }
-            }
-        }
-
-        let rendered = anthropic::render_tools(&tools);
-        let entries = rendered.as_array().cloned().unwrap_or_default();
-        assert_eq!(entries.len(), tools.len());
-        assert_eq!(names(entries.iter().map(|e| e["name"].clone())), expected);
-        for (entry, tool) in entries.iter().zip(&tools) {
-            assert_eq!(entry["input_schema"], tool.input_schema);
-        }
-
-        for field in [
-            gemini::GeminiSchemaField::ParametersJsonSchema,
-            gemini::GeminiSchemaField::OpenApiParameters,
-        ] {
-            let rendered = gemini::render_tools(&tools, field);
-            let groups = rendered.as_array().cloned().unwrap_or_default();
-            assert_eq!(groups.len(), 1);
-            let declarations = groups[0]["functionDeclarations"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            assert_eq!(declarations.len(), tools.len());
-            assert_eq!(
-                names(declarations.iter().map(|e| e["name"].clone())),
-                expected
-            );
-            for (declaration, tool) in declarations.iter().zip(&tools) {
-                match field {
-                    gemini::GeminiSchemaField::ParametersJsonSchema => {
-                        assert_eq!(declaration["parametersJsonSchema"], tool.input_schema);
-                    }
-                    gemini::GeminiSchemaField::OpenApiParameters => {
-                        if let Some(parameters) = declaration.get("parameters") {
-                            if let Err(error) = dialect::check_gemini_openapi(parameters) {
-                                panic!("{}: {error}", tool.name);
-                            }
-                            assert!(
-                                parameters["properties"]
-                                    .as_object()
-                                    .is_some_and(|p| !p.is_empty())
-                            );
-                        } else {
-                            let properties = tool.input_schema.get("properties");
-                            assert!(
-                                properties
-                                    .and_then(Value::as_object)
-                                    .is_none_or(|p| p.is_empty()),
-                                "{} lost its parameters",
-                                tool.name
-                            );
-                        }
-                    }
-                }
-            }
-        }
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ParseError, Provider, Reader, ToolCall, dialect, join, object_root};
+use super::{ParseError, Provider, Reader, ToolCall, join, object_root};
+use crate::schema::dialect;
 use crate::{ToolDefinition, ToolResult};
 
 /// How tools are rendered for Chat Completions (and, as
@@ -15,7 +16,8 @@ use crate::{ToolDefinition, ToolResult};
 pub struct OpenAiChatOptions {
     /// Send every tool with `"strict": true` and its schema rewritten by
     /// [`dialect::openai_strict`]: the model's arguments then always match the schema, but
-    /// optional properties arrive as `null` (see [`dialect::strip_strict_nulls`]).
+    /// optional properties arrive as `null` (see
+    /// [`strip_strict_nulls`](crate::schema::strip_strict_nulls)).
     pub strict: bool,
 }
 

@@ -1,4 +1,5 @@
-//! Unit tests of the schema layer.
+//! Unit tests of the schema layer. The dialect rewrites are tested in `lazytool-tests`
+//! (`tests/dialects.rs`), where their outputs are held to the dialects' rules.
 
 use schemars::{JsonSchema, schema_for};
 use serde::{Deserialize, Serialize};
@@ -8,6 +9,7 @@ use super::canonicalize;
 
 mod canonical;
 mod defaults;
+mod strict_nulls;
 
 /// Compares serialized forms, so that key order matters too.
 #[track_caller]
