@@ -42,7 +42,9 @@
 
 #![warn(unreachable_pub)]
 
-// Layers, lowest first; each imports only the ones above it in this list (ARCHITECTURE.md).
+// The layers, lowest first: tokens, schema, call, tool, dispatch, discovery, registry,
+// session, then source and provider. Each imports only layers below it (ARCHITECTURE.md;
+// tests/tests/architecture.rs checks it).
 mod call;
 mod discovery;
 mod dispatch;
@@ -50,7 +52,7 @@ mod dispatch;
 pub mod mcp;
 pub mod provider;
 mod registry;
-mod schema;
+pub mod schema;
 mod session;
 pub mod source;
 #[cfg(test)]

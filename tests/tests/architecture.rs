@@ -179,7 +179,11 @@ fn layers_import_only_the_layers_below_them() {
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files.sort();
-    assert!(files.len() > 40, "found only {} files in {src:?}", files.len());
+    assert!(
+        files.len() > 40,
+        "found only {} files in {src:?}",
+        files.len()
+    );
 
     let rank = |layer: &str| LAYERS.iter().position(|l| *l == layer);
     let mut violations = Vec::new();
@@ -255,7 +259,9 @@ fn the_checker_reads_paths_as_rustc_would() {
         "use crate::{call::{A, B}, tool::C};\n// crate::provider in a comment\nlet s = \"crate::session\";\nlet c = '\"'; x = crate::registry::Registry::new();\nsuper::crate::nothing; my_crate::x;",
     );
     assert_eq!(crate_paths(&code), ["call", "tool", "registry"]);
-    let exports = root_exports("pub use call::{ToolCall, ToolResult};\npub use tool::{Tool, spec::ToolSpec};\npub use lazytool_macros::tool;");
+    let exports = root_exports(
+        "pub use call::{ToolCall, ToolResult};\npub use tool::{Tool, spec::ToolSpec};\npub use lazytool_macros::tool;",
+    );
     assert_eq!(exports["ToolResult"], "call");
     assert_eq!(exports["ToolSpec"], "tool");
     assert_eq!(exports["tool"], "lazytool_macros");

@@ -282,9 +282,7 @@ fn a_reused_call_id_belongs_to_the_latest_call_before_the_result() {
         json!({"role": "assistant", "tool_calls": [{"id": "same", "type": "function",
             "function": {"name": name, "arguments": "{}"}}]})
     };
-    let result = |names: &[&str]| {
-        json!({"role": "tool", "tool_call_id": "same", "content": discovery_text(names)})
-    };
+    let result = |names: &[&str]| json!({"role": "tool", "tool_call_id": "same", "content": discovery_text(names)});
     let history = [
         call(DISCOVERY_TOOL_NAME),
         result(&["compareProducts"]),

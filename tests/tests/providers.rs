@@ -1,19 +1,19 @@
 //! Provider wire formats end to end: rendering every tool of a real catalog loaded as dynamic
 //! tools, golden payloads, and the call/result round trip of each provider.
 
-use lazytool_runtime::provider::dialect::{check_gemini_openapi, check_openai_strict};
+use std::collections::BTreeSet;
+
 use lazytool_runtime::provider::gemini::GeminiSchemaField;
 use lazytool_runtime::provider::openai_chat::OpenAiChatOptions;
 use lazytool_runtime::provider::{anthropic, gemini, openai_chat, openai_responses};
 use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, ToolDefinition, catalog_tools, tool};
+use lazytool_tests::dialect_rules::{check_gemini_openapi, check_openai_strict};
+use lazytool_tests::github_catalog;
 use serde_json::{Value, json};
-
-const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
 
 /// The GitHub MCP server's 117 tools as dynamic tools that echo their arguments.
 fn catalog(lazy: bool) -> Registry {
-    let text = std::fs::read_to_string(CATALOG).expect("the shared catalog is beside the repo");
-    let catalog: Value = serde_json::from_str(&text).expect("valid JSON");
+    let catalog = github_catalog::json();
     let tools = catalog_tools(&catalog, |_, arguments, _| async move {
         Ok::<_, String>(arguments)
     })
@@ -77,6 +77,110 @@ fn every_catalog_tool_renders_within_each_dialect() {
     for (rendered, tool) in anthropic.as_array().expect("an array").iter().zip(&tools) {
         assert_eq!(rendered["name"], json!(tool.name));
         assert_eq!(rendered["input_schema"]["type"], "object");
+    }
+}
+
+fn names(values: impl IntoIterator<Item = Value>) -> BTreeSet<String> {
+    values
+        .into_iter()
+        .filter_map(|value| value.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Every provider's rendering of the catalog lists every tool, and every schema sent in a
+/// dialect obeys that dialect.
+#[test]
+fn catalog_renders_every_tool_for_every_provider() {
+    let tools = github_catalog::definitions();
+    let expected: BTreeSet<String> = tools.iter().map(|tool| tool.name.clone()).collect();
+    assert_eq!(expected.len(), tools.len(), "duplicate tool names");
+
+    for strict in [false, true] {
+        let options = openai_chat::OpenAiChatOptions { strict };
+        let rendered = openai_chat::render_tools(&tools, &options);
+        let entries = rendered.as_array().cloned().unwrap_or_default();
+        assert_eq!(entries.len(), tools.len());
+        assert_eq!(
+            names(entries.iter().map(|e| e["function"]["name"].clone())),
+            expected
+        );
+        for entry in &entries {
+            assert_eq!(entry["type"], "function");
+            if strict {
+                assert_eq!(entry["function"]["strict"], true);
+                if let Err(error) = check_openai_strict(&entry["function"]["parameters"]) {
+                    panic!("{}: {error}", entry["function"]["name"]);
+                }
+            } else {
+                assert!(entry["function"].get("strict").is_none());
+            }
+        }
+
+        let options = openai_responses::OpenAiResponsesOptions { strict };
+        let rendered = openai_responses::render_tools(&tools, &options);
+        let entries = rendered.as_array().cloned().unwrap_or_default();
+        assert_eq!(entries.len(), tools.len());
+        assert_eq!(names(entries.iter().map(|e| e["name"].clone())), expected);
+        for entry in &entries {
+            assert_eq!(entry["strict"], strict);
+            if strict && let Err(error) = check_openai_strict(&entry["parameters"]) {
+                panic!("{}: {error}", entry["name"]);
+            }
+        }
+    }
+
+    let rendered = anthropic::render_tools(&tools);
+    let entries = rendered.as_array().cloned().unwrap_or_default();
+    assert_eq!(entries.len(), tools.len());
+    assert_eq!(names(entries.iter().map(|e| e["name"].clone())), expected);
+    for (entry, tool) in entries.iter().zip(&tools) {
+        assert_eq!(entry["input_schema"], tool.input_schema);
+    }
+
+    for field in [
+        gemini::GeminiSchemaField::ParametersJsonSchema,
+        gemini::GeminiSchemaField::OpenApiParameters,
+    ] {
+        let rendered = gemini::render_tools(&tools, field);
+        let groups = rendered.as_array().cloned().unwrap_or_default();
+        assert_eq!(groups.len(), 1);
+        let declarations = groups[0]["functionDeclarations"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(declarations.len(), tools.len());
+        assert_eq!(
+            names(declarations.iter().map(|e| e["name"].clone())),
+            expected
+        );
+        for (declaration, tool) in declarations.iter().zip(&tools) {
+            match field {
+                gemini::GeminiSchemaField::ParametersJsonSchema => {
+                    assert_eq!(declaration["parametersJsonSchema"], tool.input_schema);
+                }
+                gemini::GeminiSchemaField::OpenApiParameters => {
+                    if let Some(parameters) = declaration.get("parameters") {
+                        if let Err(error) = check_gemini_openapi(parameters) {
+                            panic!("{}: {error}", tool.name);
+                        }
+                        assert!(
+                            parameters["properties"]
+                                .as_object()
+                                .is_some_and(|p| !p.is_empty())
+                        );
+                    } else {
+                        let properties = tool.input_schema.get("properties");
+                        assert!(
+                            properties
+                                .and_then(Value::as_object)
+                                .is_none_or(|p| p.is_empty()),
+                            "{} lost its parameters",
+                            tool.name
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 

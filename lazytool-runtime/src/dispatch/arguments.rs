@@ -39,7 +39,7 @@ fn normalize_other(tool: &str, arguments: Value) -> Result<Value, ToolResult> {
 /// means "not given" (`None`, or the parameter's default).
 pub(crate) fn drop_null_optionals(arguments: Value, schema: &Value) -> Value {
     if contains_null(&arguments) {
-        crate::provider::dialect::strip_strict_nulls(schema, &arguments)
+        crate::schema::strip_strict_nulls(schema, &arguments)
     } else {
         arguments
     }

@@ -5,10 +5,10 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::dialect;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use crate::schema::dialect;
 use crate::tool::ToolDefinition;
 
 /// The prefix of the ids given to calls that arrive without one.

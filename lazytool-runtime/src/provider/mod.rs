@@ -22,7 +22,6 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 pub mod anthropic;
-pub mod dialect;
 pub mod gemini;
 mod history;
 pub mod openai_chat;

@@ -5,10 +5,10 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
-use super::dialect;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::{ParseError, Provider, Reader, join, object_root};
 use crate::call::{ToolCall, ToolResult};
+use crate::schema::dialect;
 use crate::tool::ToolDefinition;
 
 /// How tools are rendered for Chat Completions (and, as
@@ -18,7 +18,8 @@ use crate::tool::ToolDefinition;
 pub struct OpenAiChatOptions {
     /// Send every tool with `"strict": true` and its schema rewritten by
     /// [`dialect::openai_strict`]: the model's arguments then always match the schema, but
-    /// optional properties arrive as `null` (see [`dialect::strip_strict_nulls`]).
+    /// optional properties arrive as `null` (see
+    /// [`strip_strict_nulls`](crate::schema::strip_strict_nulls)).
     pub strict: bool,
 }
 

@@ -58,15 +58,3 @@ fn object_root_adds_missing_type() {
         json!({"type": "object", "properties": {}})
     );
 }
-
-/// Every tool of the GitHub MCP server's catalog, as definitions.
-pub(crate) fn catalog_tools() -> Vec<ToolDefinition> {
-    crate::testing::github_tools()
-        .into_iter()
-        .map(|tool| ToolDefinition {
-            name: tool.name,
-            description: tool.description,
-            input_schema: tool.input_schema,
-        })
-        .collect()
-}
