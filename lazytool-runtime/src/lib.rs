@@ -52,8 +52,6 @@ mod dynamic;
 mod error;
 mod history;
 mod limits;
-#[cfg(feature = "mcp")]
-pub mod mcp;
 mod mode;
 mod name;
 pub mod provider;

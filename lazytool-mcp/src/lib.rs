@@ -1,8 +1,9 @@
-//! An MCP server with per-connection lazy discovery (feature `mcp`, built on
-//! [`rmcp`](https://docs.rs/rmcp)).
+//! Serve a lazytool [`Registry`](lazytool_runtime::Registry) over MCP, with per-connection
+//! lazy discovery, on [`rmcp`](https://docs.rs/rmcp).
 //!
 //! ```rust,no_run
-//! use lazytool_runtime::{Registry, mcp::McpServer};
+//! use lazytool_mcp::McpServer;
+//! use lazytool_runtime::Registry;
 //!
 //! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let registry = Registry::from_inventory()?;
@@ -10,11 +11,11 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Each connection gets its own [`Session`](crate::Session):
+//! Each connection gets its own [`Session`](lazytool_runtime::Session):
 //!
-//! - `tools/list` is [`Session::active_tools`](crate::Session::active_tools): eager tools,
+//! - `tools/list` is [`Session::active_tools`](lazytool_runtime::Session::active_tools): eager tools,
 //!   the discovery tool while some lazy tool is undiscovered, then the discovered tools;
-//!   each with its [annotations](crate::ToolAnnotations) and, for tools that have one, its
+//!   each with its [annotations](lazytool_runtime::ToolAnnotations) and, for tools that have one, its
 //!   output schema (wrapped in an object when it is not one: [`WRAPPED_RESULT_KEY`]).
 //!   Listing starts the next model turn: a tool discovered during a turn can be called once
 //!   the client lists the tools again.
@@ -25,11 +26,13 @@
 //!   invalid arguments, the tool's `Err` or panic) with `isError` results, and an unknown
 //!   tool with the JSON-RPC error `-32602`. A tool with an output schema returns
 //!   `structuredContent` and the same JSON as text. `notifications/cancelled` cancels the
-//!   call's [`ToolContext`](crate::ToolContext) and stops awaiting it.
+//!   call's [`ToolContext`](lazytool_runtime::ToolContext) and stops awaiting it.
 //!
 //! Discovery state lives in the connection, so lazy discovery needs a stateful transport:
 //! stdio ([`McpServer::serve_stdio`], [`McpServer::serve`]), or rmcp's streamable HTTP
 //! with sessions, one [`McpServer::connection`] per session.
+
+#![warn(unreachable_pub)]
 
 mod call_result;
 mod connection;
@@ -48,6 +51,6 @@ pub use error::McpError;
 pub use server::{DEFAULT_MAX_LINE_BYTES, McpServer};
 pub use structured::WRAPPED_RESULT_KEY;
 
-/// The rmcp this module is built on, for serving an [`McpConnection`] over its other
+/// The rmcp this crate is built on, for serving an [`McpConnection`] over its other
 /// transports.
 pub use rmcp;

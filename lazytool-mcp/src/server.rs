@@ -6,19 +6,19 @@ use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use super::connection::{McpConnection, capabilities};
-use super::error::McpError;
-use super::transport::{self, LineTransport, OUTBOX_CAPACITY};
-use crate::{Registry, SessionOptions};
+use crate::connection::{McpConnection, capabilities};
+use crate::error::McpError;
+use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
+use lazytool_runtime::{Registry, SessionOptions};
 
 /// The default of [`McpServer::max_line_bytes`]: 4 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
-/// An MCP server for a [`Registry`], one [`Session`](crate::Session) per connection.
+/// An MCP server for a [`Registry`], one [`Session`](lazytool_runtime::Session) per connection.
 ///
 /// ```rust,no_run
-/// # async fn run(registry: lazytool_runtime::Registry) -> Result<(), lazytool_runtime::mcp::McpError> {
-/// use lazytool_runtime::mcp::McpServer;
+/// # async fn run(registry: lazytool_runtime::Registry) -> Result<(), lazytool_mcp::McpError> {
+/// use lazytool_mcp::McpServer;
 ///
 /// McpServer::new(registry).serve_stdio().await
 /// # }

@@ -8,17 +8,19 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::call_result::call_result;
-use super::listeners::Listeners;
-use super::listing::mcp_tool;
-use crate::{CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind};
+use crate::call_result::call_result;
+use crate::listeners::Listeners;
+use crate::listing::mcp_tool;
+use lazytool_runtime::{
+    CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
+};
 
 /// One MCP connection: its own [`Session`], so what one client discovers is listed and
 /// callable on its connection only.
 ///
-/// [`McpServer::serve`](super::McpServer::serve) makes one per connection. To serve over
+/// [`McpServer::serve`](crate::McpServer::serve) makes one per connection. To serve over
 /// another rmcp transport (streamable HTTP with stateful sessions, say), hand rmcp a new one
-/// per session from [`McpServer::connection`](super::McpServer::connection): it implements
+/// per session from [`McpServer::connection`](crate::McpServer::connection): it implements
 /// [`rmcp::ServerHandler`]. Only `serve` and `serve_stdio` answer malformed input that rmcp
 /// itself drops.
 pub struct McpConnection {
@@ -31,7 +33,7 @@ pub struct McpConnection {
 }
 
 impl McpConnection {
-    pub(super) fn new(session: Session, config: ServerConfig) -> Self {
+    pub(crate) fn new(session: Session, config: ServerConfig) -> Self {
         McpConnection {
             session,
             config,
@@ -40,7 +42,7 @@ impl McpConnection {
         }
     }
 
-    pub(super) fn input_closed(&self) -> CancellationToken {
+    pub(crate) fn input_closed(&self) -> CancellationToken {
         self.input_closed.clone()
     }
 
@@ -70,7 +72,7 @@ impl std::fmt::Debug for McpConnection {
 }
 
 /// The capabilities every connection announces.
-pub(super) fn capabilities() -> ServerCapabilities {
+pub(crate) fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_tools()
         .enable_tool_list_changed()

@@ -15,7 +15,7 @@ fn is_object_schema(schema: &Value) -> bool {
 }
 
 /// The output schema as MCP takes it.
-pub(super) fn object_schema(schema: &Value) -> JsonObject {
+pub(crate) fn object_schema(schema: &Value) -> JsonObject {
     if let Value::Object(object) = schema
         && is_object_schema(schema)
     {
@@ -37,7 +37,7 @@ pub(super) fn object_schema(schema: &Value) -> JsonObject {
 }
 
 /// The tool's output as `structuredContent`, following [`object_schema`].
-pub(super) fn object_value(schema: &Value, value: Value) -> Value {
+pub(crate) fn object_value(schema: &Value, value: Value) -> Value {
     if is_object_schema(schema) {
         value
     } else {

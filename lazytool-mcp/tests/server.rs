@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use lazytool_runtime::mcp::{McpError, McpServer};
+use lazytool_mcp::{McpError, McpServer};
 use lazytool_runtime::{CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool};
 use serde::Serialize;
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// Why [`McpServer::serve`](super::McpServer::serve) stopped before the client closed the
+/// Why [`McpServer::serve`](crate::McpServer::serve) stopped before the client closed the
 /// connection. Bad input never ends up here: every line that is not a valid message is
 /// answered with a JSON-RPC error and the server keeps serving.
 #[derive(Debug)]
