@@ -1,5 +1,6 @@
 //! MCP wants object output schemas and object `structuredContent`: other outputs are wrapped
-//! in an object under [`WRAPPED_RESULT_KEY`].
+//! in an object under [`WRAPPED_RESULT_KEY`]. (2026-07-28 allows any JSON, but rmcp drops
+//! non-object ones for clients of earlier versions; wrapped, every client gets the same.)
 
 use rmcp::model::JsonObject;
 use serde_json::{Value, json};
