@@ -1,10 +1,10 @@
 //! A [`ToolResult`] as an MCP `tools/call` result.
 
+use lazytool_runtime::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
 use crate::structured;
-use lazytool_runtime::ToolResult;
 
 /// Failures are `isError` results with the message as text. A success of a tool with an
 /// output schema carries `structuredContent` and the same JSON as text; any other success is

@@ -1,5 +1,8 @@
 //! One client connection: a [`Session`] served as an rmcp [`ServerHandler`].
 
+use lazytool_runtime::{
+    CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
@@ -11,9 +14,6 @@ use serde_json::Value;
 use crate::call_result::call_result;
 use crate::listeners::Listeners;
 use crate::listing::mcp_tool;
-use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
-};
 
 /// One MCP connection: its own [`Session`], so what one client discovers is listed and
 /// callable on its connection only.
@@ -23,6 +23,17 @@ use lazytool_runtime::{
 /// per session from [`McpServer::connection`](crate::McpServer::connection): it implements
 /// [`rmcp::ServerHandler`]. Only `serve` and `serve_stdio` answer malformed input that rmcp
 /// itself drops.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::rmcp::ServiceExt;
+/// use lazytool_mcp::{McpConnection, McpServer};
+///
+/// # async fn run(server: McpServer, stream: tokio::io::DuplexStream) -> Result<(), Box<dyn std::error::Error>> {
+/// let connection: McpConnection = server.connection();
+/// let running = connection.serve(stream).await?;
+/// running.waiting().await?;
+/// # Ok(()) }
+/// ```
 pub struct McpConnection {
     session: Session,
     config: ServerConfig,
@@ -47,6 +58,15 @@ impl McpConnection {
     }
 
     /// The connection's session: what it discovered so far, say.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let connection = McpServer::new(registry).connection();
+    /// let discovered: Vec<String> = connection.session().discovered().tools;
+    /// assert!(discovered.is_empty());
+    /// ```
     pub fn session(&self) -> &Session {
         &self.session
     }

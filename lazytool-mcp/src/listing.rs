@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition};
 use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
 use crate::structured;
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition};
 
 /// The MCP tool for `definition`, with the annotations and output schema of `tool`, the
 /// registry's tool of that name (`None` for the discovery tool).

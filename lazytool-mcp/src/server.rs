@@ -1,5 +1,6 @@
 //! Serving a registry over MCP: [`McpServer`].
 
+use lazytool_runtime::{Registry, SessionOptions};
 use rmcp::ServiceExt;
 use rmcp::model::{Implementation, ServerConfig};
 use rmcp::service::ServerInitializeError;
@@ -9,19 +10,31 @@ use tokio::sync::mpsc;
 use crate::connection::{McpConnection, capabilities};
 use crate::error::McpError;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
-use lazytool_runtime::{Registry, SessionOptions};
 
 /// The default of [`McpServer::max_line_bytes`]: 4 MiB.
+///
+/// ```
+/// use lazytool_mcp::{DEFAULT_MAX_LINE_BYTES, McpServer};
+///
+/// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+/// // Lines of up to 16 MiB, for arguments that carry whole files.
+/// let server = McpServer::new(registry).max_line_bytes(4 * DEFAULT_MAX_LINE_BYTES);
+/// ```
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// An MCP server for a [`Registry`], one [`Session`](lazytool_runtime::Session) per connection.
 ///
 /// ```rust,no_run
-/// # async fn run(registry: lazytool_runtime::Registry) -> Result<(), lazytool_mcp::McpError> {
 /// use lazytool_mcp::McpServer;
+/// use lazytool_runtime::{DiscoveryMode, Registry, SessionOptions};
 ///
-/// McpServer::new(registry).serve_stdio().await
-/// # }
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// McpServer::new(Registry::from_inventory()?)
+///     .server_info("shop", "1.0.0")
+///     .options(SessionOptions::new().mode(DiscoveryMode::Search))
+///     .serve_stdio()
+///     .await?;
+/// # Ok(()) }
 /// ```
 ///
 /// Cheap to clone; [`serve`](McpServer::serve) may run for many connections at once.
@@ -40,6 +53,14 @@ impl McpServer {
     /// A server for `registry`, with default session options, a line limit of
     /// [`DEFAULT_MAX_LINE_BYTES`], and `lazytool` with this crate's version as the server
     /// name clients see.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// let registry = Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry);
+    /// ```
     pub fn new(registry: Registry) -> Self {
         McpServer {
             registry,
@@ -51,7 +72,17 @@ impl McpServer {
         }
     }
 
-    /// The options of every connection's session (discovery listing, gating).
+    /// The options of every connection's session (discovery mode and listing, gating).
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::SessionOptions;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// // Connections may use only the tools whose name starts with `get`.
+    /// let options = SessionOptions::new().allow(|tool| tool.name().starts_with("get"));
+    /// let server = McpServer::new(registry).options(options);
+    /// ```
     pub fn options(mut self, options: SessionOptions) -> Self {
         self.options = options;
         self
@@ -59,12 +90,26 @@ impl McpServer {
 
     /// The longest message accepted, in bytes (newline excluded). A longer line is skipped
     /// without being buffered and answered with a JSON-RPC error (`-32600`).
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).max_line_bytes(64 * 1024);
+    /// ```
     pub fn max_line_bytes(mut self, max: usize) -> Self {
         self.max_line_bytes = max;
         self
     }
 
     /// The name and version clients are told in `serverInfo`.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).server_info("shop", env!("CARGO_PKG_VERSION"));
+    /// ```
     pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.name = name.into();
         self.version = version.into();
@@ -72,12 +117,40 @@ impl McpServer {
     }
 
     /// Instructions for the client's model, sent with the handshake.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).instructions("Prices are in US dollars.");
+    /// ```
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
         self
     }
 
     /// A new connection with a fresh session, for serving over another rmcp transport.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+    /// use serde_json::{Value, json};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let echo = DynamicTool::new("echo", "Returns its input.", json!({"type": "object"}), |arguments: Value, _| async {
+    ///     Ok::<_, String>(arguments)
+    /// })
+    /// .lazy(true);
+    /// let registry = Registry::builder().without_inventory().tool(echo).build().unwrap();
+    /// let server = McpServer::new(registry);
+    /// let (first, second) = (server.connection(), server.connection());
+    ///
+    /// // What one connection discovers, the other does not see.
+    /// first.session().call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["echo"]})).await;
+    /// assert_eq!(first.session().discovered().tools, ["echo"]);
+    /// assert!(second.session().discovered().tools.is_empty());
+    /// # }
+    /// ```
     pub fn connection(&self) -> McpConnection {
         let mut config = ServerConfig::new(capabilities())
             .with_server_info(Implementation::new(&self.name, &self.version));
@@ -87,6 +160,15 @@ impl McpServer {
 
     /// Serves one connection on the process's stdin and stdout until the client closes
     /// stdin. Log to stderr only: stdout carries the protocol.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// McpServer::new(Registry::from_inventory()?).serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
     }
@@ -100,6 +182,30 @@ impl McpServer {
     /// [`max_line_bytes`](McpServer::max_line_bytes) `-32600`; each with the request id when
     /// it can be read from the raw text, else `null`. The connection keeps serving after
     /// each.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use serde_json::Value;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// let (reader, writer) = tokio::io::split(connection);
+    /// let server = McpServer::new(registry);
+    /// let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    ///
+    /// let (output, mut input) = tokio::io::split(client);
+    /// input.write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\"\n").await?;
+    /// let mut lines = BufReader::new(output).lines();
+    /// let reply: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
+    /// assert_eq!((&reply["id"], &reply["error"]["code"]), (&Value::from(7), &Value::from(-32700)));
+    ///
+    /// // Serving ends with the input.
+    /// input.shutdown().await?;
+    /// serving.await??;
+    /// # Ok(()) }
+    /// ```
     pub async fn serve<R, W>(&self, reader: R, writer: W) -> Result<(), McpError>
     where
         R: AsyncRead + Unpin + Send + 'static,

@@ -9,6 +9,39 @@ use serde_json::{Value, json};
 /// (`Vec<T>`, a number, `Option<T>`...): the schema becomes `{"type": "object",
 /// "properties": {"result": <schema>}, "required": ["result"]}` and the structured content
 /// `{"result": <value>}`. Object schemas are sent as they are.
+///
+/// ```
+/// use lazytool_mcp::{McpServer, WRAPPED_RESULT_KEY};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::{Value, json};
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ids = DynamicTool::new("ids", "Lists the ids.", json!({"type": "object"}), |_: Value, _| async {
+///     Ok::<_, String>(json!([1, 2]))
+/// })
+/// .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
+/// let registry = Registry::builder().without_inventory().tool(ids).build()?;
+///
+/// let (client, connection) = tokio::io::duplex(64 * 1024);
+/// let (reader, writer) = tokio::io::split(connection);
+/// tokio::spawn(async move { McpServer::new(registry).serve(reader, writer).await });
+/// let (output, mut input) = tokio::io::split(client);
+/// let client_info = json!({"name": "docs", "version": "1"});
+/// let initialize = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client_info});
+/// for message in [
+///     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}),
+///     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+///     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ids"}}),
+/// ] {
+///     input.write_all(format!("{message}\n").as_bytes()).await?;
+/// }
+/// let mut lines = BufReader::new(output).lines();
+/// lines.next_line().await?; // the handshake's answer
+/// let called: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
+/// assert_eq!(called["result"]["structuredContent"], json!({WRAPPED_RESULT_KEY: [1, 2]}));
+/// # Ok(()) }
+/// ```
 pub const WRAPPED_RESULT_KEY: &str = "result";
 
 fn is_object_schema(schema: &Value) -> bool {
