@@ -48,8 +48,6 @@
 mod call;
 mod discovery;
 mod dispatch;
-#[cfg(feature = "mcp")]
-pub mod mcp;
 pub mod provider;
 mod registry;
 pub mod schema;

@@ -3,7 +3,7 @@
 //! `cargo run --example mcp_server`, then write JSON-RPC lines on stdin, or register the
 //! built binary in an MCP client (see the README). Logs go to stderr: stdout is the protocol.
 
-use lazytool_runtime::mcp::McpServer;
+use lazytool_mcp::McpServer;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 

@@ -2,15 +2,15 @@
 
 use std::sync::Arc;
 
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition};
 use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
-use super::structured;
-use crate::{DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition};
+use crate::structured;
 
 /// The MCP tool for `definition`, with the annotations and output schema of `tool`, the
 /// registry's tool of that name (`None` for the discovery tool).
-pub(super) fn mcp_tool(definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
+pub(crate) fn mcp_tool(definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
     let input_schema = match definition.input_schema {
         Value::Object(schema) => schema,
         _ => JsonObject::new(),

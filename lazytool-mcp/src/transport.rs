@@ -3,6 +3,7 @@
 
 use std::io;
 
+use lazytool_runtime::CancellationToken;
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion,
@@ -11,18 +12,17 @@ use rmcp::model::{
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
-use super::decode::{self, Decoded};
-use super::lines::{BoundedLines, Read};
+use crate::decode::{self, Decoded};
+use crate::lines::{BoundedLines, Read};
 
 /// Lines waiting for the writer; senders wait when it is full (backpressure).
-pub(super) const OUTBOX_CAPACITY: usize = 64;
+pub(crate) const OUTBOX_CAPACITY: usize = 64;
 
 /// Reads newline-delimited JSON-RPC messages; answers the lines that are not messages
 /// itself. Everything it and rmcp send goes through one channel to [`write_lines`], so
 /// lines never interleave.
-pub(super) struct LineTransport<R> {
+pub(crate) struct LineTransport<R> {
     lines: BoundedLines<R>,
     max_line_bytes: usize,
     outbox: mpsc::Sender<Vec<u8>>,
@@ -35,7 +35,7 @@ pub(super) struct LineTransport<R> {
 }
 
 impl<R: AsyncRead + Unpin> LineTransport<R> {
-    pub(super) fn new(
+    pub(crate) fn new(
         reader: R,
         max_line_bytes: usize,
         outbox: mpsc::Sender<Vec<u8>>,
@@ -147,7 +147,7 @@ where
 
 /// Writes the queued lines in order, flushing whenever the queue runs dry, until every
 /// sender is gone; then shuts the writer down so the client sees the end of the stream.
-pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
+pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut lines: mpsc::Receiver<Vec<u8>>,
 ) -> io::Result<()> {

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use lazytool_runtime::mcp::{McpError, McpServer};
+use lazytool_mcp::{McpError, McpServer};
 use lazytool_runtime::{CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -368,6 +368,9 @@ async fn handshake_then_annotations_output_schemas_and_errors() {
         .request(8, "tools/call", json!({"name": "nope"}))
         .await;
     assert_eq!(unknown["error"]["code"], json!(-32602), "{unknown}");
+    // Only tools are offered: other lists are unknown methods, not empty lists.
+    let prompts = client.request(12, "prompts/list", json!({})).await;
+    assert_eq!(prompts["error"]["code"], json!(-32601), "{prompts}");
 
     let params =
         json!({"name": DISCOVERY_TOOL_NAME, "arguments": {"toolNames": ["compareProducts"]}});

@@ -3,10 +3,10 @@
 use rmcp::model::{ClientJsonRpcMessage, ErrorCode};
 use serde_json::{Value, json};
 
-use super::request_id;
+use crate::request_id;
 
 /// What a line of input amounts to.
-pub(super) enum Decoded {
+pub(crate) enum Decoded {
     Message(Box<ClientJsonRpcMessage>),
     /// Nothing to answer: a blank line, or a notification that is not a valid message
     /// (JSON-RPC never answers notifications).
@@ -15,7 +15,7 @@ pub(super) enum Decoded {
     Reply(Vec<u8>),
 }
 
-pub(super) fn decode(line: &[u8]) -> Decoded {
+pub(crate) fn decode(line: &[u8]) -> Decoded {
     let line = line
         .strip_prefix(b"\xEF\xBB\xBF")
         .unwrap_or(line)
@@ -34,7 +34,7 @@ pub(super) fn decode(line: &[u8]) -> Decoded {
 }
 
 /// The answer to a line longer than `max` bytes, of which `prefix` was kept.
-pub(super) fn oversized(prefix: &[u8], max: usize) -> Vec<u8> {
+pub(crate) fn oversized(prefix: &[u8], max: usize) -> Vec<u8> {
     reply(
         request_id::scan(prefix),
         ErrorCode::INVALID_REQUEST,

@@ -7,7 +7,7 @@ const KEPT_PREFIX: usize = 4096;
 
 /// Reads lines of at most `max` bytes (newline excluded). A longer line is never buffered
 /// whole: its first bytes are reported, the rest is skipped up to its newline.
-pub(super) struct BoundedLines<R> {
+pub(crate) struct BoundedLines<R> {
     reader: BufReader<R>,
     max: usize,
     line: Vec<u8>,
@@ -17,7 +17,7 @@ pub(super) struct BoundedLines<R> {
 }
 
 /// What [`BoundedLines::next`] read.
-pub(super) enum Read {
+pub(crate) enum Read {
     /// A whole line, with its newline if it had one.
     Line(Vec<u8>),
     /// A line longer than the limit: its first bytes.
@@ -27,7 +27,7 @@ pub(super) enum Read {
 }
 
 impl<R: AsyncRead + Unpin> BoundedLines<R> {
-    pub(super) fn new(reader: R, max: usize) -> Self {
+    pub(crate) fn new(reader: R, max: usize) -> Self {
         BoundedLines {
             reader: BufReader::new(reader),
             max,
@@ -37,7 +37,7 @@ impl<R: AsyncRead + Unpin> BoundedLines<R> {
     }
 
     /// The next line. Cancel safe: a partial line stays buffered for the next call.
-    pub(super) async fn next(&mut self) -> Read {
+    pub(crate) async fn next(&mut self) -> Read {
         loop {
             let available = match self.reader.fill_buf().await {
                 Ok(available) => available,

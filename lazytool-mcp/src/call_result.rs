@@ -1,15 +1,15 @@
 //! A [`ToolResult`] as an MCP `tools/call` result.
 
+use lazytool_runtime::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-use super::structured;
-use crate::ToolResult;
+use crate::structured;
 
 /// Failures are `isError` results with the message as text. A success of a tool with an
 /// output schema carries `structuredContent` and the same JSON as text; any other success is
 /// text only (a string as is, other values as compact JSON).
-pub(super) fn call_result(result: ToolResult, output_schema: Option<&Value>) -> CallToolResult {
+pub(crate) fn call_result(result: ToolResult, output_schema: Option<&Value>) -> CallToolResult {
     if result.is_error() {
         return CallToolResult::error(vec![ContentBlock::text(result.text())]);
     }

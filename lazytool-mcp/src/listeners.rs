@@ -7,16 +7,16 @@ use rmcp::model::RequestId;
 use rmcp::service::SubscriptionSink;
 
 #[derive(Default)]
-pub(super) struct Listeners(Mutex<Vec<SubscriptionSink>>);
+pub(crate) struct Listeners(Mutex<Vec<SubscriptionSink>>);
 
 /// Unregisters its stream when dropped.
-pub(super) struct Registration<'a> {
+pub(crate) struct Registration<'a> {
     listeners: &'a Listeners,
     id: RequestId,
 }
 
 impl Listeners {
-    pub(super) fn register(&self, sink: SubscriptionSink) -> Registration<'_> {
+    pub(crate) fn register(&self, sink: SubscriptionSink) -> Registration<'_> {
         let id = sink.id().clone();
         self.lock().push(sink);
         Registration {
@@ -25,7 +25,7 @@ impl Listeners {
         }
     }
 
-    pub(super) async fn notify_tool_list_changed(&self) {
+    pub(crate) async fn notify_tool_list_changed(&self) {
         let sinks = self.lock().clone();
         for sink in sinks {
             if let Err(error) = sink.notify_tool_list_changed().await {

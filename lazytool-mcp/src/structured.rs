@@ -1,5 +1,6 @@
 //! MCP wants object output schemas and object `structuredContent`: other outputs are wrapped
-//! in an object under [`WRAPPED_RESULT_KEY`].
+//! in an object under [`WRAPPED_RESULT_KEY`]. (2026-07-28 allows any JSON, but rmcp drops
+//! non-object ones for clients of earlier versions; wrapped, every client gets the same.)
 
 use rmcp::model::JsonObject;
 use serde_json::{Value, json};
@@ -8,6 +9,39 @@ use serde_json::{Value, json};
 /// (`Vec<T>`, a number, `Option<T>`...): the schema becomes `{"type": "object",
 /// "properties": {"result": <schema>}, "required": ["result"]}` and the structured content
 /// `{"result": <value>}`. Object schemas are sent as they are.
+///
+/// ```
+/// use lazytool_mcp::{McpServer, WRAPPED_RESULT_KEY};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::{Value, json};
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ids = DynamicTool::new("ids", "Lists the ids.", json!({"type": "object"}), |_: Value, _| async {
+///     Ok::<_, String>(json!([1, 2]))
+/// })
+/// .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
+/// let registry = Registry::builder().without_inventory().tool(ids).build()?;
+///
+/// let (client, connection) = tokio::io::duplex(64 * 1024);
+/// let (reader, writer) = tokio::io::split(connection);
+/// tokio::spawn(async move { McpServer::new(registry).serve(reader, writer).await });
+/// let (output, mut input) = tokio::io::split(client);
+/// let client_info = json!({"name": "docs", "version": "1"});
+/// let initialize = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client_info});
+/// for message in [
+///     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}),
+///     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+///     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ids"}}),
+/// ] {
+///     input.write_all(format!("{message}\n").as_bytes()).await?;
+/// }
+/// let mut lines = BufReader::new(output).lines();
+/// lines.next_line().await?; // the handshake's answer
+/// let called: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
+/// assert_eq!(called["result"]["structuredContent"], json!({WRAPPED_RESULT_KEY: [1, 2]}));
+/// # Ok(()) }
+/// ```
 pub const WRAPPED_RESULT_KEY: &str = "result";
 
 fn is_object_schema(schema: &Value) -> bool {
@@ -15,7 +49,7 @@ fn is_object_schema(schema: &Value) -> bool {
 }
 
 /// The output schema as MCP takes it.
-pub(super) fn object_schema(schema: &Value) -> JsonObject {
+pub(crate) fn object_schema(schema: &Value) -> JsonObject {
     if let Value::Object(object) = schema
         && is_object_schema(schema)
     {
@@ -37,7 +71,7 @@ pub(super) fn object_schema(schema: &Value) -> JsonObject {
 }
 
 /// The tool's output as `structuredContent`, following [`object_schema`].
-pub(super) fn object_value(schema: &Value, value: Value) -> Value {
+pub(crate) fn object_value(schema: &Value, value: Value) -> Value {
     if is_object_schema(schema) {
         value
     } else {

@@ -5,7 +5,7 @@ use serde_json::Value;
 /// The `id` member of the top-level object in `text`, if it is a string or a number that
 /// appears before anything unreadable. One pass, no recursion: safe on input nested deeper
 /// than any parser allows, and on the truncated prefix of an oversized line.
-pub(super) fn scan(text: &[u8]) -> Option<Value> {
+pub(crate) fn scan(text: &[u8]) -> Option<Value> {
     let mut depth = 0usize;
     let mut at = skip_whitespace(text, 0);
     if text.get(at) != Some(&b'{') {

@@ -2,9 +2,21 @@
 
 use std::fmt;
 
-/// Why [`McpServer::serve`](super::McpServer::serve) stopped before the client closed the
+/// Why [`McpServer::serve`](crate::McpServer::serve) stopped before the client closed the
 /// connection. Bad input never ends up here: every line that is not a valid message is
 /// answered with a JSON-RPC error and the server keeps serving.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::{McpError, McpServer};
+///
+/// # async fn run(server: McpServer) {
+/// match server.serve_stdio().await {
+///     Ok(()) => {} // the client closed stdin
+///     Err(McpError::Io(error)) => eprintln!("the client went away: {error}"),
+///     Err(error) => eprintln!("{error}"),
+/// }
+/// # }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum McpError {

@@ -1,5 +1,8 @@
 //! One client connection: a [`Session`] served as an rmcp [`ServerHandler`].
 
+use lazytool_runtime::{
+    CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
@@ -8,19 +11,29 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::call_result::call_result;
-use super::listeners::Listeners;
-use super::listing::mcp_tool;
-use crate::{CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind};
+use crate::call_result::call_result;
+use crate::listeners::Listeners;
+use crate::listing::mcp_tool;
 
 /// One MCP connection: its own [`Session`], so what one client discovers is listed and
 /// callable on its connection only.
 ///
-/// [`McpServer::serve`](super::McpServer::serve) makes one per connection. To serve over
+/// [`McpServer::serve`](crate::McpServer::serve) makes one per connection. To serve over
 /// another rmcp transport (streamable HTTP with stateful sessions, say), hand rmcp a new one
-/// per session from [`McpServer::connection`](super::McpServer::connection): it implements
+/// per session from [`McpServer::connection`](crate::McpServer::connection): it implements
 /// [`rmcp::ServerHandler`]. Only `serve` and `serve_stdio` answer malformed input that rmcp
 /// itself drops.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::rmcp::ServiceExt;
+/// use lazytool_mcp::{McpConnection, McpServer};
+///
+/// # async fn run(server: McpServer, stream: tokio::io::DuplexStream) -> Result<(), Box<dyn std::error::Error>> {
+/// let connection: McpConnection = server.connection();
+/// let running = connection.serve(stream).await?;
+/// running.waiting().await?;
+/// # Ok(()) }
+/// ```
 pub struct McpConnection {
     session: Session,
     config: ServerConfig,
@@ -31,7 +44,7 @@ pub struct McpConnection {
 }
 
 impl McpConnection {
-    pub(super) fn new(session: Session, config: ServerConfig) -> Self {
+    pub(crate) fn new(session: Session, config: ServerConfig) -> Self {
         McpConnection {
             session,
             config,
@@ -40,11 +53,20 @@ impl McpConnection {
         }
     }
 
-    pub(super) fn input_closed(&self) -> CancellationToken {
+    pub(crate) fn input_closed(&self) -> CancellationToken {
         self.input_closed.clone()
     }
 
     /// The connection's session: what it discovered so far, say.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let connection = McpServer::new(registry).connection();
+    /// let discovered: Vec<String> = connection.session().discovered().tools;
+    /// assert!(discovered.is_empty());
+    /// ```
     pub fn session(&self) -> &Session {
         &self.session
     }
@@ -70,7 +92,7 @@ impl std::fmt::Debug for McpConnection {
 }
 
 /// The capabilities every connection announces.
-pub(super) fn capabilities() -> ServerCapabilities {
+pub(crate) fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_tools()
         .enable_tool_list_changed()

@@ -1,0 +1,82 @@
+//! Serve a lazytool [`Registry`](lazytool_runtime::Registry) to MCP clients, with lazy
+//! discovery per connection, on [rmcp](https://docs.rs/rmcp) (the official Rust SDK,
+//! pinned to 3.11.x and re-exported as [`rmcp`]).
+//!
+//! ```rust,no_run,standalone_crate
+//! use lazytool_mcp::McpServer;
+//! use lazytool_runtime::{Registry, tool};
+//!
+//! /// Get all products from the catalog.
+//! #[tool(name = "getProducts", read_only)]
+//! async fn get_products() -> Vec<String> {
+//!     vec!["desk".into(), "chair".into()]
+//! }
+//!
+//! /// Calculate monthly payment plans for a product.
+//! #[tool(lazy, name = "calculateFinancing")]
+//! async fn calculate_financing(price: f64, months: u32) -> f64 {
+//!     price / f64::from(months)
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let registry = Registry::from_inventory()?;
+//!     // stdout carries the protocol: log to stderr.
+//!     McpServer::new(registry).serve_stdio().await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Each connection gets its own [`Session`](lazytool_runtime::Session):
+//!
+//! - `tools/list` is [`Session::active_tools`](lazytool_runtime::Session::active_tools):
+//!   eager tools, the discovery tool while some lazy tool is undiscovered, then the
+//!   discovered tools; each with its [annotations](lazytool_runtime::ToolAnnotations) and,
+//!   for tools that have one, its output schema (wrapped in an object when it is not one:
+//!   [`WRAPPED_RESULT_KEY`]). Listing starts the next model turn: a tool discovered during a
+//!   turn can be called once the client lists the tools again.
+//! - The server announces `tools.listChanged` and, after a discovery call that discovered
+//!   something new, sends `notifications/tools/list_changed` (from protocol 2026-07-28 on,
+//!   on the client's `subscriptions/listen` streams).
+//! - `tools/call` answers failures the model can act on (an undiscovered lazy tool,
+//!   invalid arguments, the tool's `Err` or panic) with `isError` results, and an unknown
+//!   tool with the JSON-RPC error `-32602`. A tool with an output schema returns
+//!   `structuredContent` and the same JSON as text. `notifications/cancelled` cancels the
+//!   call's [`ToolContext`](lazytool_runtime::ToolContext) and stops awaiting it.
+//! - Only tools are offered: `prompts/list`, `resources/list` and the like are `-32601`
+//!   (method not found).
+//!
+//! Discovery state lives in the connection, so lazy discovery needs a stateful transport:
+//! stdio ([`McpServer::serve_stdio`]), any byte stream ([`McpServer::serve`], which also
+//! answers every malformed line), or another rmcp transport such as streamable HTTP with
+//! sessions, one [`McpServer::connection`] per session.
+
+#![warn(unreachable_pub)]
+
+mod call_result;
+mod connection;
+mod decode;
+mod error;
+mod lines;
+mod listeners;
+mod listing;
+mod request_id;
+mod server;
+mod structured;
+mod transport;
+
+pub use connection::McpConnection;
+pub use error::McpError;
+pub use server::{DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use structured::WRAPPED_RESULT_KEY;
+
+/// The rmcp this crate is built on (3.11.x, feature `server`): its types for serving an
+/// [`McpConnection`] over rmcp's other transports, and the protocol's model.
+///
+/// ```
+/// use lazytool_mcp::rmcp::model::ProtocolVersion;
+///
+/// // The protocol versions a connection speaks are rmcp's.
+/// assert_eq!(ProtocolVersion::LATEST, ProtocolVersion::V_2026_07_28);
+/// ```
+pub use rmcp;

@@ -1,0 +1,231 @@
+//! Serving a registry over MCP: [`McpServer`].
+
+use lazytool_runtime::{Registry, SessionOptions};
+use rmcp::ServiceExt;
+use rmcp::model::{Implementation, ServerConfig};
+use rmcp::service::ServerInitializeError;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use crate::connection::{McpConnection, capabilities};
+use crate::error::McpError;
+use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
+
+/// The default of [`McpServer::max_line_bytes`]: 4 MiB.
+///
+/// ```
+/// use lazytool_mcp::{DEFAULT_MAX_LINE_BYTES, McpServer};
+///
+/// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+/// // Lines of up to 16 MiB, for arguments that carry whole files.
+/// let server = McpServer::new(registry).max_line_bytes(4 * DEFAULT_MAX_LINE_BYTES);
+/// ```
+pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// An MCP server for a [`Registry`], one [`Session`](lazytool_runtime::Session) per connection.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::McpServer;
+/// use lazytool_runtime::{DiscoveryMode, Registry, SessionOptions};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// McpServer::new(Registry::from_inventory()?)
+///     .server_info("shop", "1.0.0")
+///     .options(SessionOptions::new().mode(DiscoveryMode::Search))
+///     .serve_stdio()
+///     .await?;
+/// # Ok(()) }
+/// ```
+///
+/// Cheap to clone; [`serve`](McpServer::serve) may run for many connections at once.
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct McpServer {
+    registry: Registry,
+    options: SessionOptions,
+    max_line_bytes: usize,
+    name: String,
+    version: String,
+    instructions: Option<String>,
+}
+
+impl McpServer {
+    /// A server for `registry`, with default session options, a line limit of
+    /// [`DEFAULT_MAX_LINE_BYTES`], and `lazytool` with this crate's version as the server
+    /// name clients see.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// let registry = Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry);
+    /// ```
+    pub fn new(registry: Registry) -> Self {
+        McpServer {
+            registry,
+            options: SessionOptions::default(),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            name: "lazytool".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+        }
+    }
+
+    /// The options of every connection's session (discovery mode and listing, gating).
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::SessionOptions;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// // Connections may use only the tools whose name starts with `get`.
+    /// let options = SessionOptions::new().allow(|tool| tool.name().starts_with("get"));
+    /// let server = McpServer::new(registry).options(options);
+    /// ```
+    pub fn options(mut self, options: SessionOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The longest message accepted, in bytes (newline excluded). A longer line is skipped
+    /// without being buffered and answered with a JSON-RPC error (`-32600`).
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).max_line_bytes(64 * 1024);
+    /// ```
+    pub fn max_line_bytes(mut self, max: usize) -> Self {
+        self.max_line_bytes = max;
+        self
+    }
+
+    /// The name and version clients are told in `serverInfo`.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).server_info("shop", env!("CARGO_PKG_VERSION"));
+    /// ```
+    pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.name = name.into();
+        self.version = version.into();
+        self
+    }
+
+    /// Instructions for the client's model, sent with the handshake.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).instructions("Prices are in US dollars.");
+    /// ```
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// A new connection with a fresh session, for serving over another rmcp transport.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+    /// use serde_json::{Value, json};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let echo = DynamicTool::new("echo", "Returns its input.", json!({"type": "object"}), |arguments: Value, _| async {
+    ///     Ok::<_, String>(arguments)
+    /// })
+    /// .lazy(true);
+    /// let registry = Registry::builder().without_inventory().tool(echo).build().unwrap();
+    /// let server = McpServer::new(registry);
+    /// let (first, second) = (server.connection(), server.connection());
+    ///
+    /// // What one connection discovers, the other does not see.
+    /// first.session().call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["echo"]})).await;
+    /// assert_eq!(first.session().discovered().tools, ["echo"]);
+    /// assert!(second.session().discovered().tools.is_empty());
+    /// # }
+    /// ```
+    pub fn connection(&self) -> McpConnection {
+        let mut config = ServerConfig::new(capabilities())
+            .with_server_info(Implementation::new(&self.name, &self.version));
+        config.instructions.clone_from(&self.instructions);
+        McpConnection::new(self.registry.session_with(self.options.clone()), config)
+    }
+
+    /// Serves one connection on the process's stdin and stdout until the client closes
+    /// stdin. Log to stderr only: stdout carries the protocol.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// McpServer::new(Registry::from_inventory()?).serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_stdio(&self) -> Result<(), McpError> {
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one connection of newline-delimited JSON-RPC over `reader` and `writer` until
+    /// `reader` ends, then shuts `writer` down.
+    ///
+    /// Every request gets an answer: a line that is not JSON (or nests deeper than
+    /// serde_json's recursion limit) gets `-32700`, JSON that is not a JSON-RPC message
+    /// `-32600`, a request with malformed params `-32602`, a line over
+    /// [`max_line_bytes`](McpServer::max_line_bytes) `-32600`; each with the request id when
+    /// it can be read from the raw text, else `null`. The connection keeps serving after
+    /// each.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use serde_json::Value;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// let (reader, writer) = tokio::io::split(connection);
+    /// let server = McpServer::new(registry);
+    /// let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    ///
+    /// let (output, mut input) = tokio::io::split(client);
+    /// input.write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\"\n").await?;
+    /// let mut lines = BufReader::new(output).lines();
+    /// let reply: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
+    /// assert_eq!((&reply["id"], &reply["error"]["code"]), (&Value::from(7), &Value::from(-32700)));
+    ///
+    /// // Serving ends with the input.
+    /// input.shutdown().await?;
+    /// serving.await??;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve<R, W>(&self, reader: R, writer: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send,
+    {
+        let (outbox, lines) = mpsc::channel(OUTBOX_CAPACITY);
+        let connection = self.connection();
+        let closed = connection.input_closed();
+        let transport = LineTransport::new(reader, self.max_line_bytes, outbox, closed);
+        // The transport and every pending send hold the outbox: once rmcp is done with
+        // them, the writer drains what is left and ends.
+        let served = async move {
+            match connection.serve(transport).await {
+                Ok(running) => running.waiting().await.map(drop).map_err(McpError::Task),
+                Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+                Err(error) => Err(McpError::Handshake(error.to_string())),
+            }
+        };
+        let (served, written) = tokio::join!(served, transport::write_lines(writer, lines));
+        served?;
+        written.map_err(McpError::Io)
+    }
+}
