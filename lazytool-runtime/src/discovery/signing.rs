@@ -2,19 +2,41 @@
 //! only the discoveries it made itself.
 
 use std::fmt;
+#[cfg(feature = "signing")]
 use std::sync::Arc;
 
+#[cfg(feature = "signing")]
 use hmac::{Hmac, KeyInit, Mac};
+#[cfg(feature = "signing")]
 use sha2::Sha256;
 
 use crate::call::DiscoveredSet;
 
+#[cfg(feature = "signing")]
 const DOMAIN: &[u8] = b"lazytool/discovery/v1";
 
 /// An HMAC-SHA256 key for discovery results.
+#[cfg(feature = "signing")]
 #[derive(Clone)]
 pub(crate) struct SigningKey(Arc<Option<Hmac<Sha256>>>);
 
+/// Without the `signing` feature no key exists: sessions never sign nor check signatures.
+#[cfg(not(feature = "signing"))]
+#[derive(Clone)]
+pub(crate) enum SigningKey {}
+
+#[cfg(not(feature = "signing"))]
+impl SigningKey {
+    pub(crate) fn sign_set(&self, _: DiscoveredSet) -> DiscoveredSet {
+        match *self {}
+    }
+
+    pub(crate) fn verify_set(&self, _: &DiscoveredSet) -> bool {
+        match *self {}
+    }
+}
+
+#[cfg(feature = "signing")]
 impl SigningKey {
     /// HMAC accepts keys of any length; were one ever refused, the key would sign nothing
     /// and accept nothing, which fails closed.
@@ -76,6 +98,7 @@ impl fmt::Debug for SigningKey {
     }
 }
 
+#[cfg(feature = "signing")]
 fn decode_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
@@ -86,7 +109,7 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "signing"))]
 mod tests {
     use super::*;
 

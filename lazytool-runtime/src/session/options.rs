@@ -60,7 +60,15 @@ impl SessionOptions {
     /// the server, and makes [`Session::from_history`] accept only discoveries carrying a
     /// valid signature: a client that writes its own history cannot claim discoveries the
     /// server did not make. (It can still replay a signed result into another conversation
-    /// served with the same key.)
+    /// served with the same key.) Needs the `signing` feature.
+    ///
+    /// ```
+    /// use lazytool_runtime::SessionOptions;
+    ///
+    /// let options = SessionOptions::new().signing_key(b"a secret only the server knows");
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "signing")]
     pub fn signing_key(mut self, key: impl AsRef<[u8]>) -> Self {
         self.signing = Some(SigningKey::new(key.as_ref()));
         self
