@@ -63,15 +63,8 @@ fn code_of(text: &str) -> String {
                 }
             }
             '"' => {
-                code.push('"');
-                let mut escaped = false;
-                for c in chars.by_ref() {
-                    if c == '"' && !escaped {
-                        break;
-                    }
-                    escaped = c == '\\' && !escaped;
-                }
-                code.push('"');
+                skip_literal(&mut chars, '"');
+                code.push_str("\"\"");
             }
             // A char literal ('x', '\n', '"'); a lifetime ('a) is left alone.
             '\'' => {
@@ -80,13 +73,7 @@ fn code_of(text: &str) -> String {
                     || rest.chars().nth(1) == Some('\'')
                     || rest.starts_with('"');
                 if literal {
-                    let mut escaped = false;
-                    for c in chars.by_ref() {
-                        if c == '\'' && !escaped {
-                            break;
-                        }
-                        escaped = c == '\\' && !escaped;
-                    }
+                    skip_literal(&mut chars, '\'');
                 }
                 code.push('\'');
             }
@@ -94,6 +81,17 @@ fn code_of(text: &str) -> String {
         }
     }
     code
+}
+
+/// Skips the rest of a string or char literal, up to its unescaped closing `quote`.
+fn skip_literal(chars: &mut impl Iterator<Item = char>, quote: char) {
+    let mut escaped = false;
+    for c in chars {
+        if c == quote && !escaped {
+            break;
+        }
+        escaped = c == '\\' && !escaped;
+    }
 }
 
 fn identifier_at(code: &str, at: usize) -> &str {

@@ -168,11 +168,7 @@ pub fn tool_result_block(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    let blocks: Vec<Value> = turn
-        .into_iter()
-        .map(|(call, result)| tool_result_block(call, result))
-        .collect();
-    vec![json!({"role": "user", "content": blocks})]
+    super::one_for_all(turn, "content", tool_result_block)
 }
 
 /// Reads the Messages items of one history message: its `tool_use` blocks, and its

@@ -173,11 +173,7 @@ pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    let parts: Vec<Value> = turn
-        .into_iter()
-        .map(|(call, result)| function_response_part(call, result))
-        .collect();
-    vec![json!({"role": "user", "parts": parts})]
+    super::one_for_all(turn, "parts", function_response_part)
 }
 
 /// Reads the Gemini items of one history message: `functionCall` and `functionResponse`

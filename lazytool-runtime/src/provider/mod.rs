@@ -32,6 +32,8 @@ pub(crate) mod tests;
 
 use history::HistoryScan;
 
+use crate::call::{ToolCall, ToolResult};
+
 /// What reads one format's items of a history message into a [`HistoryScan`].
 type HistoryReader = for<'m> fn(&'m Map<String, Value>, &mut HistoryScan<'m>);
 
@@ -129,6 +131,30 @@ impl fmt::Display for Provider {
             Provider::Gemini => "Gemini generateContent",
         })
     }
+}
+
+/// A turn's results for formats that send one message (or item) per result, in call order.
+fn one_per_result<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+    message: fn(&ToolCall, &ToolResult) -> Value,
+) -> Vec<Value> {
+    turn.into_iter()
+        .map(|(call, result)| message(call, result))
+        .collect()
+}
+
+/// A turn's results for formats that send them all in one message: `{"role": "user", key:
+/// [parts]}`, the parts in call order.
+fn one_for_all<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+    key: &str,
+    part: fn(&ToolCall, &ToolResult) -> Value,
+) -> Vec<Value> {
+    let parts = one_per_result(turn, part);
+    let mut message = Map::new();
+    message.insert("role".to_owned(), Value::String("user".to_owned()));
+    message.insert(key.to_owned(), Value::Array(parts));
+    vec![Value::Object(message)]
 }
 
 /// `base` extended by one JSON pointer segment.

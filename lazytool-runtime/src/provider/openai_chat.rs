@@ -145,11 +145,17 @@ fn parse_call(reader: &Reader, call: &Value, path: &str) -> Result<ToolCall, Par
 /// assert_eq!(message, json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
 /// ```
 pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
-    json!({
-        "role": "tool",
-        "tool_call_id": call.id,
-        "content": result.text(),
-    })
+    role_tool_message(call, result, "tool_call_id")
+}
+
+/// `{"role": "tool", id_key: call.id, "content": result.text()}`: the result message of Chat
+/// Completions, and of TanStack AI under its own id key.
+pub(super) fn role_tool_message(call: &ToolCall, result: &ToolResult, id_key: &str) -> Value {
+    let mut message = Map::new();
+    message.insert("role".to_owned(), json!("tool"));
+    message.insert(id_key.to_owned(), json!(call.id));
+    message.insert("content".to_owned(), json!(result.text()));
+    Value::Object(message)
 }
 
 /// The messages that return the results of one assistant turn, in call order: one
@@ -157,27 +163,31 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| tool_result_message(call, result))
-        .collect()
+    super::one_per_result(turn, tool_result_message)
 }
 
 /// Reads the Chat Completions items of one history message: the `tool_calls` of an
 /// assistant message (`{"id", "function": {"name"}}`), and a `role: "tool"` message's
 /// result under its `tool_call_id`.
 pub(super) fn read_history<'m>(message: &'m Map<String, Value>, scan: &mut HistoryScan<'m>) {
-    read_calls(member(message, "tool_calls"), scan);
+    read_chat_message(message, scan, "tool_calls", "tool_call_id");
+}
+
+/// Reads a message in Chat Completions' shape, its calls under `calls_key` and a `role:
+/// "tool"` result's call id under `id_key` (TanStack AI's messages have the same shape in
+/// camelCase; its calls come with or without the `function` wrapper).
+pub(super) fn read_chat_message<'m>(
+    message: &'m Map<String, Value>,
+    scan: &mut HistoryScan<'m>,
+    calls_key: &str,
+    id_key: &str,
+) {
     if str_field(message, "role") == Some("tool")
-        && let Some(call_id) = id_field(message, "tool_call_id")
+        && let Some(call_id) = id_field(message, id_key)
     {
         scan.result(call_id, || record_of_content(member(message, "content")));
     }
-}
-
-/// Reads an array of calls in Chat Completions' shape (TanStack AI's `toolCalls` have it
-/// too, with or without the `function` wrapper).
-pub(super) fn read_calls<'m>(calls: Option<&'m Value>, scan: &mut HistoryScan<'m>) {
-    let Some(Value::Array(calls)) = calls else {
+    let Some(Value::Array(calls)) = member(message, calls_key) else {
         return;
     };
     for call in calls.iter().filter_map(Value::as_object) {

@@ -253,9 +253,7 @@ pub fn tool_result_item(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| tool_result_item(call, result))
-        .collect()
+    super::one_per_result(turn, tool_result_item)
 }
 
 /// Reads one history item of the Responses API: a `function_call` (under its `call_id`), a

@@ -3,10 +3,10 @@
 //! adapters render the tools and parse the responses; lazytool reads its histories and
 //! writes results it reads back.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
-use super::openai_chat::read_calls;
+use super::history::HistoryScan;
+use super::openai_chat::{read_chat_message, role_tool_message};
 use crate::call::{ToolCall, ToolResult};
 
 /// The message that returns one result in TanStack's shape:
@@ -22,11 +22,7 @@ use crate::call::{ToolCall, ToolResult};
 /// assert_eq!(message, json!({"role": "tool", "toolCallId": "tc_1", "content": "5"}));
 /// ```
 pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
-    json!({
-        "role": "tool",
-        "toolCallId": call.id,
-        "content": result.text(),
-    })
+    role_tool_message(call, result, "toolCallId")
 }
 
 /// The messages that return the results of one assistant turn, in call order: one
@@ -34,18 +30,11 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| tool_result_message(call, result))
-        .collect()
+    super::one_per_result(turn, tool_result_message)
 }
 
 /// Reads TanStack's items of one history message: `toolCalls` (with or without the
 /// `function` wrapper), and a `role: "tool"` message's result under its `toolCallId`.
 pub(super) fn read_history<'m>(message: &'m Map<String, Value>, scan: &mut HistoryScan<'m>) {
-    read_calls(member(message, "toolCalls"), scan);
-    if str_field(message, "role") == Some("tool")
-        && let Some(call_id) = id_field(message, "toolCallId")
-    {
-        scan.result(call_id, || record_of_content(member(message, "content")));
-    }
+    read_chat_message(message, scan, "toolCalls", "toolCallId");
 }
