@@ -57,6 +57,7 @@ impl ToolErrorKind {
 
 impl ToolResult {
     /// A successful result.
+    #[inline]
     pub fn success(content: Value) -> Self {
         ToolResult {
             content,
@@ -66,6 +67,7 @@ impl ToolResult {
     }
 
     /// A failed result whose content is `message` as a JSON string.
+    #[inline]
     pub fn error(kind: ToolErrorKind, message: impl Into<String>) -> Self {
         ToolResult {
             content: Value::String(message.into()),
@@ -91,16 +93,19 @@ impl ToolResult {
     }
 
     /// Whether the call failed.
+    #[inline]
     pub fn is_error(&self) -> bool {
         self.error.is_some()
     }
 
     /// Why the call failed, or `None` for a success.
+    #[inline]
     pub fn error_kind(&self) -> Option<ToolErrorKind> {
         self.error
     }
 
     /// The tool's value, or the error message as a JSON string.
+    #[inline]
     pub fn content(&self) -> &Value {
         &self.content
     }
@@ -113,6 +118,7 @@ impl ToolResult {
     /// For a result of the discovery tool, the lazy tools it handed out (with their signature
     /// when the session signs): what a provider's native deferral answers with
     /// ([`provider::anthropic::tool_reference_block`](crate::provider::anthropic::tool_reference_block)).
+    #[inline]
     pub fn discovered(&self) -> Option<&DiscoveredSet> {
         self.discovered.as_deref()
     }
@@ -124,7 +130,12 @@ impl ToolResult {
     }
 
     /// Takes the content out of the result.
+    #[inline]
     pub fn into_content(self) -> Value {
+        // Only discovery results carry a set: dropping it stays out of every other call's path.
+        if let Some(discovered) = self.discovered {
+            drop_cold(discovered);
+        }
         self.content
     }
 
@@ -136,4 +147,10 @@ impl ToolResult {
             other => other.to_string(),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn drop_cold<T>(value: T) {
+    drop(value);
 }

@@ -89,7 +89,19 @@ impl Future for Run {
         };
         match std::mem::replace(state, RunState::Finished) {
             RunState::Answered(answer) => Poll::Ready(*answer),
-            RunState::Running { tool, started, .. } => Poll::Ready(finish(&tool, outcome, started)),
+            RunState::Running {
+                tool,
+                started,
+                future,
+                timer,
+            } => {
+                drop(future);
+                // Most calls finish before their timer is armed: nothing to drop then.
+                if let Timer::Armed(sleep) = timer {
+                    drop_sleep(sleep);
+                }
+                Poll::Ready(finish(&tool, outcome, started))
+            }
             RunState::Finished => Poll::Pending,
         }
     }
@@ -118,6 +130,12 @@ fn finish(
     };
     trace_outcome(tool, &result, started);
     result
+}
+
+#[cold]
+#[inline(never)]
+fn drop_sleep(sleep: Pin<Box<tokio::time::Sleep>>) {
+    drop(sleep);
 }
 
 /// The `lazytool::call` event that ends every call, admitted or not.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::tool::{SourceLocation, ToolNameError};
+use crate::tool::{SchemaError, SourceLocation, ToolNameError};
 
 /// Everything wrong with the tools given to a registry, reported together.
 ///
@@ -43,7 +43,7 @@ pub enum RegistryProblem {
         /// Where the tool was declared.
         location: SourceLocation,
         /// What is wrong with it.
-        reason: String,
+        reason: SchemaError,
     },
     /// A tool takes `State<T>` but no value of type `T` was registered.
     MissingState {

@@ -36,16 +36,56 @@ impl ValidatorCell {
 
 /// The validator of a canonical input schema: JSON Schema 2020-12, with the bounds of Rust
 /// integer formats enforced.
-fn compile(input: &Value) -> Result<jsonschema::Validator, String> {
+fn compile(input: &Value) -> Result<jsonschema::Validator, SchemaError> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(&crate::schema::with_integer_bounds(input))
-        .map_err(|error| format!("the schema does not compile: {error}"))
+        .map_err(|error| SchemaError::DoesNotCompile(error.to_string()))
 }
+
+/// Why a tool's input schema cannot be used
+/// ([`RegistryProblem::InvalidSchema`](crate::RegistryProblem::InvalidSchema)).
+///
+/// ```
+/// use lazytool_runtime::{DynamicTool, Registry, RegistryProblem, SchemaError};
+/// use serde_json::json;
+///
+/// let tool = DynamicTool::new("list", "Lists things.", json!({"type": "array"}),
+///     |_, _| async { Ok::<_, String>(json!([])) });
+/// let error = Registry::builder().without_inventory().tool(tool).build().unwrap_err();
+/// assert!(matches!(
+///     &error.problems()[0],
+///     RegistryProblem::InvalidSchema { reason: SchemaError::NotAnObject, .. }
+/// ));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The root is not an object schema: tool arguments are a JSON object.
+    NotAnObject,
+    /// The JSON Schema validator rejects the schema (an unresolvable `$ref`, a keyword with a
+    /// value of the wrong type, ...); the text is the validator's.
+    DoesNotCompile(String),
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SchemaError::NotAnObject => f.write_str(
+                "the root of an input schema must be an object schema (`\"type\": \"object\"`)",
+            ),
+            SchemaError::DoesNotCompile(reason) => {
+                write!(f, "the schema does not compile: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
 
 impl CompiledSchemas {
     /// Checks that `input` describes an argument object and compiles its validator.
-    pub(crate) fn build(input: Value, output: Option<Value>) -> Result<Self, String> {
+    pub(crate) fn build(input: Value, output: Option<Value>) -> Result<Self, SchemaError> {
         Self::build_with(input, output, |validator| {
             ValidatorCell::Compiled(Arc::new(validator))
         })
@@ -53,7 +93,7 @@ impl CompiledSchemas {
 
     /// [`build`](Self::build), the validator compiled now only to report a schema that does
     /// not compile, and kept for the tool's first call.
-    pub(crate) fn build_deferred(input: Value, output: Option<Value>) -> Result<Self, String> {
+    pub(crate) fn build_deferred(input: Value, output: Option<Value>) -> Result<Self, SchemaError> {
         Self::build_with(input, output, |_| {
             ValidatorCell::OnFirstCall(Arc::new(OnceLock::new()))
         })
@@ -63,16 +103,11 @@ impl CompiledSchemas {
         input: Value,
         output: Option<Value>,
         keep: impl FnOnce(jsonschema::Validator) -> ValidatorCell,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SchemaError> {
         let input = crate::schema::canonicalize(input);
         match input.get("type") {
             Some(Value::String(kind)) if kind == "object" => {}
-            _ => {
-                return Err(
-                    "the root of an input schema must be an object schema (`\"type\": \"object\"`)"
-                        .to_owned(),
-                );
-            }
+            _ => return Err(SchemaError::NotAnObject),
         }
         let validator = keep(compile(&input)?);
         Ok(CompiledSchemas {
@@ -110,6 +145,6 @@ mod tests {
         let error = CompiledSchemas::build_deferred(broken, None)
             .err()
             .expect("an unresolvable reference is reported when the registry is built");
-        assert!(error.starts_with("the schema does not compile"), "{error}");
+        assert!(matches!(error, SchemaError::DoesNotCompile(_)), "{error}");
     }
 }

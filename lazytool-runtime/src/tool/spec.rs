@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::schemas::CompiledSchemas;
+use super::schemas::{CompiledSchemas, SchemaError};
 use super::state::{ResolvedStates, StateRequirement};
 use super::{SourceLocation, ToolAnnotations};
 use crate::call::{ToolContext, ToolResult};
@@ -100,7 +100,7 @@ impl ToolSpec {
 /// The per-process cache of a spec's compiled schemas: built on first use, shared by every
 /// registry built afterwards.
 #[doc(hidden)]
-pub struct SpecCache(OnceLock<Result<CompiledSchemas, String>>);
+pub struct SpecCache(OnceLock<Result<CompiledSchemas, SchemaError>>);
 
 impl SpecCache {
     #[allow(clippy::new_without_default)]
@@ -108,7 +108,7 @@ impl SpecCache {
         SpecCache(OnceLock::new())
     }
 
-    pub(crate) fn get_or_build(&self, spec: &ToolSpec) -> Result<CompiledSchemas, String> {
+    pub(crate) fn get_or_build(&self, spec: &ToolSpec) -> Result<CompiledSchemas, SchemaError> {
         self.0
             .get_or_init(|| {
                 CompiledSchemas::build((spec.input_schema)(), spec.output_schema.map(|f| f()))
