@@ -15,7 +15,7 @@
 //! A turn's results are the messages (or items, or contents) to append to the history, in
 //! call order. Schemas are sent in each API's dialect (see [`schema`](crate::schema)).
 //!
-//! Adding a format is one new module here and its line in [`FORMATS`], the history readers.
+//! Adding a format is one new module here and its line in `FORMATS` (in `provider/mod.rs`), the history readers.
 
 use std::fmt;
 
