@@ -10,6 +10,7 @@ use crate::errors::Errors;
 
 pub(crate) const TOOL_KEYS: &[&str] = &[
     "lazy",
+    "blocking",
     "name",
     "description",
     "rename_all",
@@ -30,6 +31,8 @@ pub(crate) const ARG_KEYS: &[&str] = &["default", "rename", "description"];
 #[derive(Default)]
 pub(crate) struct ToolAttr {
     pub(crate) lazy: bool,
+    /// `blocking`: the key's span, when set.
+    pub(crate) blocking: Option<Span>,
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) rename_all: Option<RenameRule>,
@@ -56,6 +59,11 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
         }
         match key.as_str() {
             "lazy" => attr.lazy = flag(&meta)?,
+            "blocking" => {
+                if flag(&meta)? {
+                    attr.blocking = Some(meta.path.segments[0].ident.span());
+                }
+            }
             "strict" => attr.strict = flag(&meta)?,
             "output_schema" => {
                 if flag(&meta)? {
@@ -100,14 +108,7 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
                     ),
                 }
             }
-            "crate" => {
-                let value = meta.value()?;
-                attr.krate = Some(if value.peek(LitStr) {
-                    value.parse::<LitStr>()?.parse()?
-                } else {
-                    value.call(Path::parse_mod_style)?
-                });
-            }
+            "crate" => attr.krate = Some(crate_path(&meta)?),
             _ => {
                 errors.spanned(&meta.path, unknown_key("#[tool]", &key, TOOL_KEYS));
                 return skip_value(&meta);
@@ -121,6 +122,40 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
     attr
 }
 
+pub(crate) const TOOLS_KEYS: &[&str] = &["crate"];
+
+/// `#[tools(...)]` takes only `crate = path`.
+pub(crate) fn parse_tools_attr(tokens: TokenStream, errors: &mut Errors) -> Option<Path> {
+    let mut krate = None;
+    let mut seen = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        let key = key_of(&meta);
+        if !note_first(&mut seen, &key, &meta, errors) {
+            return skip_value(&meta);
+        }
+        if key == "crate" {
+            krate = Some(crate_path(&meta)?);
+        } else {
+            errors.spanned(&meta.path, unknown_key("#[tools]", &key, TOOLS_KEYS));
+            return skip_value(&meta);
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(tokens) {
+        errors.push(error);
+    }
+    krate
+}
+
+fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        value.parse::<LitStr>()?.parse()
+    } else {
+        value.call(Path::parse_mod_style)
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct ArgAttr {
     pub(crate) default: Option<(Span, Option<Expr>)>,
@@ -128,7 +163,11 @@ pub(crate) struct ArgAttr {
     pub(crate) description: Option<LitStr>,
 }
 
+/// A bare `#[arg]` only marks the parameter as an argument.
 pub(crate) fn parse_arg_attr(attr: &syn::Attribute, into: &mut ArgAttr, errors: &mut Errors) {
+    if let syn::Meta::Path(_) = attr.meta {
+        return;
+    }
     let mut seen = Vec::new();
     let result = attr.parse_nested_meta(|meta| {
         let key = key_of(&meta);

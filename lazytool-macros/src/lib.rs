@@ -9,6 +9,8 @@ mod case;
 mod doc;
 mod errors;
 mod expand;
+mod markdown;
+mod methods;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -24,7 +26,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(other) => {
             let error = syn::Error::new_spanned(
                 item_name(&other),
-                "`#[tool]` goes on a free `fn` (usually `async fn`); it cannot be used on this item",
+                "`#[tool]` goes on a free `fn` (usually `async fn`) or on a method of a `#[tools]` impl; it cannot be used on this item",
             )
             .to_compile_error();
             let input = proc_macro2::TokenStream::from(input);
@@ -39,15 +41,38 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_fn(args.into(), item).into()
 }
 
+/// Marks an impl block whose `#[tool]` methods are tools; documented where users meet it,
+/// as `lazytool_runtime::tools`.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::Item>(input.clone()) {
+        Ok(syn::Item::Impl(item)) => methods::tools_impl(args.into(), item).into(),
+        Ok(other) => {
+            let error = syn::Error::new_spanned(
+                item_name(&other),
+                "`#[tools]` goes on an impl block (`#[tools] impl Type { ... }`) whose methods are marked `#[tool]`",
+            )
+            .to_compile_error();
+            let input = proc_macro2::TokenStream::from(input);
+            quote!(#input #error).into()
+        }
+        Err(error) => {
+            let error = error.to_compile_error();
+            let input = proc_macro2::TokenStream::from(input);
+            quote!(#input #error).into()
+        }
+    }
+}
+
 fn tool_fn(args: proc_macro2::TokenStream, mut item: syn::ItemFn) -> proc_macro2::TokenStream {
     let mut errors = Errors::default();
     let attr = attr::parse_tool_attr(args, &mut errors);
     let tool = ast::ToolFn::parse(&mut item, &mut errors);
-    valid::check(&item, &attr, &tool, &mut errors);
+    valid::check(&item, &attr, &tool, valid::Place::Free, &mut errors);
     match errors.into_compile_errors() {
         Some(errors) => expand::fallback(&item, errors),
         None => {
-            let generated = expand::expand(&attr, &tool);
+            let generated = expand::expand(&attr, &tool, None);
             quote!(#item #generated)
         }
     }

@@ -138,6 +138,34 @@ pub mod __private;
 /// parameters with the same JSON name, and misuse of `#[args]` and `#[arg]`.
 pub use lazytool_macros::tool;
 
+/// Marks an impl block whose `#[tool]` methods are tools (see [`tool`], "Tools on methods").
+///
+/// ```rust,standalone_crate
+/// use std::sync::Arc;
+/// use lazytool_runtime::{tools, Registry};
+///
+/// struct Greeter {
+///     greeting: String,
+/// }
+///
+/// #[tools]
+/// impl Greeter {
+///     /// Greets someone.
+///     #[tool]
+///     async fn greet(&self, name: String) -> String {
+///         format!("{}, {name}!", self.greeting)
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let greeter = Greeter { greeting: "Hello".into() };
+/// let registry = Registry::builder().tools_of(Arc::new(greeter)).build().unwrap();
+/// let result = registry.call("greet", serde_json::json!({"name": "Ada"})).await;
+/// assert_eq!(result.content(), "Hello, Ada!");
+/// # }
+/// ```
+pub use lazytool_macros::tools;
+
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
@@ -151,5 +179,6 @@ pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{
     CatalogError, DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN, SourceLocation, State, Tool,
-    ToolAnnotations, ToolDefinition, ToolNameError, ToolSpec, catalog_tools, validate_tool_name,
+    ToolAnnotations, ToolDefinition, ToolMethods, ToolNameError, ToolSpec, catalog_tools,
+    validate_tool_name,
 };
