@@ -7,7 +7,6 @@
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use crate::ast::{Output, Param, ParamKind, ToolFn};
@@ -58,16 +57,14 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     let mut requirements = Vec::new();
     if let Some(self_ty) = self_ty {
         bindings.push(quote! {
-            let __self = match __states.get::<#self_ty>(0) {
+            let __self = match #p::instance::<#self_ty>(__states) {
                 ::core::option::Option::Some(state) => state,
                 ::core::option::Option::None => {
                     return ::core::result::Result::Err(#p::missing_state(#name));
                 }
             };
         });
-        requirements.push(quote_spanned!(self_ty.span()=>
-            ::core::option::Option::Some(#p::StateRequirement::instance_of::<#self_ty>())
-        ));
+        requirements.push(quote!(#p::instance_requirement::<#self_ty>()));
         call_args.push(quote!(&*__self));
     }
     for (index, param) in tool.params.iter().enumerate() {
@@ -142,6 +139,14 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     } else {
         quote!(#function(#(#call_args),*))
     };
+    // Spanned on the fn's name: a future that is not `Send` (it holds an argument, a state or
+    // an instance that is not) is reported there.
+    let future = quote_spanned! {fn_ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            let __output = #run;
+            #output_conversion
+        })
+    };
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     let column = quote_spanned!(fn_ident.span()=> ::core::column!());
 
@@ -171,10 +176,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
                 } = __invocation;
                 let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
                 #(#bindings)*
-                ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
-                    let __output = #run;
-                    #output_conversion
-                }))
+                ::core::result::Result::Ok(#future)
             }
 
             static __CACHE: #p::SpecCache = #p::SpecCache::new();

@@ -119,6 +119,18 @@ pub fn missing_state(tool: &str) -> ToolResult {
     )
 }
 
+/// The instance a method of a `#[tools]` impl runs on. Bounded by [`ToolMethods`] alone, so
+/// that a type that cannot be shared is reported once, at its `#[tools]` impl.
+#[inline]
+pub fn instance<T: ToolMethods>(states: &ResolvedStates) -> Option<State<T>> {
+    states.get::<T>(0)
+}
+
+/// What a method of a `#[tools]` impl requires of the registry; see [`instance`].
+pub const fn instance_requirement<T: ToolMethods>() -> Option<StateRequirement> {
+    Some(StateRequirement::instance_of::<T>())
+}
+
 /// Runs a `#[tool(blocking)]` body on tokio's blocking pool, so that neither the caller's
 /// task nor the other calls of a turn wait for it, and the call's timeout is honoured (the
 /// thread itself runs to completion: a thread cannot be stopped). A panic in the body is
@@ -333,7 +345,7 @@ impl<T: ?Sized + Display> ErrorDisplay for T {}
 
 /// Proof that a `#[arg(default = ...)]` value can be shown in the schema.
 #[diagnostic::on_unimplemented(
-    message = "`#[arg(default = ...)]` needs `{Self}: serde::Serialize`: the default is written into the tool's schema",
+    message = "`#[arg(default)]` needs `{Self}: serde::Serialize`: the default is written into the tool's schema",
     label = "the default of a `{Self}` parameter",
     note = "derive `serde::Serialize` for `{Self}`, or make the parameter `Option<{Self}>` and apply the default in the body"
 )]
