@@ -25,7 +25,8 @@ pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
 /// `#[tools]` impl.
 pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let krate = runtime_path(attr.krate.as_ref());
-    let p = quote!(#krate::__private);
+    // Imported once per tool as `__p`: a short path keeps each expansion small.
+    let p = quote!(__p);
     let name = match &attr.name {
         Some(name) => name.value(),
         None => tool_name_of_fn(&tool.ident),
@@ -150,53 +151,50 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     let column = quote_spanned!(fn_ident.span()=> ::core::column!());
 
+    // One body, the static's initializer, holds the checks and both functions (closures),
+    // so that a failed check is reported once and silences what would follow from it.
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types, non_snake_case, unused_variables, clippy::all)]
         const _: () = {
+            use #krate::__private as __p;
+
             #arguments_struct
 
             #(#default_fns)*
 
-            fn __input_schema() -> #p::serde_json::Value {
-                #(#checks)*
-                #p::input_schema(#schema, #strict, &[#(#defaults),*])
-            }
-
-            // The arguments are parsed before the future is built: only the tool's own work
-            // is boxed. (The runtime catches panics here as it does in the future.)
-            fn __call(
-                __invocation: #p::Invocation<'_>,
-            ) -> ::core::result::Result<#p::CallFuture, #p::ToolResult> {
-                #(#checks)*
-                let #p::Invocation {
-                    arguments: __arguments,
-                    states: __states,
-                    context: __context,
-                } = __invocation;
-                let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
-                #(#bindings)*
-                ::core::result::Result::Ok(#future)
-            }
-
             static __CACHE: #p::SpecCache = #p::SpecCache::new();
 
-            static __SPEC: #p::ToolSpec = #p::ToolSpec {
-                name: #name,
-                description: #description,
-                lazy: #lazy,
-                annotations: #annotations,
-                tags: &[#(#tags),*],
-                skill: #skill,
-                input_schema: __input_schema,
-                output_schema: #output_schema,
-                states: &[#(#requirements),*],
-                call: __call,
-                cache: &__CACHE,
-                module_path: ::core::module_path!(),
-                file: ::core::file!(),
-                line: #line,
-                column: #column,
+            static __SPEC: #p::ToolSpec = {
+                #(#checks)*
+                #p::ToolSpec {
+                    name: #name,
+                    description: #description,
+                    lazy: #lazy,
+                    annotations: #annotations,
+                    tags: &[#(#tags),*],
+                    skill: #skill,
+                    input_schema: || #p::input_schema(#schema, #strict, &[#(#defaults),*]),
+                    output_schema: #output_schema,
+                    states: &[#(#requirements),*],
+                    // The arguments are parsed before the future is built: only the tool's
+                    // own work is boxed. (The runtime catches panics here as in the future.)
+                    call: |__invocation| {
+                        let #p::Invocation {
+                            arguments: __arguments,
+                            states: __states,
+                            context: __context,
+                        } = __invocation;
+                        let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
+                        #(#bindings)*
+                        ::core::result::Result::Ok(#future)
+                    },
+                    cache: &__CACHE,
+                    module_path: ::core::module_path!(),
+                    file: ::core::file!(),
+                    line: #line,
+                    column: #column,
+                }
             };
 
             #p::inventory::submit!(#p::Registration(&__SPEC));
