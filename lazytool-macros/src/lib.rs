@@ -94,3 +94,6 @@ fn item_name(item: &syn::Item) -> proc_macro2::TokenStream {
     };
     quote!(#ident)
 }
+
+#[cfg(test)]
+mod tests;
