@@ -136,7 +136,10 @@ fn replace_tokens(tokens: TokenStream, self_ty: &Type) -> TokenStream {
     tokens
         .into_iter()
         .flat_map(|token| match token {
-            TokenTree::Ident(ident) if ident == "Self" => respanned(self_ty, ident.span()),
+            // At the `Self` written, so that errors about the type point there.
+            TokenTree::Ident(ident) if ident == "Self" => {
+                expand::respanned(&self_ty.to_token_stream(), ident.span())
+            }
             TokenTree::Group(group) => {
                 let mut replaced = proc_macro2::Group::new(
                     group.delimiter(),
@@ -146,18 +149,6 @@ fn replace_tokens(tokens: TokenStream, self_ty: &Type) -> TokenStream {
                 TokenTree::Group(replaced).into_token_stream()
             }
             other => other.into_token_stream(),
-        })
-        .collect()
-}
-
-/// `self_ty`'s tokens at `span`, so that errors about them point at the `Self` written.
-fn respanned(self_ty: &Type, span: proc_macro2::Span) -> TokenStream {
-    self_ty
-        .to_token_stream()
-        .into_iter()
-        .map(|mut token| {
-            token.set_span(span);
-            token
         })
         .collect()
 }
