@@ -11,6 +11,9 @@ use crate::errors::Errors;
 pub(crate) struct ToolFn {
     pub(crate) ident: Ident,
     pub(crate) is_async: bool,
+    /// The `&self` of a method in a `#[tools]` impl (its type is the impl's), or of a fn that
+    /// takes `self` in any form, which `valid` rejects.
+    pub(crate) receiver: Option<syn::Receiver>,
     pub(crate) params: Vec<Param>,
     pub(crate) output: Output,
     pub(crate) docs: FnDocs,
@@ -25,18 +28,22 @@ pub(crate) struct Param {
     pub(crate) arg_attr: Option<Attribute>,
     /// The `#[args]` marker.
     pub(crate) args_marker: Option<Attribute>,
+    /// The `#[inject]` marker.
+    pub(crate) inject_marker: Option<Attribute>,
     pub(crate) doc: String,
     /// `#[schemars(...)]` attributes, moved to the generated argument field.
     pub(crate) schemars: Vec<Attribute>,
 }
 
+/// What a parameter is. The macro sees names, not types: a parameter is injected when its
+/// type is written `State<...>` or `ToolContext` (any path before it) or when it is marked
+/// `#[inject]`, and an argument otherwise or when marked `#[arg]`/`#[args]`. The generated
+/// code then checks the type, so that a wrong guess is one error on the parameter.
 pub(crate) enum ParamKind {
     /// A property of the argument object; `optional` for `Option<T>`.
     Argument { optional: bool },
-    /// `State<T>`, injected: the inner `T`.
-    State(Box<Type>),
-    /// `ToolContext`, injected.
-    Context,
+    /// `State<T>` or `ToolContext`, injected by the runtime.
+    Injected,
 }
 
 pub(crate) enum Output {
@@ -70,9 +77,13 @@ impl Param {
 impl ToolFn {
     pub(crate) fn parse(item: &mut ItemFn, errors: &mut Errors) -> ToolFn {
         let mut params = Vec::new();
+        let mut receiver = None;
         for input in &mut item.sig.inputs {
-            if let FnArg::Typed(typed) = input {
-                params.push(parse_param(&mut typed.attrs, &typed.pat, &typed.ty, errors));
+            match input {
+                FnArg::Typed(typed) => {
+                    params.push(parse_param(&mut typed.attrs, &typed.pat, &typed.ty, errors));
+                }
+                FnArg::Receiver(this) => receiver = Some(this.clone()),
             }
         }
         let output = match &item.sig.output {
@@ -92,6 +103,7 @@ impl ToolFn {
         ToolFn {
             ident: item.sig.ident.clone(),
             is_async: item.sig.asyncness.is_some(),
+            receiver,
             params,
             output,
             docs: doc::split_fn_docs(&item.attrs),
@@ -114,8 +126,9 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
     let mut arg = ArgAttr::default();
     let mut arg_attr = None;
     let mut args_marker = None;
+    let mut inject_marker = None;
     let mut schemars = Vec::new();
-    let doc = doc::text(&doc::doc_lines(attrs));
+    let doc = doc::param_text(attrs);
     attrs.retain(|attr| {
         if doc::is_doc(attr) {
             false
@@ -129,6 +142,12 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
             }
             args_marker = Some(attr.clone());
             false
+        } else if attr.path().is_ident("inject") {
+            if attr.meta.require_path_only().is_err() {
+                errors.spanned(&attr.meta, "`#[inject]` takes no arguments");
+            }
+            inject_marker = Some(attr.clone());
+            false
         } else if attr.path().is_ident("schemars") {
             schemars.push(attr.clone());
             false
@@ -136,13 +155,11 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
             true
         }
     });
-    let kind = if let Some(mut args) = last_segment_args(ty, "State") {
-        match (args.pop(), args.is_empty()) {
-            (Some(inner), true) => ParamKind::State(Box::new(inner)),
-            _ => ParamKind::Argument { optional: false },
-        }
-    } else if is_last_segment(ty, "ToolContext") {
-        ParamKind::Context
+    let marked_argument = arg_attr.is_some() || args_marker.is_some();
+    let named_injected = last_segment_args(ty, "State").is_some_and(|args| args.len() == 1)
+        || is_last_segment(ty, "ToolContext");
+    let kind = if inject_marker.is_some() || (named_injected && !marked_argument) {
+        ParamKind::Injected
     } else {
         ParamKind::Argument {
             optional: last_segment_args(ty, "Option").is_some_and(|args| args.len() == 1),
@@ -155,6 +172,7 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
         arg,
         arg_attr,
         args_marker,
+        inject_marker,
         doc,
         schemars,
     }

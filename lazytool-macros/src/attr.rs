@@ -10,6 +10,7 @@ use crate::errors::Errors;
 
 pub(crate) const TOOL_KEYS: &[&str] = &[
     "lazy",
+    "blocking",
     "name",
     "description",
     "rename_all",
@@ -30,6 +31,8 @@ pub(crate) const ARG_KEYS: &[&str] = &["default", "rename", "description"];
 #[derive(Default)]
 pub(crate) struct ToolAttr {
     pub(crate) lazy: bool,
+    /// `blocking`: the key's span, when set.
+    pub(crate) blocking: Option<Span>,
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) rename_all: Option<RenameRule>,
@@ -48,17 +51,17 @@ pub(crate) const HINT_KEYS: [&str; 4] = ["read_only", "destructive", "idempotent
 
 pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
     let mut attr = ToolAttr::default();
-    let mut seen = Vec::new();
-    let parser = syn::meta::parser(|meta| {
-        let key = key_of(&meta);
-        if !note_first(&mut seen, &key, &meta, errors) {
-            return skip_value(&meta);
-        }
-        match key.as_str() {
-            "lazy" => attr.lazy = flag(&meta)?,
-            "strict" => attr.strict = flag(&meta)?,
+    parse_keys(tokens, "#[tool]", TOOL_KEYS, errors, |key, meta, errors| {
+        match key {
+            "lazy" => attr.lazy = flag(meta)?,
+            "blocking" => {
+                if flag(meta)? {
+                    attr.blocking = Some(meta.path.segments[0].ident.span());
+                }
+            }
+            "strict" => attr.strict = flag(meta)?,
             "output_schema" => {
-                if flag(&meta)? {
+                if flag(meta)? {
                     attr.output_schema = Some(meta.path.segments[0].ident.span());
                 }
             }
@@ -67,7 +70,7 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
             "title" => attr.title = Some(meta.value()?.parse()?),
             "read_only" | "destructive" | "idempotent" | "open_world" => {
                 let index = HINT_KEYS.iter().position(|hint| *hint == key).unwrap_or(0);
-                attr.hints[index] = Some(flag(&meta)?);
+                attr.hints[index] = Some(flag(meta)?);
             }
             "tags" => {
                 let list: syn::ExprArray = meta.value()?.parse()?;
@@ -100,25 +103,62 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
                     ),
                 }
             }
-            "crate" => {
-                let value = meta.value()?;
-                attr.krate = Some(if value.peek(LitStr) {
-                    value.parse::<LitStr>()?.parse()?
-                } else {
-                    value.call(Path::parse_mod_style)?
-                });
-            }
-            _ => {
-                errors.spanned(&meta.path, unknown_key("#[tool]", &key, TOOL_KEYS));
-                return skip_value(&meta);
-            }
+            "crate" => attr.krate = Some(crate_path(meta)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
+    attr
+}
+
+pub(crate) const TOOLS_KEYS: &[&str] = &["crate"];
+
+/// `#[tools(...)]` takes only `crate = path`.
+pub(crate) fn parse_tools_attr(tokens: TokenStream, errors: &mut Errors) -> Option<Path> {
+    let mut krate = None;
+    parse_keys(tokens, "#[tools]", TOOLS_KEYS, errors, |key, meta, _| {
+        if key != "crate" {
+            return Ok(false);
+        }
+        krate = Some(crate_path(meta)?);
+        Ok(true)
+    });
+    krate
+}
+
+/// Parses `key, key = value, ...` with `apply`, which returns `false` for a key it does not
+/// know. Unknown and duplicate keys are errors; parsing goes on to report the next mistake.
+fn parse_keys(
+    tokens: TokenStream,
+    attribute: &str,
+    valid: &[&str],
+    errors: &mut Errors,
+    mut apply: impl FnMut(&str, &ParseNestedMeta<'_>, &mut Errors) -> syn::Result<bool>,
+) {
+    let mut seen = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        let key = key_of(&meta);
+        if !note_first(&mut seen, &key, &meta, errors) {
+            return skip_value(&meta);
+        }
+        if !apply(&key, &meta, errors)? {
+            errors.spanned(&meta.path, unknown_key(attribute, &key, valid));
+            return skip_value(&meta);
         }
         Ok(())
     });
     if let Err(error) = parser.parse2(tokens) {
         errors.push(error);
     }
-    attr
+}
+
+fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        value.parse::<LitStr>()?.parse()
+    } else {
+        value.call(Path::parse_mod_style)
+    }
 }
 
 #[derive(Default)]
@@ -128,14 +168,18 @@ pub(crate) struct ArgAttr {
     pub(crate) description: Option<LitStr>,
 }
 
+/// A bare `#[arg]` only marks the parameter as an argument.
 pub(crate) fn parse_arg_attr(attr: &syn::Attribute, into: &mut ArgAttr, errors: &mut Errors) {
-    let mut seen = Vec::new();
-    let result = attr.parse_nested_meta(|meta| {
-        let key = key_of(&meta);
-        if !note_first(&mut seen, &key, &meta, errors) {
-            return skip_value(&meta);
+    let tokens = match &attr.meta {
+        syn::Meta::Path(_) => return,
+        syn::Meta::List(list) => list.tokens.clone(),
+        syn::Meta::NameValue(pair) => {
+            errors.spanned(pair, "write `#[arg]` or `#[arg(key = ...)]`");
+            return;
         }
-        match key.as_str() {
+    };
+    parse_keys(tokens, "#[arg]", ARG_KEYS, errors, |key, meta, _| {
+        match key {
             "default" => {
                 let span = meta.path.segments[0].ident.span();
                 let value = if meta.input.peek(Token![=]) {
@@ -147,16 +191,10 @@ pub(crate) fn parse_arg_attr(attr: &syn::Attribute, into: &mut ArgAttr, errors: 
             }
             "rename" => into.rename = Some(meta.value()?.parse()?),
             "description" => into.description = Some(meta.value()?.parse()?),
-            _ => {
-                errors.spanned(&meta.path, unknown_key("#[arg]", &key, ARG_KEYS));
-                return skip_value(&meta);
-            }
+            _ => return Ok(false),
         }
-        Ok(())
+        Ok(true)
     });
-    if let Err(error) = result {
-        errors.push(error);
-    }
 }
 
 fn key_of(meta: &ParseNestedMeta<'_>) -> String {

@@ -1,21 +1,32 @@
 //! The code `#[tool]` generates: the argument struct, the schema and call functions, the
 //! spanned trait checks, and the `inventory` registration.
+//!
+//! Every check of a user's type is a call or a path spanned on that type, made in each
+//! generated body that names the type, so that rustc reports it there; identical reports
+//! are merged into one.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{Expr, Ident, Type};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::{Ident, Type};
 
 use crate::ast::{Output, Param, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
 use crate::valid::{json_name, tool_name_of_fn};
 
-pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
-    let krate = match &attr.krate {
+/// The runtime's root path as generated code names it.
+pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
+    match krate {
         Some(path) => quote!(#path),
         None => quote!(::lazytool_runtime),
-    };
-    let p = quote!(#krate::__private);
+    }
+}
+
+/// The generated code of one tool; `self_ty` is the impl's type for a method of a
+/// `#[tools]` impl.
+pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
+    let krate = runtime_path(attr.krate.as_ref());
+    // Imported once per tool as `__p`: a short path keeps each expansion small.
+    let p = quote!(__p);
     let name = match &attr.name {
         Some(name) => name.value(),
         None => tool_name_of_fn(&tool.ident),
@@ -36,140 +47,172 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
 
     let arguments = Arguments::new(attr, tool, &p, &krate);
     let arguments_struct = &arguments.definition;
-    let arguments_type = &arguments.concrete;
+    let arguments_type = &arguments.annotation;
+    let schema = arguments.schema(tool, &p);
     let defaults = &arguments.defaults;
+    let default_fns = &arguments.default_fns;
+    let checks = &arguments.checks;
 
     let mut call_args = Vec::new();
-    let mut state_bindings = Vec::new();
-    let mut state_requirements = Vec::new();
-    let mut checks = Vec::new();
+    let mut bindings = Vec::new();
+    let mut requirements = Vec::new();
+    if let Some(self_ty) = self_ty {
+        bindings.push(quote! {
+            let __self = match #p::instance::<#self_ty>(__states) {
+                ::core::option::Option::Some(state) => state,
+                ::core::option::Option::None => {
+                    return ::core::result::Result::Err(#p::missing_state(#name));
+                }
+            };
+        });
+        requirements.push(quote!(#p::instance_requirement::<#self_ty>()));
+        call_args.push(quote!(&*__self));
+    }
     for (index, param) in tool.params.iter().enumerate() {
         match &param.kind {
-            ParamKind::Argument { .. } => {
+            ParamKind::Argument { .. } => call_args.push(arguments.value_of(index, param, &p)),
+            ParamKind::Injected => {
+                let position = requirements.len();
+                let binding = format_ident!("__injected_{}", position);
                 let ty = &param.ty;
-                checks.push(quote_spanned!(ty.span()=> #p::assert_argument::<#ty>();));
-                call_args.push(arguments.value_of(index, param));
-            }
-            ParamKind::State(inner) => {
-                let position = state_requirements.len();
-                let binding = format_ident!("__state_{}", position);
-                state_bindings.push(quote! {
-                    let #binding = match __states.get::<#inner>(#position) {
-                        ::core::option::Option::Some(state) => state,
+                let inject = around(ty, quote!(<), quote!(as #p::Injected>::inject));
+                bindings.push(quote! {
+                    let #binding = match #inject(__states, #position, &__context) {
+                        ::core::option::Option::Some(value) => value,
                         ::core::option::Option::None => {
                             return ::core::result::Result::Err(#p::missing_state(#name));
                         }
                     };
                 });
-                state_requirements
-                    .push(quote_spanned!(inner.span()=> #p::StateRequirement::of::<#inner>()));
+                requirements.push(around(ty, quote!(<), quote!(as #p::Injected>::STATE)));
                 call_args.push(quote!(#binding));
-            }
-            ParamKind::Context => {
-                call_args.push(quote!(::core::clone::Clone::clone(&__context)));
             }
         }
     }
 
-    let (output_conversion, output_type) = match &tool.output {
-        Output::Unit => (quote!(#p::output_value(__output)), quote!(())),
+    let output_conversion = match &tool.output {
+        Output::Unit => quote!(#p::output_value(__output)),
         Output::Value(ty) => {
-            checks.push(quote_spanned!(ty.span()=> #p::assert_output::<#ty>();));
-            (quote!(#p::output_value(__output)), quote!(#ty))
+            let convert = around(ty, quote!(#p::output_value::<), quote!(>));
+            quote!(#convert(__output))
         }
         Output::Result { ty, ok, err } => {
-            let ok_type = match ok {
-                Some(ok) => quote!(#ok),
-                None => quote!(<#ty as #p::ResultParts>::Ok),
-            };
-            let ok_span = ok.as_ref().map_or(ty.span(), Spanned::span);
-            checks.push(quote_spanned!(ok_span=> #p::assert_output::<#ok_type>();));
-            let err_type = match err {
-                Some(err) => quote!(#err),
-                None => quote!(<#ty as #p::ResultParts>::Err),
-            };
-            let err_span = err.as_ref().map_or(ty.span(), Spanned::span);
-            checks.push(quote_spanned!(err_span=> #p::assert_error::<#err_type>();));
-            (quote!(#p::output_result(__output)), ok_type)
+            let ok_type = result_part(ty, ok.as_deref(), quote!(Ok), &p);
+            let err_type = result_part(ty, err.as_deref(), quote!(Err), &p);
+            let value = around(&ok_type, quote!(#p::output_value::<), quote!(>));
+            let error = around(&err_type, quote!(#p::output_error::<), quote!(>));
+            quote! {
+                match #p::ResultParts::into_result(__output) {
+                    ::core::result::Result::Ok(__value) => #value(__value),
+                    ::core::result::Result::Err(__error) => #error(__error),
+                }
+            }
         }
     };
     let output_schema = match attr.output_schema {
         Some(span) => {
-            let span = match &tool.output {
-                Output::Value(ty) => ty.span(),
-                Output::Result { ok: Some(ok), .. } => ok.span(),
-                _ => span,
+            let output_type = match &tool.output {
+                Output::Value(ty) => quote!(#ty),
+                Output::Result { ty, ok, .. } => result_part(ty, ok.as_deref(), quote!(Ok), &p),
+                Output::Unit => respanned(&quote!(()), span),
             };
-            checks.push(quote_spanned!(span=> #p::assert_output_schema::<#output_type>();));
-            quote!(::core::option::Option::Some(#p::output_schema::<#output_type>))
+            let function = around(&output_type, quote!(#p::output_schema::<), quote!(>));
+            quote!(::core::option::Option::Some(#function))
         }
         None => quote!(::core::option::Option::None),
     };
 
     let fn_ident = &tool.ident;
-    let invoke = if tool.is_async {
+    let function = match self_ty {
+        Some(self_ty) => quote!(<#self_ty>::#fn_ident),
+        None => quote!(#fn_ident),
+    };
+    let run = if tool.is_async {
         // Spanned on the fn's name so that a non-`Send` future is reported there.
-        quote_spanned!(fn_ident.span()=> #p::assert_send(#fn_ident(#(#call_args),*)).await)
+        quote_spanned!(fn_ident.span()=> #p::assert_send(#function(#(#call_args),*)).await)
+    } else if attr.blocking.is_some() {
+        quote_spanned! {fn_ident.span()=>
+            match #p::blocking(move || #function(#(#call_args),*)).await {
+                ::core::result::Result::Ok(output) => output,
+                ::core::result::Result::Err(result) => return result,
+            }
+        }
     } else {
-        quote!(#fn_ident(#(#call_args),*))
+        quote!(#function(#(#call_args),*))
+    };
+    // Spanned on the fn's name: a future that is not `Send` (it holds an argument, a state or
+    // an instance that is not) is reported there.
+    let future = quote_spanned! {fn_ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            let __output = #run;
+            #output_conversion
+        })
     };
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     let column = quote_spanned!(fn_ident.span()=> ::core::column!());
 
+    // One body, the static's initializer, holds the checks and both functions (closures),
+    // so that a failed check is reported once and silences what would follow from it.
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types, non_snake_case, unused_variables, clippy::all)]
         const _: () = {
+            use #krate::__private as __p;
+
             #arguments_struct
 
-            fn __input_schema() -> #p::serde_json::Value {
-                #p::input_schema(#p::schema_value::<#arguments_type>(), #strict, &[#(#defaults),*])
-            }
-
-            // The arguments are parsed before the future is built: only the tool's own work
-            // is boxed. (The runtime catches panics here as it does in the future.)
-            fn __call(
-                __invocation: #p::Invocation<'_>,
-            ) -> ::core::result::Result<#p::CallFuture, #p::ToolResult> {
-                let #p::Invocation {
-                    arguments: __arguments,
-                    states: __states,
-                    context: __context,
-                } = __invocation;
-                let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
-                #(#state_bindings)*
-                ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
-                    let __output = #invoke;
-                    #output_conversion
-                }))
-            }
-
-            const _: () = {
-                #(#checks)*
-            };
+            #(#default_fns)*
 
             static __CACHE: #p::SpecCache = #p::SpecCache::new();
 
-            static __SPEC: #p::ToolSpec = #p::ToolSpec {
-                name: #name,
-                description: #description,
-                lazy: #lazy,
-                annotations: #annotations,
-                tags: &[#(#tags),*],
-                skill: #skill,
-                input_schema: __input_schema,
-                output_schema: #output_schema,
-                states: &[#(#state_requirements),*],
-                call: __call,
-                cache: &__CACHE,
-                module_path: ::core::module_path!(),
-                file: ::core::file!(),
-                line: #line,
-                column: #column,
+            static __SPEC: #p::ToolSpec = {
+                #(#checks)*
+                #p::ToolSpec {
+                    name: #name,
+                    description: #description,
+                    lazy: #lazy,
+                    annotations: #annotations,
+                    tags: &[#(#tags),*],
+                    skill: #skill,
+                    input_schema: || #p::input_schema(#schema, #strict, &[#(#defaults),*]),
+                    output_schema: #output_schema,
+                    states: &[#(#requirements),*],
+                    // The arguments are parsed before the future is built: only the tool's
+                    // own work is boxed. (The runtime catches panics here as in the future.)
+                    call: |__invocation| {
+                        let #p::Invocation {
+                            arguments: __arguments,
+                            states: __states,
+                            context: __context,
+                        } = __invocation;
+                        let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
+                        #(#bindings)*
+                        ::core::result::Result::Ok(#future)
+                    },
+                    cache: &__CACHE,
+                    module_path: ::core::module_path!(),
+                    file: ::core::file!(),
+                    line: #line,
+                    column: #column,
+                }
             };
 
             #p::inventory::submit!(#p::Registration(&__SPEC));
         };
+    }
+}
+
+/// The `Ok` or `Err` type of a `Result` output: the type argument where the user wrote it,
+/// else the projection from the alias, spanned on it.
+fn result_part(
+    ty: &Type,
+    written: Option<&Type>,
+    part: TokenStream,
+    p: &TokenStream,
+) -> TokenStream {
+    match written {
+        Some(written) => quote!(#written),
+        None => around(ty, quote!(<), quote!(as #p::ResultParts>::#part)),
     }
 }
 
@@ -195,10 +238,21 @@ fn annotations(attr: &ToolAttr, p: &TokenStream) -> TokenStream {
 
 /// The type the arguments are deserialized into: the user's `#[args]` struct, or a struct
 /// generated with one field per argument parameter.
+///
+/// The generated struct is named with its type parameters left to inference
+/// (`__Arguments<_, Defaulted<_>>`), which the conversion of each field to its parameter
+/// settles: rustc then reports a field type at the parameter that gives it, and leaves it
+/// open, with no further error, when the parameter's check fails.
 struct Arguments {
     definition: TokenStream,
-    concrete: TokenStream,
+    /// The type of `__parsed`.
+    annotation: TokenStream,
     defaults: Vec<TokenStream>,
+    /// One `fn __default_N() -> T` per `#[arg(default)]`: the user's expression is compiled
+    /// once, so a mistake in it is reported once.
+    default_fns: Vec<TokenStream>,
+    /// The spanned check of each argument type.
+    checks: Vec<TokenStream>,
     /// The `#[args]` parameter's index, when there is one.
     args_struct: Option<usize>,
     fields: Vec<Option<Ident>>,
@@ -206,26 +260,45 @@ struct Arguments {
 
 impl Arguments {
     fn new(attr: &ToolAttr, tool: &ToolFn, p: &TokenStream, krate: &TokenStream) -> Arguments {
+        let checks = tool
+            .params
+            .iter()
+            .filter(|param| param.is_argument())
+            .map(|param| {
+                let ty = &param.ty;
+                let (first, last) = ends(ty);
+                let check = respanned(&quote!(#p::assert_argument::<), first);
+                // rustc blames the inferred kind for an injected type: at the type's name.
+                let kind = respanned(&quote!(, _), first);
+                let end = respanned(&quote!(>();), last);
+                quote!(#check #ty #kind #end)
+            })
+            .collect();
         if let Some(index) = tool
             .params
             .iter()
-            .position(|param| param.args_marker.is_some())
+            .position(|param| param.args_marker.is_some() && param.is_argument())
         {
-            let ty = &tool.params[index].ty;
             return Arguments {
                 definition: TokenStream::new(),
-                concrete: quote!(#ty),
+                annotation: field_type(&tool.params[index].ty, p),
                 defaults: Vec::new(),
+                default_fns: Vec::new(),
+                checks,
                 args_struct: Some(index),
                 fields: Vec::new(),
             };
         }
         let serde_crate = format!("{}::__private::serde", path_string(krate));
+        // serde would bound each type parameter by `Deserialize<'de>`; `DeserializeOwned` is
+        // what `assert_argument` checks, so a type failing both is reported once.
+        let mut serde_bounds = Vec::new();
         let schemars_crate = format!("{}::__private::schemars", path_string(krate));
         let mut generics = Vec::new();
         let mut fields = Vec::new();
-        let mut concrete = Vec::new();
+        let mut inferred = Vec::new();
         let mut defaults = Vec::new();
+        let mut default_fns = Vec::new();
         let mut field_idents = Vec::new();
         for (index, param) in tool.params.iter().enumerate() {
             let ParamKind::Argument { optional } = param.kind else {
@@ -260,56 +333,142 @@ impl Arguments {
                 #field: #generic
             });
             generics.push(quote!(#generic #bound));
-            if let Some((_, default)) = &param.arg.default {
-                concrete.push(quote!(#p::Defaulted<#ty>));
-                let value = default_expr(ty, default.as_ref());
+            serde_bounds.push(format!("{generic}: {serde_crate}::de::DeserializeOwned"));
+            if let Some((span, default)) = &param.arg.default {
+                inferred.push(quote!(#p::Defaulted<_>));
+                let default_fn = default_fn_ident(index);
+                let value = match default {
+                    Some(expr) => quote!(#expr),
+                    None => respanned(&quote!(<#ty as ::core::default::Default>::default()), *span),
+                };
+                default_fns.push(quote! {
+                    fn #default_fn() -> #ty {
+                        let __value: #ty = #value;
+                        __value
+                    }
+                });
+                let to_json = respanned(&quote!(#p::default_json(#default_fn())), *span);
                 defaults.push(quote! {
-                    (#json, (|| #p::default_json::<#ty>(#value)) as fn() -> #p::serde_json::Value)
+                    (#json, (|| #to_json) as fn() -> #p::serde_json::Value)
                 });
             } else {
-                concrete.push(quote!(#ty));
+                inferred.push(quote!(_));
             }
             field_idents.push(Some(field));
         }
+        let serde_bounds = serde_bounds.join(", ");
         Arguments {
             definition: quote! {
                 #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
-                #[serde(crate = #serde_crate)]
+                #[serde(crate = #serde_crate, bound(deserialize = #serde_bounds))]
                 #[schemars(crate = #schemars_crate)]
                 struct __Arguments<#(#generics),*> {
                     #(#fields,)*
                 }
             },
-            concrete: quote!(__Arguments<#(#concrete),*>),
+            annotation: quote!(__Arguments<#(#inferred),*>),
             defaults,
+            default_fns,
+            checks,
             args_struct: None,
             fields: field_idents,
         }
     }
 
+    /// The input schema, before the runtime's rewrites: the schema of the `#[args]` struct, or
+    /// of the generated struct, whose type a closure that is never called settles.
+    fn schema(&self, tool: &ToolFn, p: &TokenStream) -> TokenStream {
+        let annotation = &self.annotation;
+        if self.args_struct.is_some() {
+            return quote!(#p::schema_value::<#annotation>());
+        }
+        let values = tool
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, param)| param.is_argument())
+            .map(|(index, param)| self.value_of(index, param, p));
+        quote!(#p::schema_of(|__parsed: #annotation| (#(#values,)*)))
+    }
+
     /// The expression that passes parameter `index` to the user's fn.
-    fn value_of(&self, index: usize, param: &Param) -> TokenStream {
+    fn value_of(&self, index: usize, param: &Param, p: &TokenStream) -> TokenStream {
+        // The whole call at the parameter's type: rustc checks the argument against the
+        // field type at the call's span.
+        let from_field = |value: TokenStream| {
+            around(
+                &param.ty,
+                quote!(<),
+                quote!(as #p::ToolArgument<_>>::from_field(#value)),
+            )
+        };
         if self.args_struct == Some(index) {
-            return quote!(__parsed);
+            return from_field(quote!(__parsed));
         }
         let Some(Some(field)) = self.fields.get(index) else {
             return quote!(::core::unreachable!());
         };
-        match &param.arg.default {
-            Some((_, default)) => {
-                let value = default_expr(&param.ty, default.as_ref());
-                quote!(__parsed.#field.0.unwrap_or_else(|| #value))
+        if param.arg.default.is_some() {
+            let default_fn = default_fn_ident(index);
+            let value = from_field(quote!(value));
+            quote! {
+                match __parsed.#field.0 {
+                    ::core::option::Option::Some(value) => #value,
+                    ::core::option::Option::None => #default_fn(),
+                }
             }
-            None => quote!(__parsed.#field),
+        } else {
+            from_field(quote!(__parsed.#field))
         }
     }
 }
 
-fn default_expr(ty: &Type, default: Option<&Expr>) -> TokenStream {
-    match default {
-        Some(expr) => quote_spanned!(expr.span()=> #expr),
-        None => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
-    }
+/// What the argument struct holds for a parameter of type `ty`: `ty` itself once its check
+/// passes; when it fails, a type rustc cannot resolve, so that nothing else is reported.
+fn field_type(ty: &Type, p: &TokenStream) -> TokenStream {
+    around(ty, quote!(<), quote!(as #p::ToolArgument<_>>::Field))
+}
+
+/// `tokens` at `span`, so that rustc reports what they check at the user's token.
+pub(crate) fn respanned(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respanned(&group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}
+
+/// `before ty after`, with `before` at the span of `ty`'s first token and `after` at that of
+/// its last: rustc joins them, so what the tokens check is reported at the type as written.
+/// (`Spanned::span` cannot join spans on stable: it gives the first token's.)
+fn around(ty: &dyn ToTokens, before: TokenStream, after: TokenStream) -> TokenStream {
+    let (first, last) = ends(ty);
+    let before = respanned(&before, first);
+    let after = respanned(&after, last);
+    quote!(#before #ty #after)
+}
+
+/// The spans of the first and last tokens of `ty`.
+fn ends(ty: &dyn ToTokens) -> (Span, Span) {
+    let tokens = ty.to_token_stream();
+    let first = tokens.clone().into_iter().next().map(|token| token.span());
+    let last = tokens.into_iter().last().map(|token| token.span());
+    let first = first.unwrap_or_else(Span::call_site);
+    (first, last.unwrap_or(first))
+}
+
+fn default_fn_ident(index: usize) -> Ident {
+    format_ident!("__default_{}", index)
 }
 
 /// A parameter's description: `#[arg(description)]`, else its `///` docs, else its entry

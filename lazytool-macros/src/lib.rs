@@ -9,6 +9,8 @@ mod case;
 mod doc;
 mod errors;
 mod expand;
+mod markdown;
+mod methods;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -19,35 +21,52 @@ use crate::errors::Errors;
 /// Declares an LLM tool; documented where users meet it, as `lazytool_runtime::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse::<syn::Item>(input.clone()) {
-        Ok(syn::Item::Fn(item)) => item,
-        Ok(other) => {
-            let error = syn::Error::new_spanned(
-                item_name(&other),
-                "`#[tool]` goes on a free `fn` (usually `async fn`); it cannot be used on this item",
-            )
-            .to_compile_error();
-            let input = proc_macro2::TokenStream::from(input);
-            return quote!(#input #error).into();
-        }
-        Err(error) => {
-            let error = error.to_compile_error();
-            let input = proc_macro2::TokenStream::from(input);
-            return quote!(#input #error).into();
-        }
-    };
-    tool_fn(args.into(), item).into()
+    match syn::parse::<syn::Item>(input.clone()) {
+        Ok(syn::Item::Fn(item)) => tool_fn(args.into(), item).into(),
+        Ok(other) => misplaced(
+            input,
+            &other,
+            "`#[tool]` goes on a free `fn` (usually `async fn`) or on a method of a `#[tools]` impl; it cannot be used on this item",
+        ),
+        Err(error) => with_error(input, &error),
+    }
+}
+
+/// Marks an impl block whose `#[tool]` methods are tools; documented where users meet it,
+/// as `lazytool_runtime::tools`.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::Item>(input.clone()) {
+        Ok(syn::Item::Impl(item)) => methods::tools_impl(args.into(), item).into(),
+        Ok(other) => misplaced(
+            input,
+            &other,
+            "`#[tools]` goes on an impl block (`#[tools] impl Type { ... }`) whose methods are marked `#[tool]`",
+        ),
+        Err(error) => with_error(input, &error),
+    }
+}
+
+/// The item unchanged, with an error at its name.
+fn misplaced(input: TokenStream, item: &syn::Item, message: &str) -> TokenStream {
+    with_error(input, &syn::Error::new_spanned(item_name(item), message))
+}
+
+fn with_error(input: TokenStream, error: &syn::Error) -> TokenStream {
+    let error = error.to_compile_error();
+    let input = proc_macro2::TokenStream::from(input);
+    quote!(#input #error).into()
 }
 
 fn tool_fn(args: proc_macro2::TokenStream, mut item: syn::ItemFn) -> proc_macro2::TokenStream {
     let mut errors = Errors::default();
     let attr = attr::parse_tool_attr(args, &mut errors);
     let tool = ast::ToolFn::parse(&mut item, &mut errors);
-    valid::check(&item, &attr, &tool, &mut errors);
+    valid::check(&item, &attr, &tool, valid::Place::Free, &mut errors);
     match errors.into_compile_errors() {
         Some(errors) => expand::fallback(&item, errors),
         None => {
-            let generated = expand::expand(&attr, &tool);
+            let generated = expand::expand(&attr, &tool, None);
             quote!(#item #generated)
         }
     }
@@ -69,3 +88,6 @@ fn item_name(item: &syn::Item) -> proc_macro2::TokenStream {
     };
     quote!(#ident)
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use quote::ToTokens;
 use syn::visit::Visit;
-use syn::{FnArg, ItemFn, Pat, Safety, Type};
+use syn::{ItemFn, Pat, ReceiverKind, Safety, Type};
 
 use crate::ast::{Output, Param, ParamKind, ToolFn};
 use crate::attr::ToolAttr;
@@ -14,8 +14,23 @@ use crate::errors::Errors;
 pub(crate) const DISCOVERY_TOOL_NAME: &str = "__lazy__tool__discovery__";
 const MAX_NAME_LEN: usize = 64;
 
-pub(crate) fn check(item: &ItemFn, attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
+/// Where the `#[tool]` fn is: free, or a method of a `#[tools]` impl.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Place {
+    Free,
+    Method,
+}
+
+pub(crate) fn check(
+    item: &ItemFn,
+    attr: &ToolAttr,
+    tool: &ToolFn,
+    place: Place,
+    errors: &mut Errors,
+) {
     check_signature(item, errors);
+    check_receiver(item, tool, place, errors);
+    check_blocking(attr, tool, errors);
     check_name(item, attr, errors);
     check_description(attr, tool, errors);
     for param in &tool.params {
@@ -52,10 +67,47 @@ fn check_signature(item: &ItemFn, errors: &mut Errors) {
             "a tool cannot be generic (no type, const or lifetime parameters): the model needs one concrete schema; use concrete types",
         );
     }
-    if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
+}
+
+fn check_receiver(item: &ItemFn, tool: &ToolFn, place: Place, errors: &mut Errors) {
+    let Some(receiver) = &tool.receiver else {
+        if place == Place::Method {
+            errors.spanned(
+                &item.sig.ident,
+                "a `#[tool]` in a `#[tools]` impl is a method taking `&self`; an associated fn without `self` can be a free `#[tool]` fn instead",
+            );
+        }
+        return;
+    };
+    if place == Place::Free {
         errors.spanned(
             receiver,
-            "a tool cannot take `self`: `#[tool]` goes on a free fn; pass shared data as a `State<T>` parameter instead",
+            "a `#[tool]` method needs its impl block marked `#[tools]` (`#[tools] impl Type { ... }`) and an instance registered with `Registry::builder().tools_of(Arc::new(instance))`; or make it a free fn and pass shared data as a `State<T>` parameter",
+        );
+        return;
+    }
+    let problem = match &receiver.kind {
+        ReceiverKind::Reference(_, _, None) => None,
+        ReceiverKind::Reference(_, _, Some(_)) => Some(
+            "a tool method takes `&self`, not `&mut self`: calls run concurrently on one shared instance; keep what changes behind a `Mutex` or an atomic",
+        ),
+        ReceiverKind::Value => Some(
+            "a tool method takes `&self`, not `self`: the registry holds the instance in an `Arc` and lends it to each call; clone what the call needs",
+        ),
+        _ => Some(
+            "a tool method takes `&self`: the registry holds the instance in an `Arc` and lends it to each call",
+        ),
+    };
+    if let Some(problem) = problem {
+        errors.spanned(receiver, problem);
+    }
+}
+
+fn check_blocking(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
+    if let (Some(span), true) = (attr.blocking, tool.is_async) {
+        errors.at(
+            span,
+            "`blocking` runs a synchronous fn on tokio's blocking pool, and this fn is `async`: remove `async`, or remove `blocking` and move the blocking part into `tokio::task::spawn_blocking`",
         );
     }
 }
@@ -139,22 +191,12 @@ fn check_param(attr: &ToolAttr, param: &Param, errors: &mut Errors) {
     }
     check_type(&param.ty, Role::Parameter, errors);
     match &param.kind {
-        ParamKind::State(_) | ParamKind::Context => {
-            let what = if matches!(param.kind, ParamKind::Context) {
-                "`ToolContext`"
-            } else {
-                "`State<T>`"
-            };
-            if let Some(arg_attr) = &param.arg_attr {
-                errors.spanned(
-                    arg_attr,
-                    format!("`#[arg]` has no effect on a {what} parameter: it is injected, not part of the arguments; remove it"),
-                );
-            }
-            if let Some(marker) = &param.args_marker {
+        ParamKind::Injected => {
+            let marker = param.arg_attr.as_ref().or(param.args_marker.as_ref());
+            if let (Some(_), Some(marker)) = (&param.inject_marker, marker) {
                 errors.spanned(
                     marker,
-                    format!("`#[args]` cannot mark a {what} parameter: it is injected; mark the struct that holds the arguments"),
+                    "a parameter is injected (`#[inject]`) or an argument (`#[arg]`, `#[args]`), not both; remove one",
                 );
             }
         }

@@ -92,8 +92,9 @@ pub mod __private;
 /// | key | effect |
 /// |---|---|
 /// | `lazy` | not sent to the model up front; listed by the discovery tool instead |
+/// | `blocking` | a synchronous fn's body runs on tokio's blocking pool (see "Blocking tools") |
 /// | `name = "..."` | the tool's name (default: the fn's name); must match `^[a-zA-Z0-9_-]{1,64}$` |
-/// | `description = "..."` | the description (default: the fn's doc comment, without its `# Arguments` section); one of the two is required |
+/// | `description = "..."` | the description (default: the prose of the fn's doc comment, see "Descriptions"); one of the two is required |
 /// | `rename_all = "camelCase"` | property names in one of serde's cases: `lowercase`, `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`, `SCREAMING-KEBAB-CASE` |
 /// | `strict` | unknown properties are rejected, and the schema says so (`additionalProperties: false`) |
 /// | `output_schema` | publish the JSON Schema of the returned value (then it must implement `JsonSchema`) |
@@ -111,12 +112,48 @@ pub mod __private;
 ///   `# Arguments` list (`` * `name` - text ``), or from `#[arg(description = "...")]`.
 /// - `Option<T>` parameters are optional. `#[arg(default = expr)]` (or `#[arg(default)]` for
 ///   `Default::default()`) makes a parameter optional with a default that the schema shows
-///   and the call applies. A `null` given for an optional parameter counts as absent.
+///   and the call applies; since the default is written into the schema, `T` must also
+///   implement `Serialize`. A `null` given for an optional parameter counts as absent.
 /// - `#[schemars(...)]` attributes on a parameter are applied to its schema and enforced:
 ///   `#[schemars(length(min = 2))] ids: Vec<u32>` rejects a one-element list.
 /// - `#[args] query: Query` uses one struct of your own as the whole argument object.
 /// - Injected, never part of the schema: [`State<T>`] (registered with
 ///   [`RegistryBuilder::state`]) and [`ToolContext`] (call id and cancellation).
+///
+/// A macro sees names, not types: a parameter is injected when its type is written
+/// `State<...>` or `ToolContext` (any path before it) or when it is marked `#[inject]`;
+/// every other parameter is an argument, and so is one marked `#[arg]` or `#[args]`. The
+/// generated code checks each type, so a wrong guess is one compile error on the parameter,
+/// saying which mark to add:
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::{tool, State as Shared};
+///
+/// struct Db;
+/// type DbState = lazytool_runtime::State<Db>;
+///
+/// /// A type of the application that happens to be called `State`.
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct State {
+///     step: u32,
+/// }
+///
+/// /// Advances the workflow.
+/// #[tool]
+/// async fn advance(#[arg] state: State, #[inject] db: DbState, #[inject] shared: Shared<Db>) -> u32 {
+///     # let _ = (db, shared);
+///     state.step + 1
+/// }
+/// ```
+///
+/// # Descriptions
+///
+/// The description is the prose of the fn's doc comment. What is written for rustdoc stays
+/// out: the `# Examples`, `# Errors`, `# Panics` and `# Safety` sections (up to the next
+/// heading of their level), Rust code blocks (doctests; a `json` or `text` block stays),
+/// reference definitions, and link syntax (`` [`unarchive`] ``, `[Registry]` and
+/// `[text](path)` become `` `unarchive` ``, `Registry` and `text`). `# Arguments` describes the
+/// parameters and `# Skill` holds the skill. Parameters' `///` docs are read the same way.
 ///
 /// # Return values
 ///
@@ -126,17 +163,83 @@ pub mod __private;
 ///
 /// # Where it goes
 ///
-/// On free functions, `async` or not (a synchronous tool runs on the calling task; move
-/// blocking work to `spawn_blocking`). The future of an `async` tool must be `Send`. Tools of
+/// On free functions, `async` or not, and on `&self` methods of an impl block marked
+/// [`#[tools]`](tools), whose instance is registered with
+/// [`RegistryBuilder::tools_of`]. The future of an `async` tool must be `Send`. Tools of
 /// other crates are collected as long as the crate is linked: if nothing else refers to it,
 /// add `use that_crate as _;`.
 ///
-/// Every mistake is a compile error at the offending token: unknown or duplicate keys,
-/// invalid or reserved names, a missing description, `self`, generics, `impl Trait`,
+/// # Blocking tools
+///
+/// A synchronous tool runs on the calling task: while its body blocks, neither its timeout
+/// nor the other calls of its turn make progress. `#[tool(blocking)]` runs the body on
+/// tokio's blocking pool instead (`spawn_blocking`): the caller gets the timeout's error
+/// result on time, and the other calls of a turn finish meanwhile. A thread cannot be
+/// stopped: after a timeout the body runs to completion and its result is dropped; the call's
+/// cancellation token is cancelled, so a loop can take a [`ToolContext`] and stop when
+/// `ctx.is_cancelled()`. Arguments, states and result cross threads and must be `Send`.
+/// Outside a tokio runtime the body runs in place.
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::tool;
+///
+/// /// Counts the lines of a file.
+/// #[tool(blocking)]
+/// fn count_lines(path: String) -> std::io::Result<usize> {
+///     Ok(std::fs::read_to_string(path)?.lines().count())
+/// }
+/// ```
+///
+/// # Mistakes
+///
+/// Every mistake is a compile error at the offending token, reported once: unknown or
+/// duplicate keys, invalid or reserved names, a missing description, generics, `impl Trait`,
 /// references, patterns, argument types lacking `Deserialize` or `JsonSchema`, results
-/// lacking `Serialize`, errors lacking `Display`, futures that are not `Send`, two
-/// parameters with the same JSON name, and misuse of `#[args]` and `#[arg]`.
+/// lacking `Serialize`, errors lacking `Display`, defaults that are mistyped or not
+/// `Serialize`, injected types taken for arguments and the reverse, futures that are not
+/// `Send`, `blocking` on an `async fn`, two parameters with the same JSON name, misuse of
+/// `#[args]`, `#[arg]` and `#[inject]`, a receiver other than `&self`, and a method outside a
+/// `#[tools]` impl.
 pub use lazytool_macros::tool;
+
+/// Marks an impl block whose `#[tool]` methods are tools, run on an instance registered with
+/// [`RegistryBuilder::tools_of`].
+///
+/// A tool method takes `&self` and has everything a free [`tool`] fn has: keys, parameters,
+/// descriptions, checks, dispatch; `Self` may appear in its types and defaults. Other items of
+/// the impl are left alone. The type must be `Send + Sync + 'static`: calls run concurrently
+/// on the one shared instance, so keep what changes behind a `Mutex` or an atomic. The only
+/// key is `crate = path` (as for `#[tool]`). Compile errors: `&mut self`, `self` by value or
+/// `self: Arc<Self>`, an associated fn without `self`, a generic or trait impl, an impl
+/// without `#[tool]` methods, and a `#[tool]` method in an impl not marked `#[tools]`.
+/// Building a registry that takes a method whose instance was never registered is a
+/// [`RegistryError`] ([`RegistryProblem::MissingInstance`]), never a panic.
+///
+/// ```rust,standalone_crate
+/// use std::sync::Arc;
+/// use lazytool_runtime::{tools, Registry};
+///
+/// struct Greeter {
+///     greeting: String,
+/// }
+///
+/// #[tools]
+/// impl Greeter {
+///     /// Greets someone.
+///     #[tool]
+///     async fn greet(&self, name: String) -> String {
+///         format!("{}, {name}!", self.greeting)
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let greeter = Greeter { greeting: "Hello".into() };
+/// let registry = Registry::builder().tools_of(Arc::new(greeter)).build().unwrap();
+/// let result = registry.call("greet", serde_json::json!({"name": "Ada"})).await;
+/// assert_eq!(result.content(), "Hello, Ada!");
+/// # }
+/// ```
+pub use lazytool_macros::tools;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
@@ -151,6 +254,6 @@ pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{
     CatalogError, DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN, SchemaError, SourceLocation,
-    State, Tool, ToolAnnotations, ToolDefinition, ToolNameError, ToolSpec, catalog_tools,
-    validate_tool_name,
+    State, Tool, ToolAnnotations, ToolDefinition, ToolMethods, ToolNameError, ToolSpec,
+    catalog_tools, validate_tool_name,
 };

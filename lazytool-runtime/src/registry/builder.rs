@@ -1,6 +1,6 @@
 //! Building a [`Registry`]: [`RegistryBuilder`].
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
@@ -9,17 +9,19 @@ use super::error::{RegistryError, RegistryProblem};
 use crate::call::CallLimits;
 use crate::tool::{
     CompiledSchemas, DynamicTool, Handler, Registration, ResolvedStates, StateMap, Tool, ToolInner,
-    ToolMetadata, ToolSpec, validate_tool_name,
+    ToolMetadata, ToolMethods, ToolSpec, validate_tool_name,
 };
 
 type SpecFilter = Box<dyn Fn(&ToolSpec) -> bool>;
 
-/// Builds a [`Registry`]: states for `State<T>` parameters, which `#[tool]`s to take, and
-/// dynamic tools. Start with [`Registry::builder`].
+/// Builds a [`Registry`]: states for `State<T>` parameters, instances for tool methods,
+/// which `#[tool]`s to take, and dynamic tools. Start with [`Registry::builder`].
 #[must_use]
 pub struct RegistryBuilder {
     limits: CallLimits,
     states: StateMap,
+    /// The types registered with `tools_of`, whose methods are taken even without inventory.
+    instances: Vec<TypeId>,
     use_inventory: bool,
     filter: Option<SpecFilter>,
     dynamic: Vec<DynamicTool>,
@@ -30,6 +32,7 @@ impl RegistryBuilder {
         RegistryBuilder {
             limits: CallLimits::default(),
             states: StateMap::default(),
+            instances: Vec::new(),
             use_inventory: true,
             filter: None,
             dynamic: Vec::new(),
@@ -44,6 +47,47 @@ impl RegistryBuilder {
     /// Registers an already shared value for the tools that take `State<T>`.
     pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
         self.states.insert(value);
+        self
+    }
+
+    /// Registers the instance the `#[tool]` methods of `T`'s `#[tools]` impl run on.
+    ///
+    /// Those methods are tools like any other (`filter` applies to them), also when the
+    /// registry is built [`without_inventory`](Self::without_inventory). Building a registry
+    /// that takes a method whose instance was never registered is an error
+    /// ([`RegistryProblem::MissingInstance`](crate::RegistryProblem::MissingInstance)).
+    ///
+    /// ```rust,standalone_crate
+    /// use std::sync::Arc;
+    /// use lazytool_runtime::{tools, Registry};
+    ///
+    /// struct Shop {
+    ///     currency: &'static str,
+    /// }
+    ///
+    /// #[tools]
+    /// impl Shop {
+    ///     /// Formats a price in the shop's currency.
+    ///     #[tool]
+    ///     fn format_price(&self, cents: u32) -> String {
+    ///         format!("{}.{:02} {}", cents / 100, cents % 100, self.currency)
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// assert!(Registry::from_inventory().is_err(), "no `Shop` registered");
+    ///
+    /// let registry = Registry::builder()
+    ///     .tools_of(Arc::new(Shop { currency: "EUR" }))
+    ///     .build()
+    ///     .unwrap();
+    /// let result = registry.call("format_price", serde_json::json!({"cents": 1250})).await;
+    /// assert_eq!(result.content(), "12.50 EUR");
+    /// # }
+    /// ```
+    pub fn tools_of<T: ToolMethods>(mut self, instance: Arc<T>) -> Self {
+        self.states.insert(instance);
+        self.instances.push(TypeId::of::<T>());
         self
     }
 
@@ -83,9 +127,9 @@ impl RegistryBuilder {
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut problems = Vec::new();
         let mut tools = Vec::new();
-        if self.use_inventory {
+        if self.use_inventory || !self.instances.is_empty() {
             for &Registration(spec) in inventory::iter::<Registration> {
-                if self.filter.as_ref().is_none_or(|keep| keep(spec))
+                if self.takes(spec)
                     && let Some(tool) = self.generated(spec, &mut problems)
                 {
                     tools.push(tool);
@@ -120,17 +164,47 @@ impl RegistryBuilder {
         }
     }
 
+    fn takes(&self, spec: &ToolSpec) -> bool {
+        let registered_instance = || {
+            spec.instance()
+                .is_some_and(|instance| self.instances.contains(&instance.type_id()))
+        };
+        (self.use_inventory || registered_instance())
+            && self.filter.as_ref().is_none_or(|keep| keep(spec))
+    }
+
     fn generated(&self, spec: &ToolSpec, problems: &mut Vec<RegistryProblem>) -> Option<Tool> {
         let location = spec.location();
         let mut states = Vec::with_capacity(spec.states.len());
+        let mut missing = false;
         for requirement in spec.states {
+            let Some(requirement) = requirement else {
+                states.push(None);
+                continue;
+            };
             match self.states.get(requirement) {
-                Some(state) => states.push(state),
-                None => problems.push(RegistryProblem::MissingState {
-                    tool: spec.name.to_owned(),
-                    type_name: requirement.type_name().to_owned(),
-                    location: location.clone(),
-                }),
+                Some(state) => states.push(Some(state)),
+                None => {
+                    missing = true;
+                    let (tool, type_name, location) = (
+                        spec.name.to_owned(),
+                        requirement.type_name().to_owned(),
+                        location.clone(),
+                    );
+                    problems.push(if requirement.is_instance() {
+                        RegistryProblem::MissingInstance {
+                            tool,
+                            type_name,
+                            location,
+                        }
+                    } else {
+                        RegistryProblem::MissingState {
+                            tool,
+                            type_name,
+                            location,
+                        }
+                    });
+                }
             }
         }
         let schemas = match spec.cache.get_or_build(spec) {
@@ -144,7 +218,7 @@ impl RegistryBuilder {
                 return None;
             }
         };
-        (states.len() == spec.states.len()).then(|| {
+        (!missing).then(|| {
             Tool::new(ToolInner {
                 name: Arc::from(spec.name),
                 description: Arc::from(spec.description),

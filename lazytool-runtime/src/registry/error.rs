@@ -54,6 +54,16 @@ pub enum RegistryProblem {
         /// Where the tool was declared.
         location: SourceLocation,
     },
+    /// A tool is a method of a `#[tools]` impl, but no instance of its type was registered
+    /// with [`RegistryBuilder::tools_of`](crate::RegistryBuilder::tools_of).
+    MissingInstance {
+        /// The tool.
+        tool: String,
+        /// The type name of the missing instance.
+        type_name: String,
+        /// Where the tool was declared.
+        location: SourceLocation,
+    },
 }
 
 impl RegistryError {
@@ -117,6 +127,14 @@ impl fmt::Display for RegistryProblem {
             } => write!(
                 f,
                 "tool `{tool}` at {location} takes `State<{type_name}>`, but no `{type_name}` was registered; add `.state(value)` to `Registry::builder()`"
+            ),
+            RegistryProblem::MissingInstance {
+                tool,
+                type_name,
+                location,
+            } => write!(
+                f,
+                "tool `{tool}` at {location} is a method of `{type_name}`, but no `{type_name}` was registered; add `.tools_of(Arc::new(instance))` to `Registry::builder()`, or leave the tool out with `.filter(...)`"
             ),
         }
     }

@@ -27,7 +27,7 @@ pub use location::SourceLocation;
 pub use name::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError, validate_tool_name};
 pub(crate) use schemas::CompiledSchemas;
 pub use schemas::SchemaError;
-pub use spec::{CallFuture, Invocation, Registration, SpecCache, ToolSpec};
+pub use spec::{CallFuture, Invocation, Registration, SpecCache, ToolMethods, ToolSpec};
 pub(crate) use state::StateMap;
 pub use state::{ResolvedStates, State, StateRequirement};
 

@@ -46,8 +46,10 @@ pub struct ToolSpec {
     pub input_schema: fn() -> Value,
     #[doc(hidden)]
     pub output_schema: Option<fn() -> Value>,
+    /// One entry per injected parameter, the receiver of a method first; `None` for a
+    /// `ToolContext`.
     #[doc(hidden)]
-    pub states: &'static [StateRequirement],
+    pub states: &'static [Option<StateRequirement>],
     #[doc(hidden)]
     pub call: fn(Invocation<'_>) -> Result<CallFuture, ToolResult>,
     #[doc(hidden)]
@@ -95,7 +97,44 @@ impl ToolSpec {
     pub fn location(&self) -> SourceLocation {
         SourceLocation::new(self.file, self.line, self.column)
     }
+
+    /// For a method of a `#[tools]` impl, the type whose instance it runs on.
+    pub(crate) fn instance(&self) -> Option<&StateRequirement> {
+        self.states
+            .first()
+            .and_then(Option::as_ref)
+            .filter(|requirement| requirement.is_instance())
+    }
 }
+
+/// A type with a `#[tools]` impl block: its `#[tool]` methods run on an instance registered
+/// with [`RegistryBuilder::tools_of`](crate::RegistryBuilder::tools_of).
+///
+/// Implemented by `#[tools]`; there is nothing to implement by hand.
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::{tools, ToolMethods};
+///
+/// struct Counter;
+///
+/// #[tools]
+/// impl Counter {
+///     /// Says hello.
+///     #[tool]
+///     fn hello(&self) -> &'static str {
+///         "hello"
+///     }
+/// }
+///
+/// fn assert_has_tools<T: ToolMethods>() {}
+/// assert_has_tools::<Counter>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `#[tools]` impl block, so it has no tool methods to register",
+    label = "no `#[tools]` impl for this type",
+    note = "mark an inherent impl of `{Self}` with `#[tools]` and its tool methods with `#[tool]`"
+)]
+pub trait ToolMethods: Send + Sync + 'static {}
 
 /// The per-process cache of a spec's compiled schemas: built on first use, shared by every
 /// registry built afterwards.

@@ -68,12 +68,14 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 
 pub(crate) type AnyState = Arc<dyn Any + Send + Sync>;
 
-/// The type a tool's `State<T>` parameter asks for, recorded by `#[tool]` in its spec.
+/// The type a tool's `State<T>` parameter (or, for a method of a `#[tools]` impl, its
+/// `&self`) asks for, recorded by `#[tool]` in its spec.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct StateRequirement {
     type_id: fn() -> TypeId,
     type_name: fn() -> &'static str,
+    instance: bool,
 }
 
 impl StateRequirement {
@@ -82,6 +84,16 @@ impl StateRequirement {
         StateRequirement {
             type_id: TypeId::of::<T>,
             type_name: std::any::type_name::<T>,
+            instance: false,
+        }
+    }
+
+    /// The requirement of a tool method's `&self`: an instance registered with
+    /// [`RegistryBuilder::tools_of`](crate::RegistryBuilder::tools_of).
+    pub const fn instance_of<T: Any + Send + Sync>() -> Self {
+        StateRequirement {
+            instance: true,
+            ..Self::of::<T>()
         }
     }
 
@@ -91,6 +103,10 @@ impl StateRequirement {
 
     pub(crate) fn type_name(&self) -> &'static str {
         (self.type_name)()
+    }
+
+    pub(crate) fn is_instance(&self) -> bool {
+        self.instance
     }
 }
 
@@ -108,21 +124,21 @@ impl StateMap {
     }
 }
 
-/// The states of one tool, resolved when the registry was built, in parameter order.
+/// The states of one tool, resolved when the registry was built: one entry per injected
+/// parameter in parameter order (`None` for a `ToolContext`, which needs no state).
 #[doc(hidden)]
 #[derive(Clone, Default)]
-pub struct ResolvedStates(Arc<[AnyState]>);
+pub struct ResolvedStates(Arc<[Option<AnyState>]>);
 
 impl ResolvedStates {
-    pub(crate) fn new(states: Vec<AnyState>) -> Self {
+    pub(crate) fn new(states: Vec<Option<AnyState>>) -> Self {
         ResolvedStates(states.into())
     }
 
-    /// The state at `index` (the position of the tool's `State<T>` parameter among its
-    /// state parameters). `None` only if the spec and the resolved states disagree, which
-    /// the registry rules out when it is built.
+    /// The state of the injected parameter at `index`. `None` only if the spec and the
+    /// resolved states disagree, which the registry rules out when it is built.
     pub fn get<T: Any + Send + Sync>(&self, index: usize) -> Option<State<T>> {
-        let state = self.0.get(index)?.clone();
+        let state = self.0.get(index)?.clone()?;
         state.downcast::<T>().ok().map(State)
     }
 }

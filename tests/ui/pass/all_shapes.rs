@@ -1,6 +1,8 @@
 //! Every supported shape of a `#[tool]` fn compiles and registers.
 
-use lazytool_runtime::{tool, Registry, State, ToolContext};
+use std::sync::Arc;
+
+use lazytool_runtime::{tool, tools, Registry, State, ToolContext};
 use serde::{Deserialize, Serialize};
 
 struct Db;
@@ -88,6 +90,42 @@ fn sync_tool(a: i64, b: i64) -> i64 {
     a + b
 }
 
+/// A synchronous tool run on the blocking pool.
+#[tool(blocking)]
+fn blocking_tool(path: String, db: State<Db>, ctx: ToolContext) -> std::io::Result<String> {
+    let _ = (db, ctx);
+    Ok(path)
+}
+
+type DbState = State<Db>;
+
+/// Injected parameters written under other names, marked.
+#[tool]
+async fn marked(#[inject] db: DbState, #[inject] ctx: lazytool_runtime::ToolContext, #[arg] n: u8) -> u8 {
+    let _ = (db, ctx);
+    n
+}
+
+struct Shop;
+
+#[tools]
+impl Shop {
+    /// A method.
+    #[tool(lazy)]
+    async fn method(&self, #[arg(default = Self::LIMIT)] limit: u32) -> Result<Vec<Product>, ShopError> {
+        let _ = self;
+        Ok(vec![Product { id: limit }])
+    }
+
+    /// A blocking method.
+    #[lazytool_runtime::tool(blocking)]
+    fn blocking_method(&self) -> u32 {
+        Self::LIMIT
+    }
+
+    const LIMIT: u32 = 3;
+}
+
 mod reexport {
     pub use lazytool_runtime::*;
 }
@@ -99,14 +137,22 @@ async fn renamed_crate(n: u8) -> u8 {
 }
 
 fn main() {
-    let registry = Registry::builder().state(Db).build().expect("valid tools");
+    let registry = Registry::builder()
+        .state(Db)
+        .tools_of(Arc::new(Shop))
+        .build()
+        .expect("valid tools");
     let names: Vec<&str> = registry.tools().map(|tool| tool.name()).collect();
     assert_eq!(
         names,
         [
             "alias",
+            "blocking_method",
+            "blocking_tool",
             "every-argument",
             "io_alias",
+            "marked",
+            "method",
             "ping",
             "plain",
             "renamed_crate",

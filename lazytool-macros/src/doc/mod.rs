@@ -1,8 +1,14 @@
 //! Doc comments as descriptions: the tool's from the fn's docs, each parameter's from its own
 //! `///` lines or from a rustdoc `# Arguments` list.
+//!
+//! What is written for rustdoc stays out: the `# Examples`, `# Errors`, `# Panics` and
+//! `# Safety` sections, Rust code blocks (doctests), and link syntax (links become their
+//! text).
 
 use proc_macro2::Span;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+use crate::markdown::{self, Fence};
 
 /// The lines of the `///` comments (`#[doc = "..."]` attributes) in `attrs`, with the one
 /// space rustdoc puts after `///` removed.
@@ -52,6 +58,48 @@ pub(crate) fn text(lines: &[String]) -> String {
     out
 }
 
+/// A parameter's own `///` docs as its description, rustdoc's markup removed.
+pub(crate) fn param_text(attrs: &[Attribute]) -> String {
+    let lines = doc_lines(attrs);
+    let mut prose = Prose::default();
+    let lines: Vec<String> = lines.iter().filter_map(|line| prose.line(line)).collect();
+    text(&lines)
+}
+
+/// Reads doc lines in order and keeps what the model should read: outside Rust code blocks
+/// and reference definitions, with links as text.
+#[derive(Default)]
+struct Prose<'a> {
+    fence: Option<(Fence<'a>, bool)>,
+}
+
+impl<'a> Prose<'a> {
+    /// The line as the model reads it, or `None` to leave it out.
+    fn line(&mut self, line: &'a str) -> Option<String> {
+        let trimmed = line.trim();
+        if let Some((open, rust)) = &self.fence {
+            let rust = *rust;
+            if open.closed_by(trimmed) {
+                self.fence = None;
+            }
+            return (!rust).then(|| line.to_owned());
+        }
+        if let Some(open) = markdown::fence(trimmed) {
+            let rust = open.is_rust();
+            self.fence = Some((open, rust));
+            return (!rust).then(|| line.to_owned());
+        }
+        if markdown::is_link_definition(trimmed) {
+            return None;
+        }
+        Some(markdown::plain_links(line))
+    }
+
+    fn in_code(&self) -> bool {
+        self.fence.is_some()
+    }
+}
+
 /// A parameter documented in a `# Arguments` list.
 pub(crate) struct ArgumentDoc {
     pub(crate) name: String,
@@ -73,7 +121,15 @@ enum Section {
     Description,
     Arguments,
     Skill,
+    /// A section for rustdoc's readers (`# Examples`, `# Errors`, ...), left out up to the
+    /// next heading of the same level or above.
+    Rustdoc {
+        level: usize,
+    },
 }
+
+/// Headings of the sections that document the Rust function rather than the tool.
+const RUSTDOC_SECTIONS: &[&str] = &["Examples", "Example", "Errors", "Panics", "Safety"];
 
 pub(crate) fn split_fn_docs(attrs: &[Attribute]) -> FnDocs {
     let lines = spanned_doc_lines(attrs);
@@ -81,30 +137,46 @@ pub(crate) fn split_fn_docs(attrs: &[Attribute]) -> FnDocs {
     let mut skill = Vec::new();
     let mut arguments: Vec<ArgumentDoc> = Vec::new();
     let mut section = Section::Description;
+    let mut prose = Prose::default();
     for (line, span) in &lines {
         let span = *span;
+        let in_code = prose.in_code();
+        let Some(line) = prose.line(line) else {
+            continue;
+        };
         let trimmed = line.trim();
-        if let Some(heading) = trimmed.strip_prefix('#') {
-            section = match heading.trim_start_matches('#').trim() {
+        if let Some(heading) = trimmed.strip_prefix('#').filter(|_| !in_code) {
+            let level = 1 + heading.chars().take_while(|c| *c == '#').count();
+            let title = heading.trim_start_matches('#').trim();
+            if let Section::Rustdoc { level: open } = section
+                && level > open
+            {
+                continue;
+            }
+            section = match title {
                 "Arguments" | "Parameters" | "Args" => Section::Arguments,
                 "Skill" => Section::Skill,
+                _ if RUSTDOC_SECTIONS.contains(&title) => Section::Rustdoc { level },
                 _ => Section::Description,
             };
             if section != Section::Description {
                 continue;
             }
         }
-        if section == Section::Description {
-            description.push(line.clone());
-        } else if section == Section::Skill {
-            skill.push(line.clone());
-        } else if let Some((name, text)) = argument_item(trimmed) {
-            arguments.push(ArgumentDoc { name, text, span });
-        } else if let Some(last) = arguments.last_mut()
-            && !trimmed.is_empty()
-        {
-            last.text.push(' ');
-            last.text.push_str(trimmed);
+        match section {
+            Section::Description => description.push(line),
+            Section::Skill => skill.push(line),
+            Section::Rustdoc { .. } => {}
+            Section::Arguments => {
+                if let Some((name, text)) = argument_item(trimmed) {
+                    arguments.push(ArgumentDoc { name, text, span });
+                } else if let Some(last) = arguments.last_mut()
+                    && !trimmed.is_empty()
+                {
+                    last.text.push(' ');
+                    last.text.push_str(trimmed);
+                }
+            }
         }
     }
     FnDocs {
@@ -133,44 +205,4 @@ pub(crate) fn is_doc(attr: &Attribute) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use syn::parse_quote;
-
-    #[test]
-    fn splits_the_arguments_section() {
-        let item: syn::ItemFn = parse_quote! {
-            /// Search products by keyword.
-            ///
-            /// Results are ranked.
-            ///
-            /// # Arguments
-            ///
-            /// * `query` - Search keyword or phrase.
-            /// * `limit` - Maximum number
-            ///   of results.
-            ///
-            /// # Examples
-            ///
-            /// Not part of the arguments.
-            fn f() {}
-        };
-        let docs = split_fn_docs(&item.attrs);
-        assert_eq!(
-            docs.description,
-            "Search products by keyword.\n\nResults are ranked.\n\n# Examples\n\nNot part of the arguments."
-        );
-        let arguments: Vec<_> = docs
-            .arguments
-            .iter()
-            .map(|a| (a.name.as_str(), a.text.as_str()))
-            .collect();
-        assert_eq!(
-            arguments,
-            [
-                ("query", "Search keyword or phrase."),
-                ("limit", "Maximum number of results.")
-            ]
-        );
-    }
-}
+mod tests;
