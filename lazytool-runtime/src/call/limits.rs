@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::ToolResult;
-use super::size::{ESCAPE_EXTRA, check, escaped_len};
+use super::size::{ESCAPE_EXTRA, escaped_len, fits};
 
 /// Limits applied to every call of a registry's tools, with safe defaults. Set them with
 /// [`RegistryBuilder::limits`](crate::RegistryBuilder::limits).
@@ -18,8 +18,8 @@ use super::size::{ESCAPE_EXTRA, check, escaped_len};
 /// | `timeout` | 60 s | error result; the tool's future is dropped (cancelled) |
 /// | `max_output_bytes` | 100,000 bytes (about 25,000 tokens) | the result (an error's too) is cut to fit, with a notice saying what was cut |
 ///
-/// Sizes count the arguments' or result's compact JSON, escapes included (a NUL character
-/// takes six bytes). A 20 MB string or a 100,000-level nested array is therefore an error
+/// Sizes count compact JSON: for arguments, strings by their length (the memory they take);
+/// for results, escapes included (a NUL character takes six bytes once sent). A 20 MB string or a 100,000-level nested array is therefore an error
 /// result, never an out-of-memory or a stack overflow. The same limits bound the discovery
 /// tool, calls of unknown or undiscovered tools, and their answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl CallLimits {
 /// (escapes counted); smaller results are returned as they are. Errors are cut too.
 #[inline]
 pub(crate) fn cut_output(result: ToolResult, max_bytes: usize) -> ToolResult {
-    if check(result.content(), max_bytes, usize::MAX).is_ok() {
+    if fits(result.content(), max_bytes) {
         result
     } else {
         cut_text(result, max_bytes)

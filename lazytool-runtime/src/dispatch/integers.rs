@@ -14,11 +14,27 @@ const MAX_DEPTH: usize = 128;
 #[inline]
 pub(super) fn has_float(arguments: &Value) -> bool {
     match arguments {
-        Value::Number(number) => number.is_f64(),
-        Value::Array(items) => items.iter().any(has_float),
-        Value::Object(members) => members.values().any(has_float),
-        _ => false,
+        Value::Object(members) => members.values().any(|member| match member {
+            Value::Number(number) => number.is_f64(),
+            Value::Array(_) | Value::Object(_) => nested_float(member),
+            _ => false,
+        }),
+        other => nested_float(other),
     }
+}
+
+#[inline(never)]
+fn nested_float(value: &Value) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Number(number) if number.is_f64() => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Rewrites the whole floats of `arguments` found where `root` (the tool's input schema)

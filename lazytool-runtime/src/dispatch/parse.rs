@@ -71,7 +71,17 @@ pub(crate) fn output_value<T: Serialize>(value: T) -> ToolResult {
 }
 
 /// Whether `value` holds a `null` anywhere (where a non-finite float would have gone).
+#[inline]
 fn contains_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(_) | Value::Object(_) => nested_null(value),
+        _ => false,
+    }
+}
+
+#[inline(never)]
+fn nested_null(value: &Value) -> bool {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         match value {
