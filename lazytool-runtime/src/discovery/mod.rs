@@ -20,5 +20,9 @@ pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};
 pub(crate) use presentation::Presentation;
 pub(crate) use search::{SearchDocument, SearchIndex};
+pub(crate) use signing::Signer;
+#[cfg(not(feature = "signing"))]
 pub(crate) use signing::SigningKey;
+#[cfg(feature = "signing")]
+pub use signing::{SigningKey, SigningKeyError};
 pub(crate) use tool::{DiscoveryTool, read_result, write_signature};

@@ -115,7 +115,7 @@ impl Session {
             return outcome.result;
         }
         let record = DiscoveredSet::new(outcome.listed);
-        match self.shared.options.signing() {
+        match self.shared.options.signer() {
             Some(key) => {
                 let record = key.sign_set(record);
                 let mut content = outcome.result.content().clone();

@@ -228,7 +228,7 @@ impl Session {
     ) -> Session {
         let session = Session::new(registry, options);
         for record in records {
-            let accepted = match session.shared.options.signing() {
+            let accepted = match session.shared.options.signer() {
                 None => true,
                 Some(key) => key.verify_set(&record),
             };
@@ -336,7 +336,7 @@ impl Session {
             let state = self.lock();
             DiscoveredSet::new(state.discovered.iter().chain(state.pending.iter()).cloned())
         };
-        match self.shared.options.signing() {
+        match self.shared.options.signer() {
             Some(key) => key.sign_set(set),
             None => set,
         }
