@@ -23,10 +23,15 @@ use crate::lines::{BoundedLines, Read};
 /// Lines waiting for the writer; senders wait when it is full (backpressure).
 pub(crate) const OUTBOX_CAPACITY: usize = 64;
 
-/// Requests read and not yet answered (their answer not yet queued for the writer): when
-/// this many are in flight, no more input is read. With the outbox, it bounds the answers a
-/// client that does not read can make the server hold.
-pub(crate) const MAX_REQUESTS_IN_FLIGHT: usize = 64;
+/// How many requests [`McpServer::serve`](crate::McpServer::serve) has read and not yet
+/// answered (its answer not yet queued for the output) at most: while this many are in
+/// flight, no more input is read. With the output's queue of 64 lines, this bounds the
+/// answers a client that sends requests and never reads can make the server hold.
+///
+/// ```
+/// assert_eq!(lazytool_mcp::MAX_REQUESTS_IN_FLIGHT, 64);
+/// ```
+pub const MAX_REQUESTS_IN_FLIGHT: usize = 64;
 
 /// The requests in flight, by id, each holding one of [`MAX_REQUESTS_IN_FLIGHT`] permits.
 #[derive(Clone)]
