@@ -136,7 +136,12 @@ mod tests {
             (&params["id"], &params["error"]["code"]),
             (&json!(6), &json!(-32602))
         );
-        for id in ["9223372036854775808", "1.5", "1e300", "-9223372036854775809"] {
+        for id in [
+            "9223372036854775808",
+            "1.5",
+            "1e300",
+            "-9223372036854775809",
+        ] {
             let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
             let answer = reply(&line);
             let echoed: Value = serde_json::from_str(id).unwrap_or_default();

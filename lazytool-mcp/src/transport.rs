@@ -55,7 +55,11 @@ impl InFlight {
 
     /// Records request `id` with its permit; false (the permit handed back) when a request
     /// with that id is already in flight.
-    fn start(&self, id: &RequestId, permit: OwnedSemaphorePermit) -> Result<(), OwnedSemaphorePermit> {
+    fn start(
+        &self,
+        id: &RequestId,
+        permit: OwnedSemaphorePermit,
+    ) -> Result<(), OwnedSemaphorePermit> {
         let mut requests = self.requests();
         if requests.contains_key(id) {
             return Err(permit);

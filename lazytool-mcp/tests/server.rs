@@ -577,7 +577,10 @@ async fn at_most_64_requests_are_in_flight_and_no_more_input_is_read() {
         ids.push(client.response().await["id"].as_u64().unwrap_or_default());
     }
     ids.sort_unstable();
-    assert_eq!(ids, (1..=MAX_REQUESTS_IN_FLIGHT as u64 + 1).collect::<Vec<_>>());
+    assert_eq!(
+        ids,
+        (1..=MAX_REQUESTS_IN_FLIGHT as u64 + 1).collect::<Vec<_>>()
+    );
     assert!(client.close().await.is_empty());
 }
 
@@ -587,11 +590,19 @@ async fn a_client_that_does_not_read_cannot_make_the_server_buffer_without_bound
     const CALLS: usize = 1_000;
     let mut client = Client::connect(load_server());
     client.initialize("2025-11-25").await;
-    let Client { lines, mut writer, server, notifications } = client;
+    let Client {
+        lines,
+        mut writer,
+        server,
+        notifications,
+    } = client;
     let sending = tokio::spawn(async move {
         for id in 1..=CALLS {
             let line = call(id, "bulky", json!({})).to_string();
-            writer.write_all(line.as_bytes()).await.expect("the server reads");
+            writer
+                .write_all(line.as_bytes())
+                .await
+                .expect("the server reads");
             writer.write_all(b"\n").await.expect("the server reads");
         }
         writer
@@ -600,7 +611,10 @@ async fn a_client_that_does_not_read_cannot_make_the_server_buffer_without_bound
     // (64 lines) and the one being written, whatever the client sends.
     let held = settled(&BULKY_CALLS).await;
     assert!(held >= MAX_REQUESTS_IN_FLIGHT, "{held}");
-    assert!(held <= MAX_REQUESTS_IN_FLIGHT + 64 + 2, "{held} answers of 90 KB held");
+    assert!(
+        held <= MAX_REQUESTS_IN_FLIGHT + 64 + 2,
+        "{held} answers of 90 KB held"
+    );
     assert!(!sending.is_finished(), "the client is made to wait");
     // Once the client reads, every call is answered, each once, and the sender finishes.
     let mut lines = lines;
@@ -617,7 +631,12 @@ async fn a_client_that_does_not_read_cannot_make_the_server_buffer_without_bound
     }
     assert_eq!(BULKY_CALLS.load(Ordering::SeqCst), CALLS);
     let writer = sending.await.expect("the sender ends");
-    let client = Client { lines, writer, server, notifications };
+    let client = Client {
+        lines,
+        writer,
+        server,
+        notifications,
+    };
     assert!(client.close().await.is_empty());
 }
 
@@ -630,26 +649,56 @@ async fn a_reused_id_in_flight_is_refused_and_out_of_range_ids_are_echoed() {
     eventually(|| STARTED[LANE].load(Ordering::SeqCst) == 1).await;
     client.send(call(7, "gate", json!({"lane": LANE}))).await;
     let refused = client.response().await;
-    assert_eq!((&refused["id"], &refused["error"]["code"]), (&json!(7), &json!(-32600)), "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("already used"));
+    assert_eq!(
+        (&refused["id"], &refused["error"]["code"]),
+        (&json!(7), &json!(-32600)),
+        "{refused}"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("already used")
+    );
     GATES[LANE].add_permits(1);
     let answered = client.response().await;
-    assert_eq!((&answered["id"], text(&answered)), (&json!(7), "1"), "{answered}");
+    assert_eq!(
+        (&answered["id"], text(&answered)),
+        (&json!(7), "1"),
+        "{answered}"
+    );
     // Answered, the id is free again.
-    let again = client.request(7, "tools/call", json!({"name": "whoAmI"})).await;
+    let again = client
+        .request(7, "tools/call", json!({"name": "whoAmI"}))
+        .await;
     assert_eq!(text(&again), "7");
 
-    for id in ["9223372036854775808", "-9223372036854775809", "1.5", "1e300"] {
+    for id in [
+        "9223372036854775808",
+        "-9223372036854775809",
+        "1.5",
+        "1e300",
+    ] {
         let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#);
         client.send_raw(line.as_bytes()).await;
         let reply = client.response().await;
         let echoed: Value = serde_json::from_str(id).unwrap_or_default();
-        assert_eq!((&reply["id"], &reply["error"]["code"]), (&echoed, &json!(-32600)), "{reply}");
+        assert_eq!(
+            (&reply["id"], &reply["error"]["code"]),
+            (&echoed, &json!(-32600)),
+            "{reply}"
+        );
     }
     for id in [i64::MAX, i64::MIN] {
-        client.send(json!({"jsonrpc": "2.0", "id": id, "method": "ping"})).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
         let pong = client.response().await;
-        assert_eq!((&pong["id"], &pong["result"]), (&json!(id), &json!({})), "{pong}");
+        assert_eq!(
+            (&pong["id"], &pong["result"]),
+            (&json!(id), &json!({})),
+            "{pong}"
+        );
     }
     assert!(client.close().await.is_empty());
 }

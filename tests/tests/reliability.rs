@@ -6,9 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use lazytool_runtime::{
-    CallLimits, DISCOVERY_TOOL_NAME, DiscoveryMode, Registry, Session,
-    SessionOptions, SigningKey, State, ToolCall, ToolContext, ToolErrorKind, ToolResult,
-    catalog_tools, tool,
+    CallLimits, DISCOVERY_TOOL_NAME, DiscoveryMode, Registry, Session, SessionOptions, SigningKey,
+    State, ToolCall, ToolContext, ToolErrorKind, ToolResult, catalog_tools, tool,
 };
 use serde_json::{Value, json};
 
@@ -401,9 +400,7 @@ fn key(text: &str) -> SigningKey {
 
 /// The bytes a result takes as JSON, as it is sent.
 fn sent(result: &ToolResult) -> usize {
-    serde_json::to_string(result.content())
-        .expect("JSON")
-        .len()
+    serde_json::to_string(result.content()).expect("JSON").len()
 }
 
 /// The 117 tools of the shared GitHub catalog, all lazy, under `limits`.
@@ -461,9 +458,17 @@ async fn unknown_names_are_not_amplified() {
     let input = arguments.to_string().len();
     let many = discover(&session, arguments).await;
     assert_eq!(errors(&many).len(), 1);
-    assert!(errors(&many)[0].starts_with("Unknown tools 'u000', 'u001', "), "{:?}", errors(&many));
+    assert!(
+        errors(&many)[0].starts_with("Unknown tools 'u000', 'u001', "),
+        "{:?}",
+        errors(&many)
+    );
     assert!(errors(&many)[0].contains("'u015' and 19984 more. Available tools: ["));
-    assert!(sent(&many) <= listing + 16 * 8 + 40, "{} bytes for {input} bytes in", sent(&many));
+    assert!(
+        sent(&many) <= listing + 16 * 8 + 40,
+        "{} bytes for {input} bytes in",
+        sent(&many)
+    );
     assert!(sent(&many) <= 100_000);
 
     // Repeats of known names are listed once.
@@ -476,7 +481,13 @@ async fn unknown_names_are_not_amplified() {
 /// is named, not dropped.
 #[tokio::test]
 async fn a_discovery_answer_fits_the_output_limit() {
-    let wanted = ["issue_read", "issue_write", "list_issues", "search_issues", "add_issue_comment"];
+    let wanted = [
+        "issue_read",
+        "issue_write",
+        "list_issues",
+        "search_issues",
+        "add_issue_comment",
+    ];
     let answer = |limit: usize| async move {
         let options = SessionOptions::new().signing_key(key("server secret"));
         let session = github(CallLimits::default().max_output_bytes(limit)).session_with(options);
@@ -499,7 +510,10 @@ async fn a_discovery_answer_fits_the_output_limit() {
     assert_eq!(listed(&under), wanted[..4]);
     assert_eq!(
         errors(&under),
-        [format!("Not loaded, as the answer would be over its limit of {} bytes: 'add_issue_comment'. Ask for them in another call, fewer at a time.", low - 1)]
+        [format!(
+            "Not loaded, as the answer would be over its limit of {} bytes: 'add_issue_comment'. Ask for them in another call, fewer at a time.",
+            low - 1
+        )]
     );
     let over = answer(low + 1).await;
     assert_eq!(listed(&over), wanted);
@@ -525,12 +539,22 @@ async fn search_queries_are_bounded() {
         if accepted {
             assert_eq!(listed(&result)[0], "merge_pull_request");
         } else {
-            assert!(result.text().contains("query is longer than 1024 bytes"), "{}", result.text());
+            assert!(
+                result.text().contains("query is longer than 1024 bytes"),
+                "{}",
+                result.text()
+            );
         }
     }
     // 1 MiB of query is over the argument limit before anything reads it.
     let result = discover(&session, json!({"query": "a".repeat(1 << 20)})).await;
-    assert!(result.text().contains("larger than the limit of 1048576 bytes"), "{}", result.text());
+    assert!(
+        result
+            .text()
+            .contains("larger than the limit of 1048576 bytes"),
+        "{}",
+        result.text()
+    );
 }
 
 /// Item 3: the discovery tool obeys the argument limits, and never echoes a name whole.
@@ -547,9 +571,18 @@ async fn the_discovery_tool_obeys_the_argument_limits() {
         let result = discover(&session, arguments).await;
         if accepted {
             let error = &errors(&result)[0];
-            assert!(error.starts_with(&format!("Unknown tool '{}…'", "x".repeat(64))), "{error}");
+            assert!(
+                error.starts_with(&format!("Unknown tool '{}…'", "x".repeat(64))),
+                "{error}"
+            );
         } else {
-            assert!(result.text().contains("larger than the limit of 1000 bytes"), "{}", result.text());
+            assert!(
+                result
+                    .text()
+                    .contains("larger than the limit of 1000 bytes"),
+                "{}",
+                result.text()
+            );
         }
         assert!(sent(&result) < 4000, "{}", sent(&result));
     }
@@ -588,14 +621,22 @@ async fn deep_values_are_error_results_on_every_path() {
     // The same for arguments sent as JSON text (OpenAI's way), which serde_json would
     // otherwise accept up to 128 levels.
     let text = |levels: usize| {
-        Value::String(format!("{{\"text\": {}0{}}}", "[".repeat(levels), "]".repeat(levels)))
+        Value::String(format!(
+            "{{\"text\": {}0{}}}",
+            "[".repeat(levels),
+            "]".repeat(levels)
+        ))
     };
     let under = registry.call("echo", text(62)).await;
     let at = registry.call("echo", text(63)).await;
     let over = registry.call("echo", text(64)).await;
     let hundred = registry.call("echo", text(100)).await;
     for accepted in [&under, &at] {
-        assert!(accepted.text().contains("is not of type \"string\""), "{}", accepted.text());
+        assert!(
+            accepted.text().contains("is not of type \"string\""),
+            "{}",
+            accepted.text()
+        );
     }
     for refused in [&over, &hundred] {
         assert!(refused.text().contains(depth_error), "{}", refused.text());
@@ -640,17 +681,28 @@ async fn a_timeout_cancels_the_tools_token() {
     for (millis, times_out) in [(99, false), (100, false), (101, true)] {
         let before = live();
         let result = registry.call("spawner", json!({"millis": millis})).await;
-        assert_eq!(result.error_kind() == Some(ToolErrorKind::TimedOut), times_out, "{millis}");
+        assert_eq!(
+            result.error_kind() == Some(ToolErrorKind::TimedOut),
+            times_out,
+            "{millis}"
+        );
         let expected = if times_out { before } else { before + 1 };
         until(|| live() == expected).await;
-        assert_eq!(live(), expected, "{millis} ms: the task lives on only if the call finished");
+        assert_eq!(
+            live(),
+            expected,
+            "{millis} ms: the task lives on only if the call finished"
+        );
     }
     let before = live();
     let calls: Vec<_> = (0..1_000)
         .map(|_| tokio::spawn(registry.call("spawner", json!({"millis": 10_000}))))
         .collect();
     for call in calls {
-        assert_eq!(call.await.expect("no panic").error_kind(), Some(ToolErrorKind::TimedOut));
+        assert_eq!(
+            call.await.expect("no panic").error_kind(),
+            Some(ToolErrorKind::TimedOut)
+        );
     }
     until(|| live() == before).await;
     assert_eq!(live(), before, "1,000 timed-out calls leave no task behind");
@@ -678,11 +730,20 @@ fn a_history_result_counts_at_most_the_registrys_tools() {
                 "function": {"name": DISCOVERY_TOOL_NAME, "arguments": "{}"}}]}),
             json!({"role": "tool", "tool_call_id": "c1", "content": content.to_string()}),
         ];
-        Session::from_history(&registry, &history).discovered().tools
+        Session::from_history(&registry, &history)
+            .discovered()
+            .tools
     };
     assert_eq!(rebuilt(tools - 2), ["issue_read"], "under the limit");
-    assert_eq!(rebuilt(tools - 1), ["issue_read"], "the last name at the limit");
-    assert!(rebuilt(tools).is_empty(), "a name past the limit is not looked at");
+    assert_eq!(
+        rebuilt(tools - 1),
+        ["issue_read"],
+        "the last name at the limit"
+    );
+    assert!(
+        rebuilt(tools).is_empty(),
+        "a name past the limit is not looked at"
+    );
     assert!(rebuilt(1_000_000).is_empty());
 }
 
@@ -708,7 +769,10 @@ async fn closed(name: String) -> String {
 #[tokio::test]
 async fn every_result_fits_the_output_limit_escapes_included() {
     const LIMIT: usize = 6002;
-    let registry = registry_with(Arc::default(), CallLimits::default().max_output_bytes(LIMIT));
+    let registry = registry_with(
+        Arc::default(),
+        CallLimits::default().max_output_bytes(LIMIT),
+    );
     for (size, whole) in [(LIMIT - 3, true), (LIMIT - 2, true), (LIMIT - 1, false)] {
         let result = registry.call("fail_with", json!({"size": size})).await;
         assert_eq!(result.error_kind(), Some(ToolErrorKind::ToolFailed));
@@ -720,12 +784,19 @@ async fn every_result_fits_the_output_limit_escapes_included() {
         assert_eq!(result.text().len() == count, whole, "{count}");
         assert!(sent(&result) <= LIMIT, "{count}: {}", sent(&result));
         if !whole {
-            assert!(result.text().contains("showing the first 981 of 1001 bytes"), "{}", result.text().escape_debug());
+            assert!(
+                result
+                    .text()
+                    .contains("showing the first 981 of 1001 bytes"),
+                "{}",
+                result.text().escape_debug()
+            );
         }
     }
     // 65,000 unknown keys to a strict tool: not every key named back.
-    let keys: serde_json::Map<String, Value> =
-        (0..65_000).map(|i| (format!("key_{i}"), json!(1))).collect();
+    let keys: serde_json::Map<String, Value> = (0..65_000)
+        .map(|i| (format!("key_{i}"), json!(1)))
+        .collect();
     let mut arguments = keys;
     arguments.insert("name".to_owned(), json!("x"));
     let result = registry.call("closed", Value::Object(arguments)).await;
@@ -733,7 +804,11 @@ async fn every_result_fits_the_output_limit_escapes_included() {
     assert!(sent(&result) <= 2000, "{}", sent(&result));
     // A 1 MiB name is quoted up to the longest a tool name can be.
     let result = registry.call(&"n".repeat(1 << 20), json!({})).await;
-    assert!(result.text().starts_with(&format!("Error: unknown tool '{}…'.", "n".repeat(64))));
+    assert!(
+        result
+            .text()
+            .starts_with(&format!("Error: unknown tool '{}…'.", "n".repeat(64)))
+    );
     assert!(sent(&result) <= LIMIT);
 }
 
@@ -761,7 +836,11 @@ async fn a_panicking_drop_of_a_timed_out_tool_is_caught() {
         Arc::default(),
         CallLimits::default().timeout(Some(Duration::from_millis(100))),
     );
-    for (millis, kind) in [(99, None), (100, None), (101, Some(ToolErrorKind::TimedOut))] {
+    for (millis, kind) in [
+        (99, None),
+        (100, None),
+        (101, Some(ToolErrorKind::TimedOut)),
+    ] {
         let result = registry.call("fragile", json!({"millis": millis})).await;
         assert_eq!(result.error_kind(), kind, "{millis}: {}", result.text());
     }
@@ -772,7 +851,12 @@ async fn a_panicking_drop_of_a_timed_out_tool_is_caught() {
             .is_err()
     );
     drop(call);
-    assert!(!registry.call("fragile", json!({"millis": 1})).await.is_error());
+    assert!(
+        !registry
+            .call("fragile", json!({"millis": 1}))
+            .await
+            .is_error()
+    );
 }
 
 /// Multiplies two numbers.
@@ -786,14 +870,22 @@ async fn scale(x: f64, factor: f64) -> Vec<f64> {
 async fn a_nan_or_infinite_result_is_an_error() {
     let registry = registry();
     for (factor, finite) in [(0.5, true), (1.0, true), (2.0, false)] {
-        let result = registry.call("scale", json!({"x": f64::MAX, "factor": factor})).await;
+        let result = registry
+            .call("scale", json!({"x": f64::MAX, "factor": factor}))
+            .await;
         assert_eq!(!result.is_error(), finite, "{factor}: {}", result.text());
         if !finite {
             assert_eq!(result.error_kind(), Some(ToolErrorKind::InvalidOutput));
-            assert!(result.text().contains("(NaN or infinity) at /1"), "{}", result.text());
+            assert!(
+                result.text().contains("(NaN or infinity) at /1"),
+                "{}",
+                result.text()
+            );
         }
     }
-    let nan = registry.call("scale", json!({"x": 0.0, "factor": f64::MAX})).await;
+    let nan = registry
+        .call("scale", json!({"x": 0.0, "factor": f64::MAX}))
+        .await;
     assert!(!nan.is_error(), "0 × MAX is 0");
 }
 
@@ -838,10 +930,17 @@ async fn signatures_bound_to_a_conversation_cannot_be_replayed() {
             .tools
     };
     let unbound = signed_in(None).await;
-    assert_eq!(rebuilt(&unbound, None), ["launch"], "replayable without an id");
+    assert_eq!(
+        rebuilt(&unbound, None),
+        ["launch"],
+        "replayable without an id"
+    );
     assert!(rebuilt(&unbound, Some("a")).is_empty());
     let bound = signed_in(Some("a")).await;
     assert_eq!(rebuilt(&bound, Some("a")), ["launch"]);
-    assert!(rebuilt(&bound, Some("b")).is_empty(), "not in another conversation");
+    assert!(
+        rebuilt(&bound, Some("b")).is_empty(),
+        "not in another conversation"
+    );
     assert!(rebuilt(&bound, None).is_empty());
 }

@@ -197,8 +197,15 @@ mod tests {
     #[test]
     fn escapes_count_toward_the_output_limit() {
         for limit in [200, 1000, 100_000] {
-            for text in ["\u{0}".repeat(90_000), "\"".repeat(90_000), "x".repeat(90_000)] {
-                let result = cut_output(ToolResult::error(crate::ToolErrorKind::ToolFailed, text), limit);
+            for text in [
+                "\u{0}".repeat(90_000),
+                "\"".repeat(90_000),
+                "x".repeat(90_000),
+            ] {
+                let result = cut_output(
+                    ToolResult::error(crate::ToolErrorKind::ToolFailed, text),
+                    limit,
+                );
                 assert!(sent(&result) <= limit, "{} > {limit}", sent(&result));
                 assert!(result.is_error(), "an error stays an error");
             }
@@ -206,7 +213,10 @@ mod tests {
         let nuls = cut_output(ToolResult::success(json!("\u{0}".repeat(90_000))), 100_000);
         let text = nuls.text();
         let shown = text.bytes().take_while(|&byte| byte == 0).count();
-        assert!(text.contains(&format!("showing the first {shown} of 90000 bytes")), "{shown}");
+        assert!(
+            text.contains(&format!("showing the first {shown} of 90000 bytes")),
+            "{shown}"
+        );
         assert!(shown > 16_000, "as many as fit: {shown}");
     }
 

@@ -36,7 +36,11 @@ pub(crate) fn fits(value: &Value, max_bytes: usize) -> bool {
 }
 
 #[inline]
-fn sized<const ESCAPES: bool>(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
+fn sized<const ESCAPES: bool>(
+    value: &Value,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Excess> {
     match flat_size::<ESCAPES>(value) {
         Some(size) if max_depth > 0 || !is_filled_container(value) => {
             if size > max_bytes {
@@ -72,7 +76,11 @@ fn is_filled_container(value: &Value) -> bool {
 
 /// [`check`] for values with nested arrays or objects.
 #[inline(never)]
-fn check_nested<const ESCAPES: bool>(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
+fn check_nested<const ESCAPES: bool>(
+    value: &Value,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Excess> {
     let mut size = 0usize;
     walk::<ESCAPES>(value, max_depth, |bytes| {
         size += bytes;
@@ -148,7 +156,11 @@ fn flat_size<const ESCAPES: bool>(value: &Value) -> Option<usize> {
 
 #[inline]
 fn string_len<const ESCAPES: bool>(text: &str) -> usize {
-    if ESCAPES { escaped_len(text) } else { text.len() }
+    if ESCAPES {
+        escaped_len(text)
+    } else {
+        text.len()
+    }
 }
 
 /// The compact-JSON size of a scalar (an upper bound for floats); `None` for arrays and
@@ -183,7 +195,10 @@ fn digits(integer: u64) -> usize {
 #[inline]
 pub(crate) fn escaped_len(text: &str) -> usize {
     let bytes = text.as_bytes();
-    if bytes.iter().all(|&byte| ESCAPE_EXTRA[usize::from(byte)] == 0) {
+    if bytes
+        .iter()
+        .all(|&byte| ESCAPE_EXTRA[usize::from(byte)] == 0)
+    {
         bytes.len()
     } else {
         escaped_len_slow(bytes)
@@ -255,9 +270,15 @@ mod tests {
             let compact = serde_json::to_string(&value).unwrap_or_default().len();
             assert_eq!(json_size(&value, usize::MAX), Some(compact), "{value}");
             assert!(fits(&value, compact), "{value} at its size");
-            assert!(!fits(&value, compact - 1), "{value} one byte under its size");
+            assert!(
+                !fits(&value, compact - 1),
+                "{value} one byte under its size"
+            );
         }
-        assert!(json_size(&json!(1.5), usize::MAX) >= Some(3), "floats: a bound");
+        assert!(
+            json_size(&json!(1.5), usize::MAX) >= Some(3),
+            "floats: a bound"
+        );
     }
 
     #[test]

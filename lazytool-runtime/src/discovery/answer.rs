@@ -37,16 +37,22 @@ pub(super) struct Answer<'t> {
 /// Builds `{"tools": [...], "errors"?: [...]}` of at most `max_bytes` of JSON, room for a
 /// signature included: `errors` first (each bounded), then the `candidates` in order until
 /// the next one does not fit; those left out are named in an error.
-pub(super) fn answer<'t>(candidates: &[&'t Tool], mut errors: Vec<String>, max_bytes: usize) -> Answer<'t> {
+pub(super) fn answer<'t>(
+    candidates: &[&'t Tool],
+    mut errors: Vec<String>,
+    max_bytes: usize,
+) -> Answer<'t> {
     // `{"tools":[` `],"errors":[` `]}`.
     let frame = 10 + 12 + 2 + SIGNATURE_BYTES;
-    let errors_size = |errors: &[String]| -> usize {
-        errors.iter().map(|error| escaped_len(error) + 3).sum()
-    };
+    let errors_size =
+        |errors: &[String]| -> usize { errors.iter().map(|error| escaped_len(error) + 3).sum() };
     // What is left out must be said; its error is bounded like the others.
-    let left_out_error_bytes = if candidates.is_empty() { 0 } else { max_bytes / 8 };
-    let mut budget = max_bytes
-        .saturating_sub(frame + errors_size(&errors) + left_out_error_bytes);
+    let left_out_error_bytes = if candidates.is_empty() {
+        0
+    } else {
+        max_bytes / 8
+    };
+    let mut budget = max_bytes.saturating_sub(frame + errors_size(&errors) + left_out_error_bytes);
     let mut entries = Vec::new();
     let mut listed = Vec::new();
     for (index, tool) in candidates.iter().enumerate() {
@@ -75,11 +81,14 @@ pub(super) fn answer<'t>(candidates: &[&'t Tool], mut errors: Vec<String>, max_b
 
 /// The error for tools that did not fit the answer.
 fn left_out_error(names: &[&str], max_bytes: usize, budget: usize) -> String {
-    let prefix = format!(
-        "Not loaded, as the answer would be over its limit of {max_bytes} bytes: "
-    );
+    let prefix =
+        format!("Not loaded, as the answer would be over its limit of {max_bytes} bytes: ");
     let suffix = ". Ask for them in another call, fewer at a time.";
-    let list = quoted_list(names, names.len(), budget.saturating_sub(prefix.len() + suffix.len()));
+    let list = quoted_list(
+        names,
+        names.len(),
+        budget.saturating_sub(prefix.len() + suffix.len()),
+    );
     format!("{prefix}{list}{suffix}")
 }
 
@@ -165,9 +174,15 @@ mod tests {
         let many: Vec<String> = (0..100).map(|i| format!("n{i}")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         let list = quoted_list(&many, 20_000, 1000);
-        assert!(list.ends_with(&format!("and {} more", 20_000 - MAX_QUOTED_NAMES)), "{list}");
+        assert!(
+            list.ends_with(&format!("and {} more", 20_000 - MAX_QUOTED_NAMES)),
+            "{list}"
+        );
         let long = "x".repeat(10 << 20);
-        assert_eq!(quoted_list(&[&long], 1, 1000).len(), MAX_TOOL_NAME_LEN + "''…".len());
+        assert_eq!(
+            quoted_list(&[&long], 1, 1000).len(),
+            MAX_TOOL_NAME_LEN + "''…".len()
+        );
 
         let names: Vec<String> = (0..1000).map(|i| format!("tool_{i}")).collect();
         let list = name_list(&names, 200);

@@ -90,7 +90,10 @@ mod tests {
     #[test]
     fn queries_are_bounded() {
         let at = json!({"query": "q".repeat(MAX_QUERY_BYTES)});
-        assert!(matches!(Request::read(&at, true), Ok(Request::Query { .. })));
+        assert!(matches!(
+            Request::read(&at, true),
+            Ok(Request::Query { .. })
+        ));
         let over = json!({"query": "q".repeat(MAX_QUERY_BYTES + 1)});
         let Err(problem) = Request::read(&over, true) else {
             panic!("a query over the limit is refused");

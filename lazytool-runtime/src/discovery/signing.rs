@@ -201,7 +201,10 @@ mod tests {
     #[test]
     fn signatures_bind_the_key_and_the_names() {
         let key = key("server secret");
-        let signer = Signer { key: &key, conversation: None };
+        let signer = Signer {
+            key: &key,
+            conversation: None,
+        };
         let signature = signer.sign(&["a", "b"]);
         assert_eq!(signature.len(), 64);
         assert!(signer.verify(&["a", "b"], &signature));
@@ -209,7 +212,13 @@ mod tests {
         assert!(!signer.verify(&["a"], &signature));
         assert!(!signer.verify(&["ab"], &signature), "names are delimited");
         let other = self::key("other");
-        assert!(!Signer { key: &other, conversation: None }.verify(&["a", "b"], &signature));
+        assert!(
+            !Signer {
+                key: &other,
+                conversation: None
+            }
+            .verify(&["a", "b"], &signature)
+        );
         assert!(!signer.verify(&["a", "b"], "zz"));
         assert!(!signer.verify(&["a", "b"], ""));
     }
@@ -217,18 +226,33 @@ mod tests {
     #[test]
     fn signatures_bound_to_a_conversation_hold_only_there() {
         let key = key("server secret");
-        let in_conversation = |id| Signer { key: &key, conversation: Some(id) };
+        let in_conversation = |id| Signer {
+            key: &key,
+            conversation: Some(id),
+        };
         let signature = in_conversation("c-1").sign(&["a"]);
         assert!(in_conversation("c-1").verify(&["a"], &signature));
         assert!(!in_conversation("c-2").verify(&["a"], &signature));
-        assert!(!Signer { key: &key, conversation: None }.verify(&["a"], &signature));
-        assert!(!in_conversation("c-").verify(&["1\na"], &signature), "the id is length-prefixed");
+        assert!(
+            !Signer {
+                key: &key,
+                conversation: None
+            }
+            .verify(&["a"], &signature)
+        );
+        assert!(
+            !in_conversation("c-").verify(&["1\na"], &signature),
+            "the id is length-prefixed"
+        );
     }
 
     #[test]
     fn keys_under_32_bytes_are_refused() {
         for len in [0, 1, 31] {
-            assert_eq!(SigningKey::new(vec![7; len]).err(), Some(SigningKeyError { len }));
+            assert_eq!(
+                SigningKey::new(vec![7; len]).err(),
+                Some(SigningKeyError { len })
+            );
         }
         assert!(SigningKey::new(vec![7; 32]).is_ok(), "at the limit");
         assert!(SigningKey::new(vec![7; 33]).is_ok());

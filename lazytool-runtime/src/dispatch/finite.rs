@@ -330,7 +330,9 @@ mod tests {
         assert_eq!(non_finite_path(&vec![1.0, 2.0]), None);
         assert_eq!(non_finite_path(&vec![1.0, f64::NAN]), Some("/1".to_owned()));
         assert_eq!(
-            non_finite_path(&Shape::Circle { radius: f64::INFINITY }),
+            non_finite_path(&Shape::Circle {
+                radius: f64::INFINITY
+            }),
             Some("/Circle/radius".to_owned())
         );
         assert_eq!(

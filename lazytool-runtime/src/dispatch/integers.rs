@@ -145,11 +145,21 @@ mod tests {
     #[test]
     fn only_floats_within_the_integer_range_are_rewritten() {
         let schema = json!({"type": "array", "items": {"type": "integer"}});
-        let mut arguments = json!([9.223372036854775e18, 1.8446744073709552e19, -9.223372036854776e18, 1e19]);
+        let mut arguments = json!([
+            9.223372036854775e18,
+            1.8446744073709552e19,
+            -9.223372036854776e18,
+            1e19
+        ]);
         integralize(&mut arguments, &schema);
         assert_eq!(
             arguments,
-            json!([9_223_372_036_854_774_784_i64, 1.8446744073709552e19, i64::MIN, 10_000_000_000_000_000_000_u64])
+            json!([
+                9_223_372_036_854_774_784_i64,
+                1.8446744073709552e19,
+                i64::MIN,
+                10_000_000_000_000_000_000_u64
+            ])
         );
     }
 }

@@ -47,7 +47,8 @@ impl<'s> Navigator<'s> {
 
     /// Whether some alternative of `schema` (itself included) satisfies `test`.
     pub(super) fn any(&self, schema: &'s Value, test: &impl Fn(&'s Value) -> bool) -> bool {
-        self.find(schema, 0, &|schema| test(schema).then_some(())).is_some()
+        self.find(schema, 0, &|schema| test(schema).then_some(()))
+            .is_some()
     }
 
     /// The first answer of `find` on `schema` or, depth first, on its alternatives.
@@ -61,20 +62,23 @@ impl<'s> Navigator<'s> {
             return None;
         }
         let schema = self.resolve(schema);
-        find(schema).or_else(|| {
-            alternatives(schema).find_map(|branch| self.find(branch, depth + 1, find))
-        })
+        find(schema)
+            .or_else(|| alternatives(schema).find_map(|branch| self.find(branch, depth + 1, find)))
     }
 
     /// The schema of the member `key` of an object governed by `schema`: its `properties`
     /// (in the schema or an alternative), else a schema-valued `additionalProperties`.
     pub(super) fn property(&self, schema: &'s Value, key: &str) -> Option<&'s Value> {
         self.find(schema, 0, &|schema| {
-            schema.get("properties").and_then(|properties| properties.get(key))
+            schema
+                .get("properties")
+                .and_then(|properties| properties.get(key))
         })
         .or_else(|| {
             self.find(schema, 0, &|schema| {
-                schema.get("additionalProperties").filter(|extra| extra.is_object())
+                schema
+                    .get("additionalProperties")
+                    .filter(|extra| extra.is_object())
             })
         })
     }

@@ -17,7 +17,10 @@ use crate::call::{ToolErrorKind, ToolResult};
 /// path is found by reading them again through `serde_path_to_error`, whose tracking costs
 /// an allocation per member and is kept off the path of calls that succeed.
 #[inline]
-pub(crate) fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolResult> {
+pub(crate) fn parse_arguments<T: DeserializeOwned>(
+    tool: &str,
+    arguments: Value,
+) -> Result<T, ToolResult> {
     match T::deserialize(&arguments) {
         Ok(parsed) => Ok(parsed),
         Err(error) => Err(unparsed::<T>(tool, &arguments, &error)),
@@ -26,7 +29,11 @@ pub(crate) fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value)
 
 #[cold]
 #[inline(never)]
-fn unparsed<T: DeserializeOwned>(tool: &str, arguments: &Value, error: &serde_json::Error) -> ToolResult {
+fn unparsed<T: DeserializeOwned>(
+    tool: &str,
+    arguments: &Value,
+    error: &serde_json::Error,
+) -> ToolResult {
     let problem = match serde_path_to_error::deserialize::<_, T>(arguments) {
         Err(located) => {
             let path: String = located
@@ -34,8 +41,12 @@ fn unparsed<T: DeserializeOwned>(tool: &str, arguments: &Value, error: &serde_js
                 .iter()
                 .map(|segment| match segment {
                     serde_path_to_error::Segment::Seq { index } => format!("/{index}"),
-                    serde_path_to_error::Segment::Map { key } => format!("/{}", escape_pointer(key)),
-                    serde_path_to_error::Segment::Enum { variant } => format!("/{}", escape_pointer(variant)),
+                    serde_path_to_error::Segment::Map { key } => {
+                        format!("/{}", escape_pointer(key))
+                    }
+                    serde_path_to_error::Segment::Enum { variant } => {
+                        format!("/{}", escape_pointer(variant))
+                    }
                     serde_path_to_error::Segment::Unknown => "/?".to_owned(),
                 })
                 .collect();
@@ -139,9 +150,15 @@ mod tests {
 
     #[test]
     fn errors_name_the_path() {
-        let parsed = parse_arguments::<Order>("order", json!({"items": [{"quantity": 1}, {"quantity": 300}]}));
+        let parsed = parse_arguments::<Order>(
+            "order",
+            json!({"items": [{"quantity": 1}, {"quantity": 300}]}),
+        );
         let text = parsed.map(|_| ()).expect_err("300 is no u8").text();
-        assert!(text.contains("at /items/1/quantity: invalid value: integer `300`"), "{text}");
+        assert!(
+            text.contains("at /items/1/quantity: invalid value: integer `300`"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -150,10 +167,17 @@ mod tests {
         map.insert("a/b", vec![1.0, f64::NAN]);
         let result = output_value(&map);
         assert_eq!(result.error_kind(), Some(ToolErrorKind::InvalidOutput));
-        assert!(result.text().contains("(NaN or infinity) at /a~1b/1"), "{}", result.text());
+        assert!(
+            result.text().contains("(NaN or infinity) at /a~1b/1"),
+            "{}",
+            result.text()
+        );
         assert!(output_value(f64::INFINITY).text().contains("infinity)."));
         assert_eq!(output_value(Some(1.5)).content(), &json!(1.5));
         assert_eq!(output_value(None::<f64>).content(), &json!(null));
-        assert_eq!(output_value((None::<u8>, 2.0)).content(), &json!([null, 2.0]));
+        assert_eq!(
+            output_value((None::<u8>, 2.0)).content(),
+            &json!([null, 2.0])
+        );
     }
 }

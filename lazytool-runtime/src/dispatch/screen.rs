@@ -13,7 +13,11 @@ use crate::call::{CallLimits, Excess, ToolResult, check, cut_output, dispose};
 /// depth — and returns them as a JSON object (see `normalize`). Rejected arguments are dropped
 /// without recursion; the error result names `tool`.
 #[inline]
-pub(crate) fn screen(tool: &str, arguments: Value, limits: &CallLimits) -> Result<Value, ToolResult> {
+pub(crate) fn screen(
+    tool: &str,
+    arguments: Value,
+    limits: &CallLimits,
+) -> Result<Value, ToolResult> {
     let checked = match &arguments {
         Value::String(text) if text.len() > limits.max_argument_bytes => Err(Excess::TooLarge),
         _ => check(
@@ -50,9 +54,17 @@ fn screen_other(tool: &str, arguments: Value, limits: &CallLimits) -> Result<Val
 /// members repaired from text): what the text held obeys the same limits. The caller
 /// disposes of rejected arguments.
 #[cold]
-pub(crate) fn recheck(tool: &str, arguments: &Value, limits: &CallLimits) -> Result<(), ToolResult> {
-    check(arguments, limits.max_argument_bytes, limits.max_argument_depth)
-        .map_err(|excess| over_limits(tool, &excess, limits))
+pub(crate) fn recheck(
+    tool: &str,
+    arguments: &Value,
+    limits: &CallLimits,
+) -> Result<(), ToolResult> {
+    check(
+        arguments,
+        limits.max_argument_bytes,
+        limits.max_argument_depth,
+    )
+    .map_err(|excess| over_limits(tool, &excess, limits))
 }
 
 /// The answer to a call refused whatever its arguments (an unknown tool, an undiscovered

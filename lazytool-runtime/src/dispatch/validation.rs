@@ -87,7 +87,11 @@ fn describe(error: &ValidationError<'_>) -> String {
 /// For a value that matches none of the alternatives of `keyword`: which alternative came
 /// closest and what it lacked. The closest is the one with the fewest violations, an
 /// alternative of another type counting as farther than any of the right type.
-fn closest(error: &ValidationError<'_>, keyword: &str, branches: &[Vec<ValidationError<'_>>]) -> String {
+fn closest(
+    error: &ValidationError<'_>,
+    keyword: &str,
+    branches: &[Vec<ValidationError<'_>>],
+) -> String {
     let at = error.instance_path().as_str();
     let wrong_type = |errors: &[ValidationError<'_>]| {
         errors.iter().any(|error| {
@@ -166,7 +170,13 @@ fn misnamed_keys<'s>(
     }
     for (key, member) in members {
         if let Some(property) = navigator.property(schema, key) {
-            misnamed_keys(member, property, navigator, format!("{path}/{key}"), problems);
+            misnamed_keys(
+                member,
+                property,
+                navigator,
+                format!("{path}/{key}"),
+                problems,
+            );
         }
     }
 }
@@ -204,7 +214,10 @@ mod tests {
             },
             "required": ["durationMinutes", "trip"]
         });
-        let text = problems(&schema, &json!({"duration_minutes": 5, "trip": {"start_date": "x"}}));
+        let text = problems(
+            &schema,
+            &json!({"duration_minutes": 5, "trip": {"start_date": "x"}}),
+        );
         assert!(
             text.contains(r#"at /duration_minutes: unexpected property "duration_minutes": did you mean "durationMinutes"?"#),
             "{text}"
@@ -232,8 +245,9 @@ mod tests {
     #[test]
     fn each_violation_is_bounded() {
         let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
-        let keys: serde_json::Map<String, Value> =
-            (0..65_000).map(|i| (format!("key_{i}"), json!(1))).collect();
+        let keys: serde_json::Map<String, Value> = (0..65_000)
+            .map(|i| (format!("key_{i}"), json!(1)))
+            .collect();
         let text = problems(&schema, &Value::Object(keys));
         assert!(text.len() < 2 * MAX_VIOLATION_BYTES, "{}", text.len());
     }
