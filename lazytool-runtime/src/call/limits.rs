@@ -123,6 +123,15 @@ fn escaped_prefix(text: &str, budget: usize) -> usize {
     text.len()
 }
 
+/// `text` cut so that its escaped form takes at most `max_bytes` (a cut ends with `…`).
+pub(crate) fn fit(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if escaped_len(text) <= max_bytes {
+        return Cow::Borrowed(text);
+    }
+    let end = escaped_prefix(text, max_bytes.saturating_sub('…'.len_utf8()));
+    Cow::Owned(format!("{}…", &text[..end]))
+}
+
 /// `text` as an error message may quote it: whole when it is at most `max_bytes`, else cut
 /// at a character boundary and marked with `…`. A name longer than any tool's name, say,
 /// need not be echoed whole.
@@ -218,6 +227,14 @@ mod tests {
             "{shown}"
         );
         assert!(shown > 16_000, "as many as fit: {shown}");
+    }
+
+    #[test]
+    fn fitted_texts_take_at_most_their_budget_escaped() {
+        assert_eq!(fit("short", 5), "short");
+        assert_eq!(fit("\"\"\"\"", 8), "\"\"\"\"");
+        let cut = fit("\"\"\"\"", 7);
+        assert!(escaped_len(&cut) <= 7 && cut.ends_with('…'), "{cut}");
     }
 
     #[test]

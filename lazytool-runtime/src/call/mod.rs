@@ -15,7 +15,7 @@ pub(crate) use context::CallCancellation;
 pub use context::{CancellationToken, ToolContext};
 pub use discovered::DiscoveredSet;
 pub use limits::CallLimits;
-pub(crate) use limits::{cut_output, dispose, quote};
+pub(crate) use limits::{cut_output, dispose, fit, quote};
 pub use result::{ToolErrorKind, ToolResult};
 pub(crate) use size::{Excess, check, escaped_len};
 pub use tool_call::ToolCall;

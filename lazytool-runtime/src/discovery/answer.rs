@@ -8,7 +8,7 @@ use std::io;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::call::{escaped_len, quote};
+use crate::call::{escaped_len, fit, quote};
 use crate::tool::{MAX_TOOL_NAME_LEN, Tool};
 
 /// How many unknown names an error quotes; the others are counted.
@@ -35,24 +35,24 @@ pub(super) struct Answer<'t> {
 }
 
 /// Builds `{"tools": [...], "errors"?: [...]}` of at most `max_bytes` of JSON, room for a
-/// signature included: `errors` first (each bounded), then the `candidates` in order until
-/// the next one does not fit; those left out are named in an error.
+/// signature included: `errors` first (cut to half the room at most), then the `candidates`
+/// in order until the next one does not fit; those left out are named in an error.
 pub(super) fn answer<'t>(
     candidates: &[&'t Tool],
-    mut errors: Vec<String>,
+    errors: Vec<String>,
     max_bytes: usize,
 ) -> Answer<'t> {
-    // `{"tools":[` `],"errors":[` `]}`.
-    let frame = 10 + 12 + 2 + SIGNATURE_BYTES;
-    let errors_size =
-        |errors: &[String]| -> usize { errors.iter().map(|error| escaped_len(error) + 3).sum() };
+    // `{"tools":[` `],"errors":[` `]}` and a signature.
+    let room = max_bytes.saturating_sub(10 + 12 + 2 + SIGNATURE_BYTES);
+    let each = room / 2 / errors.len().max(1);
+    let mut errors: Vec<String> = errors
+        .iter()
+        .map(|error| fit(error, each).into_owned())
+        .collect();
+    let errors_size: usize = errors.iter().map(|error| escaped_len(error) + 3).sum();
     // What is left out must be said; its error is bounded like the others.
-    let left_out_error_bytes = if candidates.is_empty() {
-        0
-    } else {
-        max_bytes / 8
-    };
-    let mut budget = max_bytes.saturating_sub(frame + errors_size(&errors) + left_out_error_bytes);
+    let left_out_bytes = if candidates.is_empty() { 0 } else { room / 8 };
+    let mut budget = room.saturating_sub(errors_size + left_out_bytes + 3);
     let mut entries = Vec::new();
     let mut listed = Vec::new();
     for (index, tool) in candidates.iter().enumerate() {
@@ -65,7 +65,8 @@ pub(super) fn answer<'t>(
         let size = serialized_size(&entry) + 1;
         if size > budget {
             let left_out: Vec<&str> = candidates[index..].iter().map(|tool| tool.name()).collect();
-            errors.push(left_out_error(&left_out, max_bytes, left_out_error_bytes));
+            let error = left_out_error(&left_out, max_bytes, left_out_bytes);
+            errors.push(fit(&error, left_out_bytes).into_owned());
             break;
         }
         budget -= size;
