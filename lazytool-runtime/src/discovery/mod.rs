@@ -10,6 +10,7 @@ pub(crate) mod compaction;
 mod listing;
 mod mode;
 mod presentation;
+mod record;
 mod request;
 mod search;
 mod signing;
@@ -25,4 +26,5 @@ pub(crate) use signing::Signer;
 pub(crate) use signing::SigningKey;
 #[cfg(feature = "signing")]
 pub use signing::{SigningKey, SigningKeyError};
-pub(crate) use tool::{DiscoveryTool, read_result, write_signature};
+pub(crate) use record::{read_result, read_result_text};
+pub(crate) use tool::{DiscoveryTool, write_signature};

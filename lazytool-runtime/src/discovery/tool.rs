@@ -10,7 +10,7 @@ use super::answer::{MAX_QUOTED_NAMES, answer, name_list, unknown_names_error};
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
 use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
-use crate::call::{DiscoveredSet, ToolErrorKind, ToolResult, quote};
+use crate::call::{ToolErrorKind, ToolResult, quote};
 use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
 
 /// The discovery tool of one session: its definition (fixed for the conversation, so that
@@ -23,7 +23,7 @@ pub(crate) struct DiscoveryTool {
 
 /// What a discovery call found.
 pub(crate) struct Discovery {
-    /// The answer: `{"tools": [...], "errors"?: [...]}`, its [`DiscoveredSet`] not attached yet
+    /// The answer: `{"tools": [...], "errors"?: [...]}`, its [`DiscoveredSet`](crate::DiscoveredSet) not attached yet
     /// (the session signs it first).
     pub(crate) result: ToolResult,
     /// Every tool the answer lists, lazy or not, in answer order: what a signature covers.
@@ -219,24 +219,8 @@ impl DiscoveryTool {
     }
 }
 
-/// The [`DiscoveredSet`] a discovery result's JSON stands for (read back from a message
-/// history): the names of its `tools` and its `signature`.
-pub(crate) fn read_result(content: &Value) -> DiscoveredSet {
-    DiscoveredSet {
-        tools: (content.get("tools").and_then(Value::as_array).into_iter())
-            .flatten()
-            .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-            .map(str::to_owned)
-            .collect(),
-        signature: content
-            .get("signature")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    }
-}
-
 /// Writes the signature of a signed discovery into its result's JSON, where
-/// [`read_result`] finds it in a history.
+/// `read_result` finds it in a history.
 pub(crate) fn write_signature(content: &mut Value, signature: &str) {
     content["signature"] = Value::String(signature.to_owned());
 }
