@@ -57,6 +57,12 @@ fn not_a_message(line: &[u8], error: &serde_json::Error) -> Decoded {
     tracing::debug!(target: "lazytool::mcp", %error, "not an MCP message");
     Decoded::Reply(match (method, id) {
         (Some(_), None) if value.get("id").is_none() => return Decoded::Skip,
+        // JSON-RPC allows any number; MCP (and rmcp) take integers that fit 64 signed bits.
+        (_, Some(id)) if id.is_number() && id.as_i64().is_none() => reply(
+            Some(id),
+            ErrorCode::INVALID_REQUEST,
+            "Invalid request: a numeric request id must be an integer from -2^63 to 2^63-1; use such an integer or a string",
+        ),
         (Some(method), Some(id)) if versioned => reply(
             Some(id),
             ErrorCode::INVALID_PARAMS,
@@ -80,7 +86,7 @@ fn parse_error(line: &[u8], error: &serde_json::Error) -> Decoded {
 
 /// A JSON-RPC error response line; `id` is `null` when it could not be read, as JSON-RPC 2.0
 /// requires (rmcp's own type would leave it out).
-fn reply(id: Option<Value>, code: ErrorCode, message: &str) -> Vec<u8> {
+pub(crate) fn reply(id: Option<Value>, code: ErrorCode, message: &str) -> Vec<u8> {
     let reply = json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -130,6 +136,25 @@ mod tests {
             (&params["id"], &params["error"]["code"]),
             (&json!(6), &json!(-32602))
         );
+        for id in [
+            "9223372036854775808",
+            "1.5",
+            "1e300",
+            "-9223372036854775809",
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            let answer = reply(&line);
+            let echoed: Value = serde_json::from_str(id).unwrap_or_default();
+            assert_eq!(
+                (&answer["id"], &answer["error"]["code"]),
+                (&echoed, &json!(-32600)),
+                "{line}"
+            );
+        }
+        for id in ["9223372036854775807", "-9223372036854775808"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert_eq!(reply(&line), json!("message"), "{line}");
+        }
         let batch = reply(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
         assert_eq!(
             (&batch["id"], &batch["error"]["code"]),

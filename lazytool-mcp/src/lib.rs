@@ -69,6 +69,7 @@ pub use connection::McpConnection;
 pub use error::McpError;
 pub use server::{DEFAULT_MAX_LINE_BYTES, McpServer};
 pub use structured::WRAPPED_RESULT_KEY;
+pub use transport::MAX_REQUESTS_IN_FLIGHT;
 
 /// The rmcp this crate is built on (3.11.x, feature `server`): its types for serving an
 /// [`McpConnection`] over rmcp's other transports, and the protocol's model.

@@ -94,8 +94,21 @@ async fn compare_products(ids: Vec<u32>) -> Vec<u32> {
 const TIMEOUT: Duration = Duration::from_secs(10);
 const NEWEST: &str = "2026-07-28";
 
+/// The tools of the backpressure tests, served on their own.
+const LOAD_TOOLS: [&str; 3] = ["gate", "bulky", "whoAmI"];
+
 fn server() -> McpServer {
-    McpServer::new(Registry::from_inventory().expect("valid tools"))
+    let registry = Registry::builder()
+        .filter(|spec| spec.name() == "whoAmI" || !LOAD_TOOLS.contains(&spec.name()))
+        .build();
+    McpServer::new(registry.expect("valid tools"))
+}
+
+fn load_server() -> McpServer {
+    let registry = Registry::builder()
+        .filter(|spec| LOAD_TOOLS.contains(&spec.name()))
+        .build();
+    McpServer::new(registry.expect("valid tools"))
 }
 
 /// A client end of a connection, reading the server's lines.
@@ -492,4 +505,200 @@ async fn the_line_limit_is_configurable_and_connections_are_separate() {
     assert!(!tool_names(&second_tools).contains(&"calculateFinancing"));
     assert!(first.close().await.is_empty());
     assert!(second.close().await.is_empty());
+}
+
+/// What the backpressure tests count: calls of `gate` started in each lane, and the
+/// permits that let them finish.
+static GATES: [tokio::sync::Semaphore; 2] = [
+    tokio::sync::Semaphore::const_new(0),
+    tokio::sync::Semaphore::const_new(0),
+];
+static STARTED: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+static BULKY_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits until the test opens its lane's gate.
+#[tool]
+async fn gate(lane: usize) -> usize {
+    STARTED[lane].fetch_add(1, Ordering::SeqCst);
+    if let Ok(permit) = GATES[lane].acquire().await {
+        permit.forget();
+    }
+    lane
+}
+
+/// Returns 90 KB of text.
+#[tool]
+async fn bulky() -> String {
+    BULKY_CALLS.fetch_add(1, Ordering::SeqCst);
+    "b".repeat(90_000)
+}
+
+fn call(id: usize, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+/// Gives the server every chance to go on (it must not), then returns `count`'s value.
+async fn settled(count: &std::sync::atomic::AtomicUsize) -> usize {
+    let mut last = count.load(Ordering::SeqCst);
+    let mut unchanged = 0;
+    while unchanged < 20 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let now = count.load(Ordering::SeqCst);
+        unchanged = if now == last { unchanged + 1 } else { 0 };
+        last = now;
+    }
+    last
+}
+
+#[tokio::test]
+async fn at_most_64_requests_are_in_flight_and_no_more_input_is_read() {
+    use lazytool_mcp::MAX_REQUESTS_IN_FLIGHT;
+    const LANE: usize = 0;
+    let mut client = Client::connect(load_server());
+    client.initialize("2025-11-25").await;
+    // One request over the limit: the first 64 start, the 65th is not even read.
+    for id in 1..=MAX_REQUESTS_IN_FLIGHT + 1 {
+        client.send(call(id, "gate", json!({"lane": LANE}))).await;
+    }
+    eventually(|| STARTED[LANE].load(Ordering::SeqCst) == MAX_REQUESTS_IN_FLIGHT).await;
+    assert_eq!(settled(&STARTED[LANE]).await, MAX_REQUESTS_IN_FLIGHT);
+    // One answered: one more request is read.
+    GATES[LANE].add_permits(1);
+    let first = client.response().await;
+    assert_eq!(first["result"]["content"][0]["text"], "0", "{first}");
+    eventually(|| STARTED[LANE].load(Ordering::SeqCst) == MAX_REQUESTS_IN_FLIGHT + 1).await;
+    GATES[LANE].add_permits(MAX_REQUESTS_IN_FLIGHT);
+    let mut ids = vec![first["id"].as_u64().unwrap_or_default()];
+    for _ in 0..MAX_REQUESTS_IN_FLIGHT {
+        ids.push(client.response().await["id"].as_u64().unwrap_or_default());
+    }
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (1..=MAX_REQUESTS_IN_FLIGHT as u64 + 1).collect::<Vec<_>>()
+    );
+    assert!(client.close().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_read_cannot_make_the_server_buffer_without_bound() {
+    use lazytool_mcp::MAX_REQUESTS_IN_FLIGHT;
+    const CALLS: usize = 1_000;
+    let mut client = Client::connect(load_server());
+    client.initialize("2025-11-25").await;
+    let Client {
+        lines,
+        mut writer,
+        server,
+        notifications,
+    } = client;
+    let sending = tokio::spawn(async move {
+        for id in 1..=CALLS {
+            let line = call(id, "bulky", json!({})).to_string();
+            writer
+                .write_all(line.as_bytes())
+                .await
+                .expect("the server reads");
+            writer.write_all(b"\n").await.expect("the server reads");
+        }
+        writer
+    });
+    // Nothing is read: the server holds at most the answers in flight, the output's queue
+    // (64 lines) and the one being written, whatever the client sends.
+    let held = settled(&BULKY_CALLS).await;
+    assert!(held >= MAX_REQUESTS_IN_FLIGHT, "{held}");
+    assert!(
+        held <= MAX_REQUESTS_IN_FLIGHT + 64 + 2,
+        "{held} answers of 90 KB held"
+    );
+    assert!(!sending.is_finished(), "the client is made to wait");
+    // Once the client reads, every call is answered, each once, and the sender finishes.
+    let mut lines = lines;
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < CALLS {
+        let line = tokio::time::timeout(TIMEOUT, lines.next_line())
+            .await
+            .expect("the server answers in time")
+            .expect("readable")
+            .expect("the server is still writing");
+        let response: Value = serde_json::from_str(&line).expect("a JSON line");
+        assert_eq!(text(&response).len(), 90_000);
+        assert!(answered.insert(response["id"].as_u64().unwrap_or_default()));
+    }
+    assert_eq!(BULKY_CALLS.load(Ordering::SeqCst), CALLS);
+    let writer = sending.await.expect("the sender ends");
+    let client = Client {
+        lines,
+        writer,
+        server,
+        notifications,
+    };
+    assert!(client.close().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_reused_id_in_flight_is_refused_and_out_of_range_ids_are_echoed() {
+    const LANE: usize = 1;
+    let mut client = Client::connect(load_server());
+    client.initialize("2025-11-25").await;
+    client.send(call(7, "gate", json!({"lane": LANE}))).await;
+    eventually(|| STARTED[LANE].load(Ordering::SeqCst) == 1).await;
+    client.send(call(7, "gate", json!({"lane": LANE}))).await;
+    let refused = client.response().await;
+    assert_eq!(
+        (&refused["id"], &refused["error"]["code"]),
+        (&json!(7), &json!(-32600)),
+        "{refused}"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("already used")
+    );
+    GATES[LANE].add_permits(1);
+    let answered = client.response().await;
+    assert_eq!(
+        (&answered["id"], text(&answered)),
+        (&json!(7), "1"),
+        "{answered}"
+    );
+    // Answered, the id is free again.
+    let again = client
+        .request(7, "tools/call", json!({"name": "whoAmI"}))
+        .await;
+    assert_eq!(text(&again), "7");
+
+    for id in [
+        "9223372036854775808",
+        "-9223372036854775809",
+        "1.5",
+        "1e300",
+    ] {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#);
+        client.send_raw(line.as_bytes()).await;
+        let reply = client.response().await;
+        let echoed: Value = serde_json::from_str(id).unwrap_or_default();
+        assert_eq!(
+            (&reply["id"], &reply["error"]["code"]),
+            (&echoed, &json!(-32600)),
+            "{reply}"
+        );
+    }
+    for id in [i64::MAX, i64::MIN] {
+        client
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+        let pong = client.response().await;
+        assert_eq!(
+            (&pong["id"], &pong["result"]),
+            (&json!(id), &json!({})),
+            "{pong}"
+        );
+    }
+    assert!(client.close().await.is_empty());
 }

@@ -250,6 +250,8 @@ pub use call::{
     CallLimits, CancellationToken, DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult,
 };
 pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
+#[cfg(feature = "signing")]
+pub use discovery::{SigningKey, SigningKeyError};
 pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{

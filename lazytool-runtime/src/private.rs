@@ -70,34 +70,16 @@ pub fn default_json<T: DefaultSerialize>(value: T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// Deserializes validated arguments into the tool's argument struct.
-///
-/// Validation already checked every field with its path, integer ranges included, so this
-/// rarely fails (a custom `Deserialize` stricter than its schema); serde's message then says
-/// what was wrong.
+/// Deserializes validated arguments into the tool's argument struct; an error names the
+/// path of the value serde refused.
 pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolResult> {
-    serde_json::from_value(arguments).map_err(|error| unparsed(tool, &error))
+    crate::dispatch::parse_arguments(tool, arguments)
 }
 
-#[cold]
-fn unparsed(tool: &str, error: &serde_json::Error) -> ToolResult {
-    crate::dispatch::invalid(tool, &error.to_string())
-}
-
-/// The result of a tool's value (a plain return value, or the `Ok` of a `Result`).
+/// The result of a tool's value (a plain return value, or the `Ok` of a `Result`); a NaN or
+/// infinite float is an error.
 pub fn output_value<T: OutputSerialize>(value: T) -> ToolResult {
-    match serde_json::to_value(value) {
-        Ok(value) => ToolResult::success(value),
-        Err(error) => unserializable(&error),
-    }
-}
-
-#[cold]
-fn unserializable(error: &serde_json::Error) -> ToolResult {
-    ToolResult::error(
-        ToolErrorKind::InvalidOutput,
-        format!("Error: the tool's result could not be converted to JSON: {error}"),
-    )
+    crate::dispatch::output_value(value)
 }
 
 /// The result of a tool's `Err`: its message.

@@ -294,3 +294,138 @@ async fn calls_run_concurrently_from_spawned_tasks() {
         assert_eq!(result.content()["net"], json!(i as f64));
     }
 }
+
+// -------------------------------------------------------------------------------------------
+// Issue 14, items 4 and 8: numbers sent as floats, errors with paths, messages the model can
+// act on.
+// -------------------------------------------------------------------------------------------
+
+/// Pages through results.
+#[tool]
+async fn page(count: u8, offset: u64, ratio: f64, sizes: Option<Vec<i16>>) -> String {
+    format!("{count} {offset} {ratio} {sizes:?}")
+}
+
+/// A number that must be even: stricter than its schema, so serde refuses what validation
+/// let through.
+#[derive(schemars::JsonSchema)]
+#[schemars(transparent)]
+struct Even(#[allow(dead_code)] u32);
+
+impl<'de> Deserialize<'de> for Even {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = u32::deserialize(deserializer)?;
+        if value % 2 == 0 {
+            Ok(Even(value))
+        } else {
+            Err(serde::de::Error::custom(format!("{value} is odd")))
+        }
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Batch {
+    values: Vec<Even>,
+}
+
+/// Takes even numbers.
+#[tool]
+async fn evens(batch: Batch) -> usize {
+    batch.values.len()
+}
+
+/// Where a shipment goes: a stored address's id, or an address.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum Destination {
+    Stored(u64),
+    Address { street: String, city: String },
+}
+
+/// Ships a parcel.
+#[tool(rename_all = "camelCase")]
+async fn ship(destination: Destination, duration_minutes: u32) -> u32 {
+    let _ = destination;
+    duration_minutes
+}
+
+#[tokio::test]
+async fn whole_numbers_sent_as_floats_are_integers() {
+    let registry = registry();
+    let arguments = json!({"count": 42.0, "offset": 1e2, "ratio": 2.0, "sizes": [-3.0, 7e0]});
+    let result = registry.call("page", arguments).await;
+    assert_eq!(result.content(), "42 100 2 Some([-3, 7])");
+    // At the edges of the type: u8's 255.0 is accepted, 256.0 and 2.5 are not, with the path.
+    let at = registry
+        .call("page", json!({"count": 255.0, "offset": 0, "ratio": 0}))
+        .await;
+    assert_eq!(at.content(), "255 0 0 None");
+    for (count, problem) in [
+        (256.0, "at /count: 256.0 is greater than the maximum of 255"),
+        (2.5, "at /count: 2.5 is not of type \"integer\""),
+    ] {
+        let result = registry
+            .call("page", json!({"count": count, "offset": 0, "ratio": 0}))
+            .await;
+        assert!(error_text(&result).contains(problem), "{count}: {result:?}");
+    }
+    // The same arguments as JSON text, OpenAI's way.
+    let text = registry
+        .call(
+            "page",
+            json!("{\"count\": 1e1, \"offset\": 3.0, \"ratio\": 0.5}"),
+        )
+        .await;
+    assert_eq!(text.content(), "10 3 0.5 None");
+}
+
+#[tokio::test]
+async fn a_deserialization_error_names_its_path() {
+    let registry = registry();
+    let fine = registry
+        .call("evens", json!({"batch": {"values": [2, 4]}}))
+        .await;
+    assert_eq!(fine.content(), &json!(2));
+    let odd = registry
+        .call("evens", json!({"batch": {"values": [2, 3]}}))
+        .await;
+    assert_eq!(
+        error_text(&odd),
+        "Error: invalid arguments for tool 'evens': at /batch/values/1: 3 is odd. Fix the arguments and call the tool again."
+    );
+}
+
+#[tokio::test]
+async fn validation_messages_say_what_to_change() {
+    let registry = registry();
+    // An untagged enum is an `anyOf`: the message names the closest alternative and its gap.
+    let result = registry
+        .call(
+            "ship",
+            json!({"destination": {"street": "Main St 1"}, "durationMinutes": 5}),
+        )
+        .await;
+    let text = error_text(&result);
+    assert!(
+        text.contains(r#"at /destination: {"street":"Main St 1"} matches none of the 2 alternatives of 'anyOf'; the closest, alternative 2 of 2, fails because "city" is a required property"#),
+        "{text}"
+    );
+    // A snake_case key sent to a camelCase tool: named, with the right one.
+    let result = registry
+        .call("ship", json!({"destination": 7, "duration_minutes": 5}))
+        .await;
+    let text = error_text(&result);
+    assert!(
+        text.contains(r#"at /duration_minutes: unexpected property "duration_minutes": did you mean "durationMinutes"?"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""durationMinutes" is a required property"#),
+        "{text}"
+    );
+    let right = registry
+        .call("ship", json!({"destination": 7, "durationMinutes": 5}))
+        .await;
+    assert_eq!(right.content(), &json!(5));
+}

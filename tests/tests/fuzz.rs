@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use lazytool_runtime::provider::{anthropic, gemini, openai_chat, openai_responses};
 use lazytool_runtime::schema::dialect;
 use lazytool_runtime::{
-    DISCOVERY_TOOL_NAME, DiscoveryMode, Registry, Session, SessionOptions, ToolErrorKind,
-    ToolResult, tool,
+    CallLimits, DISCOVERY_TOOL_NAME, DiscoveryMode, Registry, Session, SessionOptions,
+    ToolErrorKind, ToolResult, tool,
 };
 use lazytool_tests::dialect_rules;
 use proptest::prelude::*;
@@ -247,8 +247,21 @@ const EAGER: &[&str] = &[
 ];
 const MARKER: &str = "<lazytool-discovered>";
 
-/// Every result obeys the `ToolResult` contract: an error carries a kind and a JSON string.
+/// Every result obeys the `ToolResult` contract: an error carries a kind and a JSON string,
+/// and no result is larger than the output limit (escapes counted).
 fn check_result_shape(result: &ToolResult) -> Result<(), TestCaseError> {
+    check_result_within(result, registry().limits().max_output_bytes)
+}
+
+fn check_result_within(result: &ToolResult, max_output_bytes: usize) -> Result<(), TestCaseError> {
+    let sent = serde_json::to_string(result.content()).map_or(0, |json| json.len());
+    prop_assert!(
+        sent <= max_output_bytes,
+        "{} bytes sent over a limit of {}: {}",
+        sent,
+        max_output_bytes,
+        result.text()
+    );
     prop_assert_eq!(result.is_error(), result.error_kind().is_some());
     if result.is_error() {
         prop_assert!(
@@ -899,6 +912,53 @@ proptest! {
                     if !must_discover {
                         check_dispatch(&name, &arguments, &result)?;
                     }
+                }
+            }
+        }
+    }
+}
+
+/// The same tools under small limits, so that random input reaches them.
+fn tight_registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        Registry::builder()
+            .filter(|spec| spec.module_path() == module_path!())
+            .limits(
+                CallLimits::default()
+                    .max_argument_bytes(64)
+                    .max_argument_depth(3)
+                    .max_output_bytes(1000),
+            )
+            .build()
+            .expect("valid tools")
+    })
+}
+
+proptest! {
+    #![proptest_config(config(DEFAULT_CASES))]
+
+    /// Every path — tools, the discovery tool, unknown and undiscovered tools — answers within
+    /// the output limit, whatever the input, in every mode.
+    #[test]
+    fn every_path_answers_within_the_limits(
+        mode in session_mode(),
+        steps in prop::collection::vec(step(), 1..12),
+    ) {
+        let _watch = Watch::start("every_path_answers_within_the_limits", || format!("{mode:?} {steps:?}"));
+        let registry = tight_registry();
+        let session = registry.session_with(SessionOptions::new().mode(mode));
+        for step in steps {
+            match step {
+                Step::Call(name, arguments) => {
+                    let direct = block_on(registry.call(&name, arguments.clone()));
+                    check_result_within(&direct, 1000)?;
+                    let result = block_on(session.call(&name, arguments));
+                    check_result_within(&result, 1000)?;
+                }
+                Step::BeginTurn => session.begin_turn(),
+                Step::ActiveTools => {
+                    session.active_tools();
                 }
             }
         }

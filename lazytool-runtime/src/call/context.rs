@@ -23,11 +23,45 @@ pub use tokio_util::sync::CancellationToken;
 ///     i
 /// }
 /// ```
+///
+/// The token is the call's own: it is cancelled when the caller cancels the token it gave
+/// ([`with_cancellation`](ToolContext::with_cancellation)), when the call times out, and when
+/// the caller drops the call before it finished. Work a tool spawns and ties to it stops with
+/// the call; the caller's token is never cancelled by the call.
 #[derive(Clone, Debug, Default)]
 pub struct ToolContext {
     call_id: Option<Arc<str>>,
-    // Created on first use: most calls never look at it, and a token allocates.
-    cancellation: OnceLock<CancellationToken>,
+    // Shared with the running call, which cancels it on timeout or when it is dropped.
+    cancellation: Arc<Cancellation>,
+}
+
+#[derive(Debug, Default)]
+struct Cancellation {
+    /// The caller's token, if it gave one.
+    parent: Option<CancellationToken>,
+    /// The call's token, a child of `parent`; created on first use: most calls never look
+    /// at it, and a token allocates.
+    token: OnceLock<CancellationToken>,
+}
+
+impl Cancellation {
+    fn token(&self) -> &CancellationToken {
+        self.token.get_or_init(|| match &self.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        })
+    }
+}
+
+/// What a running call keeps of its context: the means to cancel the tool's token.
+#[derive(Debug)]
+pub(crate) struct CallCancellation(Arc<Cancellation>);
+
+impl CallCancellation {
+    /// Cancels the call's token (never the caller's).
+    pub(crate) fn cancel(&self) {
+        self.0.token().cancel();
+    }
 }
 
 impl ToolContext {
@@ -43,11 +77,15 @@ impl ToolContext {
         self
     }
 
-    /// Uses `token` for cancellation: cancelling it tells the tool to stop.
+    /// Makes cancelling `token` cancel the call: the tool's
+    /// [`cancellation`](ToolContext::cancellation) token is a child of it.
     pub fn with_cancellation(self, token: CancellationToken) -> Self {
         ToolContext {
             call_id: self.call_id,
-            cancellation: OnceLock::from(token),
+            cancellation: Arc::new(Cancellation {
+                parent: Some(token),
+                token: OnceLock::new(),
+            }),
         }
     }
 
@@ -56,15 +94,26 @@ impl ToolContext {
         self.call_id.as_deref()
     }
 
-    /// The token that is cancelled when the caller gives up on this call.
+    /// The token that is cancelled when the call is given up: by the caller, by its
+    /// timeout, or because the caller dropped it.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancellation.get_or_init(CancellationToken::new)
+        self.cancellation.token()
     }
 
-    /// Whether the caller has given up on this call.
+    /// Whether the call has been given up.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation
-            .get()
-            .is_some_and(CancellationToken::is_cancelled)
+        let cancellation = &*self.cancellation;
+        match cancellation.token.get() {
+            Some(token) => token.is_cancelled(),
+            None => cancellation
+                .parent
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled),
+        }
+    }
+
+    /// The handle with which the running call cancels this context's token.
+    pub(crate) fn call_cancellation(&self) -> CallCancellation {
+        CallCancellation(Arc::clone(&self.cancellation))
     }
 }

@@ -1,8 +1,12 @@
 //! What one call may send and take: [`CallLimits`], and the bounded walks that enforce them.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use super::ToolResult;
+use super::size::{ESCAPE_EXTRA, escaped_len, fits};
 
 /// Limits applied to every call of a registry's tools, with safe defaults. Set them with
 /// [`RegistryBuilder::limits`](crate::RegistryBuilder::limits).
@@ -12,10 +16,12 @@ use serde_json::Value;
 /// | `max_argument_bytes` | 1 MiB | error result, the tool does not run |
 /// | `max_argument_depth` | 64 levels | error result, the tool does not run |
 /// | `timeout` | 60 s | error result; the tool's future is dropped (cancelled) |
-/// | `max_output_bytes` | 100,000 bytes (about 25,000 tokens) | the result is cut, with a notice saying what was cut |
+/// | `max_output_bytes` | 100,000 bytes (about 25,000 tokens) | the result (an error's too) is cut to fit, with a notice saying what was cut |
 ///
-/// Sizes count the arguments' or result's compact JSON. A 20 MB string or a 100,000-level
-/// nested array is therefore an error result, never an out-of-memory or a stack overflow.
+/// Sizes count compact JSON: for arguments, strings by their length (the memory they take);
+/// for results, escapes included (a NUL character takes six bytes once sent). A 20 MB string or a 100,000-level nested array is therefore an error
+/// result, never an out-of-memory or a stack overflow. The same limits bound the discovery
+/// tool, calls of unknown or undiscovered tools, and their answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CallLimits {
@@ -26,7 +32,8 @@ pub struct CallLimits {
     /// How long a call may run; `None` for no limit. The timer is armed only when the
     /// tool's future is still pending after its first poll.
     pub timeout: Option<Duration>,
-    /// The largest result sent back whole, in bytes of JSON; larger ones are cut.
+    /// The largest result sent back, in bytes of JSON; larger ones are cut to fit, notice
+    /// included (a limit under the notice's own size, about 130 bytes, keeps the notice).
     pub max_output_bytes: usize,
 }
 
@@ -67,141 +74,85 @@ impl CallLimits {
     }
 }
 
-/// What is wrong with a value's size or shape.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Excess {
-    TooLarge,
-    TooDeep,
-}
-
-/// Checks the compact-JSON size (approximately: exact for strings and structure, an upper
-/// bound for numbers) and the nesting depth of `value` without recursion, stopping as soon as
-/// a limit is passed. Scalars are counted where they are found and only nested arrays and
-/// objects wait on the heap, so flat arguments (the common case) cost no allocation.
+/// A result whose compact JSON is over `max_bytes` becomes its text cut at a character
+/// boundary, with a notice telling the model what was cut, the whole within `max_bytes`
+/// (escapes counted); smaller results are returned as they are. Errors are cut too.
 #[inline]
-pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
-    match flat_size(value) {
-        Some(size) if max_depth > 0 || !is_filled_container(value) => {
-            if size > max_bytes {
-                Err(Excess::TooLarge)
-            } else {
-                Ok(())
-            }
-        }
-        _ => check_nested(value, max_bytes, max_depth),
-    }
-}
-
-fn is_filled_container(value: &Value) -> bool {
-    match value {
-        Value::Array(items) => !items.is_empty(),
-        Value::Object(members) => !members.is_empty(),
-        _ => false,
-    }
-}
-
-/// [`check`] for values with nested arrays or objects.
-#[inline(never)]
-fn check_nested(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
-    let mut size = 0usize;
-    let mut pending: Vec<(&Value, usize)> = Vec::new();
-    let mut next = Some((value, 0));
-    while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
-        size += match value {
-            Value::Array(items) => {
-                if depth >= max_depth && !items.is_empty() {
-                    return Err(Excess::TooDeep);
-                }
-                let mut own = items.len() + 1;
-                for item in items {
-                    match scalar_size(item) {
-                        Some(bytes) => own += bytes,
-                        None => pending.push((item, depth + 1)),
-                    }
-                }
-                own
-            }
-            Value::Object(members) => {
-                if depth >= max_depth && !members.is_empty() {
-                    return Err(Excess::TooDeep);
-                }
-                let mut own = 1;
-                for (key, member) in members {
-                    own += key.len() + 4;
-                    match scalar_size(member) {
-                        Some(bytes) => own += bytes,
-                        None => pending.push((member, depth + 1)),
-                    }
-                }
-                own
-            }
-            scalar => scalar_size(scalar).unwrap_or_default(),
-        };
-        if size > max_bytes {
-            return Err(Excess::TooLarge);
-        }
-    }
-    Ok(())
-}
-
-/// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
-/// of one pass over its members); `None` for anything nested.
-#[inline]
-fn flat_size(value: &Value) -> Option<usize> {
-    let Value::Object(members) = value else {
-        return scalar_size(value);
-    };
-    let mut size = 1;
-    for (key, member) in members {
-        size += key.len() + 4 + scalar_size(member)?;
-    }
-    Some(size)
-}
-
-/// The compact-JSON size of a scalar (an upper bound for numbers); `None` for arrays and
-/// objects.
-#[inline]
-fn scalar_size(value: &Value) -> Option<usize> {
-    match value {
-        Value::Null | Value::Bool(_) => Some(5),
-        Value::Number(_) => Some(24),
-        Value::String(text) => Some(text.len() + 2),
-        Value::Array(_) | Value::Object(_) => None,
-    }
-}
-
-/// A result whose JSON is over `max_bytes` becomes its text cut at a character boundary, with
-/// a notice telling the model what was cut; smaller results are returned as they are.
-#[inline]
-pub(crate) fn cut_output(result: super::ToolResult, max_bytes: usize) -> super::ToolResult {
-    if check(result.content(), max_bytes, usize::MAX).is_ok() {
+pub(crate) fn cut_output(result: ToolResult, max_bytes: usize) -> ToolResult {
+    if fits(result.content(), max_bytes) {
         result
     } else {
         cut_text(result, max_bytes)
     }
 }
 
+#[cold]
 #[inline(never)]
-fn cut_text(result: super::ToolResult, max_bytes: usize) -> super::ToolResult {
+fn cut_text(result: ToolResult, max_bytes: usize) -> ToolResult {
     let text = result.text();
-    if text.len() <= max_bytes {
+    // `check` counts floats by an upper bound: the written JSON may fit after all.
+    if !result.content().is_string() && text.len() <= max_bytes {
         return result;
+    }
+    let notice = |end: usize| {
+        format!(
+            "\n[Output truncated: showing the first {end} of {} bytes. Ask for less (filters, pagination) to see the rest.]",
+            text.len()
+        )
+    };
+    // The notice's length barely depends on `end`: measured with the longest it can be.
+    let reserved = 2 + escaped_len(&notice(text.len()));
+    let end = escaped_prefix(&text, max_bytes.saturating_sub(reserved));
+    let cut = format!("{}{}", &text[..end], notice(end));
+    result.with_content(Value::String(cut))
+}
+
+/// The length of the longest prefix of `text` ending at a character boundary whose escaped
+/// form takes at most `budget` bytes.
+fn escaped_prefix(text: &str, budget: usize) -> usize {
+    let mut used = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        used += 1 + usize::from(ESCAPE_EXTRA[usize::from(byte)]);
+        if used > budget {
+            return (0..=at)
+                .rev()
+                .find(|&end| text.is_char_boundary(end))
+                .unwrap_or_default();
+        }
+    }
+    text.len()
+}
+
+/// `text` cut so that its escaped form takes at most `max_bytes` (a cut ends with `…`).
+pub(crate) fn fit(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if escaped_len(text) <= max_bytes {
+        return Cow::Borrowed(text);
+    }
+    let end = escaped_prefix(text, max_bytes.saturating_sub('…'.len_utf8()));
+    Cow::Owned(format!("{}…", &text[..end]))
+}
+
+/// `text` as an error message may quote it: whole when it is at most `max_bytes`, else cut
+/// at a character boundary and marked with `…`. A name longer than any tool's name, say,
+/// need not be echoed whole.
+pub(crate) fn quote(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return Cow::Borrowed(text);
     }
     let mut end = max_bytes;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let cut = format!(
-        "{}\n[Output truncated: showing the first {end} of {} bytes. Ask for less (filters, pagination) to see the rest.]",
-        &text[..end],
-        text.len()
-    );
-    result.with_content(Value::String(cut))
+    Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// Drops a value of any depth without recursion (serde_json's own drop recurses, and a deep
-/// enough value overflows the stack).
+/// enough value overflows the stack). Every path that refuses a call drops its arguments
+/// here.
 pub(crate) fn dispose(value: Value) {
+    if is_shallow(&value) {
+        return;
+    }
     let mut pending = vec![value];
     while let Some(mut value) = pending.pop() {
         match &mut value {
@@ -218,45 +169,78 @@ pub(crate) fn dispose(value: Value) {
     }
 }
 
+/// Whether `value` is a scalar or a container of scalars, which drops without deep recursion.
+fn is_shallow(value: &Value) -> bool {
+    let scalar = |value: &Value| !matches!(value, Value::Array(_) | Value::Object(_));
+    match value {
+        Value::Array(items) => items.iter().all(scalar),
+        Value::Object(members) => members.values().all(scalar),
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn nested(depth: usize) -> Value {
-        let mut value = json!(1);
-        for _ in 0..depth {
-            value = Value::Array(vec![value]);
-        }
-        value
+    fn sent(result: &ToolResult) -> usize {
+        serde_json::to_string(result.content())
+            .unwrap_or_default()
+            .len()
     }
 
     #[test]
-    fn depth_and_size_are_bounded() {
-        assert_eq!(check(&nested(3), 1000, 3), Ok(()));
-        assert_eq!(check(&nested(4), 1000, 3), Err(Excess::TooDeep));
-        assert_eq!(
-            check(&json!({"a": "x".repeat(100)}), 50, 8),
-            Err(Excess::TooLarge)
-        );
-        assert_eq!(check(&json!({"a": "x".repeat(10)}), 50, 8), Ok(()));
-    }
-
-    #[test]
-    fn large_outputs_are_cut_with_a_notice() {
-        let small = crate::ToolResult::success(json!({"a": 1}));
-        assert_eq!(cut_output(small.clone(), 100), small);
-        let large = crate::ToolResult::success(json!("é".repeat(100)));
-        let cut = cut_output(large, 51);
+    fn large_outputs_are_cut_within_the_limit_with_a_notice() {
+        let small = ToolResult::success(json!({"a": 1}));
+        assert_eq!(cut_output(small.clone(), 7), small, "at the limit");
+        assert_ne!(cut_output(small.clone(), 6), small, "one byte over");
+        let large = ToolResult::success(json!("é".repeat(1000)));
+        let cut = cut_output(large, 500);
         let text = cut.content().as_str().unwrap_or_default();
-        assert!(text.starts_with(&"é".repeat(25)), "{text}");
-        assert!(text.contains("showing the first 50 of 200 bytes"), "{text}");
+        assert!(text.starts_with(&"é".repeat(100)), "{text}");
+        assert!(text.contains("bytes. Ask for less"), "{text}");
+        assert!(sent(&cut) <= 500, "{}", sent(&cut));
     }
 
     #[test]
-    fn a_very_deep_value_is_checked_and_dropped_without_overflowing() {
-        let deep = nested(200_000);
-        assert_eq!(check(&deep, usize::MAX, 64), Err(Excess::TooDeep));
-        dispose(deep);
+    fn escapes_count_toward_the_output_limit() {
+        for limit in [200, 1000, 100_000] {
+            for text in [
+                "\u{0}".repeat(90_000),
+                "\"".repeat(90_000),
+                "x".repeat(90_000),
+            ] {
+                let result = cut_output(
+                    ToolResult::error(crate::ToolErrorKind::ToolFailed, text),
+                    limit,
+                );
+                assert!(sent(&result) <= limit, "{} > {limit}", sent(&result));
+                assert!(result.is_error(), "an error stays an error");
+            }
+        }
+        let nuls = cut_output(ToolResult::success(json!("\u{0}".repeat(90_000))), 100_000);
+        let text = nuls.text();
+        let shown = text.bytes().take_while(|&byte| byte == 0).count();
+        assert!(
+            text.contains(&format!("showing the first {shown} of 90000 bytes")),
+            "{shown}"
+        );
+        assert!(shown > 16_000, "as many as fit: {shown}");
+    }
+
+    #[test]
+    fn fitted_texts_take_at_most_their_budget_escaped() {
+        assert_eq!(fit("short", 5), "short");
+        assert_eq!(fit("\"\"\"\"", 8), "\"\"\"\"");
+        let cut = fit("\"\"\"\"", 7);
+        assert!(escaped_len(&cut) <= 7 && cut.ends_with('…'), "{cut}");
+    }
+
+    #[test]
+    fn quotes_are_cut_at_a_character_boundary() {
+        assert_eq!(quote("short", 64), "short");
+        assert_eq!(quote(&"é".repeat(40), 5), "éé…");
+        assert_eq!(quote(&"x".repeat(64), 64).len(), 64, "at the limit: whole");
     }
 }

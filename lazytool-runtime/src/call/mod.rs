@@ -8,11 +8,14 @@ mod context;
 mod discovered;
 mod limits;
 mod result;
+mod size;
 mod tool_call;
 
+pub(crate) use context::CallCancellation;
 pub use context::{CancellationToken, ToolContext};
 pub use discovered::DiscoveredSet;
 pub use limits::CallLimits;
-pub(crate) use limits::{Excess, check, cut_output, dispose};
+pub(crate) use limits::{cut_output, dispose, fit, quote};
 pub use result::{ToolErrorKind, ToolResult};
+pub(crate) use size::{Excess, check, escaped_len};
 pub use tool_call::ToolCall;

@@ -5,10 +5,12 @@
 //!
 //! Works on [`Tool`](crate::Tool)s, not on a registry; sessions put it to use.
 
+mod answer;
 pub(crate) mod compaction;
 mod listing;
 mod mode;
 mod presentation;
+mod record;
 mod request;
 mod search;
 mod signing;
@@ -18,6 +20,11 @@ pub use listing::DiscoveryListing;
 pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};
 pub(crate) use presentation::Presentation;
+pub(crate) use record::{read_result, read_result_text};
 pub(crate) use search::{SearchDocument, SearchIndex};
+pub(crate) use signing::Signer;
+#[cfg(not(feature = "signing"))]
 pub(crate) use signing::SigningKey;
-pub(crate) use tool::{DiscoveryTool, read_result, write_signature};
+#[cfg(feature = "signing")]
+pub use signing::{SigningKey, SigningKeyError};
+pub(crate) use tool::{DiscoveryTool, write_signature};

@@ -2,28 +2,33 @@
 
 use serde_json::Value;
 
-use crate::dispatch::normalize;
-use crate::tool::DISCOVERY_TOOL_NAME;
-
 /// The search results a search-mode discovery returns by default, and at most.
 pub(super) const DEFAULT_SEARCH_LIMIT: usize = 5;
 pub(super) const MAX_SEARCH_LIMIT: usize = 20;
 
+/// The longest search query, in bytes: keywords, not documents. Longer ones are an error
+/// result, so that no query costs more to analyse than this.
+pub(crate) const MAX_QUERY_BYTES: usize = 1024;
+
 /// A discovery call's arguments, read.
-pub(super) enum Request {
-    Names(Vec<String>),
-    Query { query: String, limit: usize },
+pub(super) enum Request<'a> {
+    Names(Vec<&'a str>),
+    Query { query: &'a str, limit: usize },
 }
 
-impl Request {
-    /// Reads `arguments`: `{"toolNames": [...]}`, or in search mode `{"query", "limit"?}`
-    /// (search mode takes `toolNames` too). The error says what is wrong, for the model.
-    pub(super) fn read(arguments: Value, search: bool) -> Result<Request, String> {
-        let arguments =
-            normalize(DISCOVERY_TOOL_NAME, arguments).map_err(|rejected| rejected.text())?;
+impl<'a> Request<'a> {
+    /// Reads `arguments` (an object that passed the call limits): `{"toolNames": [...]}`, or
+    /// in search mode `{"query", "limit"?}` (search mode takes `toolNames` too). The error
+    /// says what is wrong, for the model.
+    pub(super) fn read(arguments: &'a Value, search: bool) -> Result<Request<'a>, String> {
         if search && arguments.get("toolNames").is_none() {
             let query = match arguments.get("query") {
-                Some(Value::String(query)) if !query.trim().is_empty() => query.trim().to_owned(),
+                Some(Value::String(query)) if query.len() > MAX_QUERY_BYTES => {
+                    return Err(format!(
+                        "query is longer than {MAX_QUERY_BYTES} bytes; search with a few keywords"
+                    ));
+                }
+                Some(Value::String(query)) if !query.trim().is_empty() => query.trim(),
                 Some(Value::String(_)) => return Err("query is empty".to_owned()),
                 Some(_) => return Err("query must be a string".to_owned()),
                 None => return Err("query is missing".to_owned()),
@@ -41,23 +46,22 @@ impl Request {
             };
             return Ok(Request::Query { query, limit });
         }
-        requested_names(&arguments).map(Request::Names)
+        requested_names(arguments).map(Request::Names)
     }
 }
 
-fn requested_names(arguments: &Value) -> Result<Vec<String>, String> {
+fn requested_names(arguments: &Value) -> Result<Vec<&str>, String> {
     let names = match arguments.get("toolNames") {
         Some(Value::Array(names)) => names,
-        Some(Value::String(name)) => return Ok(vec![name.clone()]),
+        Some(Value::String(name)) => return Ok(vec![name.as_str()]),
         Some(_) => return Err("toolNames must be an array of tool names".to_owned()),
         None => return Err("toolNames is missing".to_owned()),
     };
-    let names: Vec<String> = names
+    let names: Vec<&str> = names
         .iter()
         .filter_map(|name| name.as_str())
         .map(str::trim)
         .filter(|name| !name.is_empty())
-        .map(str::to_owned)
         .collect();
     if names.is_empty() {
         return Err("toolNames is empty".to_owned());
@@ -75,14 +79,25 @@ mod tests {
     fn requested_names_accept_strings_and_reject_nothing() {
         assert_eq!(
             requested_names(&json!({"toolNames": ["a", " b ", ""]})),
-            Ok(vec!["a".to_owned(), "b".to_owned()])
+            Ok(vec!["a", "b"])
         );
-        assert_eq!(
-            requested_names(&json!({"toolNames": "a"})),
-            Ok(vec!["a".to_owned()])
-        );
+        assert_eq!(requested_names(&json!({"toolNames": "a"})), Ok(vec!["a"]));
         for bad in [json!({"toolNames": []}), json!({}), json!({"toolNames": 3})] {
             assert!(requested_names(&bad).is_err());
         }
+    }
+
+    #[test]
+    fn queries_are_bounded() {
+        let at = json!({"query": "q".repeat(MAX_QUERY_BYTES)});
+        assert!(matches!(
+            Request::read(&at, true),
+            Ok(Request::Query { .. })
+        ));
+        let over = json!({"query": "q".repeat(MAX_QUERY_BYTES + 1)});
+        let Err(problem) = Request::read(&over, true) else {
+            panic!("a query over the limit is refused");
+        };
+        assert!(problem.contains("longer than 1024 bytes"), "{problem}");
     }
 }

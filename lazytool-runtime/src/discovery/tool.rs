@@ -1,16 +1,17 @@
 //! The synthetic discovery tool through which the model loads lazy tools: its definition,
 //! and its answers.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::answer::{MAX_QUOTED_NAMES, answer, name_list, unknown_names_error};
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
 use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
-use crate::call::{DiscoveredSet, ToolErrorKind, ToolResult};
-use crate::tool::{DISCOVERY_TOOL_NAME, Tool, ToolDefinition};
+use crate::call::{ToolErrorKind, ToolResult, quote};
+use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
 
 /// The discovery tool of one session: its definition (fixed for the conversation, so that
 /// it does not break prompt caching) and the lazy tools it can hand out.
@@ -20,27 +21,19 @@ pub(crate) struct DiscoveryTool {
     search: bool,
 }
 
-/// One entry of a discovery result: what the model needs to call the tool.
-#[derive(Serialize)]
-struct DiscoveredTool<'a> {
-    name: &'a str,
-    description: &'a str,
-    #[serde(rename = "inputSchema")]
-    input_schema: &'a Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skill: Option<&'a str>,
-}
-
 /// What a discovery call found.
 pub(crate) struct Discovery {
-    /// The answer: `{"tools": [...], "errors"?: [...]}`, its [`DiscoveredSet`] not attached yet
+    /// The answer: `{"tools": [...], "errors"?: [...]}`, its [`DiscoveredSet`](crate::DiscoveredSet) not attached yet
     /// (the session signs it first).
     pub(crate) result: ToolResult,
     /// Every tool the answer lists, lazy or not, in answer order: what a signature covers.
     pub(crate) listed: Vec<String>,
     /// The lazy tools listed, in request order, without repeats.
     pub(crate) found: Vec<String>,
+    /// The first names asked for that are no tool (cut to the longest a name can be), and
+    /// how many there were.
     pub(crate) unknown: Vec<String>,
+    pub(crate) unknown_count: usize,
 }
 
 impl DiscoveryTool {
@@ -120,11 +113,16 @@ impl DiscoveryTool {
         &self.lazy_names
     }
 
-    /// Answers a discovery call. `lookup` finds a tool the session may use (lazy or eager);
-    /// `search` ranks the session's lazy tools for a query.
+    /// Answers a discovery call whose `arguments` passed the call limits (an object), in
+    /// at most `max_bytes` of JSON. `lookup` finds a tool the session may use (lazy or
+    /// eager); `search` ranks the session's lazy tools for a query.
+    ///
+    /// The work is linear in the arguments: each name is looked up once (repeats skipped),
+    /// a query is at most [`MAX_QUERY_BYTES`](super::request::MAX_QUERY_BYTES).
     pub(crate) fn discover<'t>(
         &self,
-        arguments: Value,
+        arguments: &Value,
+        max_bytes: usize,
         lookup: impl Fn(&str) -> Option<&'t Tool>,
         search: impl FnOnce(&str, usize) -> Vec<&'t Tool>,
     ) -> Discovery {
@@ -134,106 +132,95 @@ impl DiscoveryTool {
                 return Discovery {
                     result: ToolResult::error(
                         ToolErrorKind::InvalidArguments,
-                        format!("Error: {problem}. {}.", self.usage()),
+                        format!("Error: {problem}. {}.", self.usage(max_bytes / 2)),
                     ),
                     listed: Vec::new(),
                     found: Vec::new(),
                     unknown: Vec::new(),
+                    unknown_count: 0,
                 };
             }
         };
-        let mut tools: Vec<&Tool> = Vec::new();
+        let mut candidates: Vec<&Tool> = Vec::new();
         let mut errors = Vec::new();
-        let mut unknown = Vec::new();
+        let mut unknown: Vec<&str> = Vec::new();
+        let mut unknown_count = 0;
         match request {
             Request::Names(requested) => {
-                for name in &requested {
-                    if tools.iter().any(|t| t.name() == name) {
+                let mut seen: HashSet<&str> = HashSet::new();
+                for name in requested {
+                    if !seen.insert(name) {
                         continue;
                     }
                     match lookup(name) {
-                        Some(tool) => tools.push(tool),
+                        Some(tool) => candidates.push(tool),
                         None => {
-                            errors.push(self.unknown_name(name));
-                            unknown.push(name.clone());
+                            unknown_count += 1;
+                            if unknown.len() < MAX_QUOTED_NAMES {
+                                unknown.push(name);
+                            }
                         }
                     }
                 }
+                if unknown_count > 0 {
+                    errors.push(unknown_names_error(
+                        &unknown,
+                        unknown_count,
+                        &self.available(max_bytes / 4),
+                    ));
+                }
             }
             Request::Query { query, limit } => {
-                tools = search(&query, limit);
-                if tools.is_empty() {
+                candidates = search(query, limit);
+                if candidates.is_empty() {
                     errors.push(format!(
                         "No tool matches '{query}'. Try other or fewer keywords."
                     ));
                 }
             }
         }
-        let listed: Vec<DiscoveredTool<'_>> = tools
-            .iter()
-            .map(|tool| DiscoveredTool {
-                name: tool.name(),
-                description: tool.description(),
-                input_schema: tool.input_schema(),
-                skill: tool.skill(),
-            })
-            .collect();
-        let mut content = json!({ "tools": listed });
-        if !errors.is_empty() {
-            content["errors"] = json!(errors);
-        }
+        let answer = answer(&candidates, errors, max_bytes);
         Discovery {
-            result: ToolResult::success(content),
-            listed: tools.iter().map(|t| t.name().to_owned()).collect(),
-            found: (tools.iter().filter(|t| t.is_lazy()))
+            result: ToolResult::success(answer.content),
+            listed: answer.listed.iter().map(|t| t.name().to_owned()).collect(),
+            found: (answer.listed.iter().filter(|t| t.is_lazy()))
                 .map(|t| t.name().to_owned())
                 .collect(),
-            unknown,
+            unknown: unknown
+                .iter()
+                .map(|name| quote(name, MAX_TOOL_NAME_LEN).into_owned())
+                .collect(),
+            unknown_count,
         }
     }
 
-    /// How to call the discovery tool, for an error.
-    fn usage(&self) -> String {
+    /// How to call the discovery tool, for an error, in about `max_bytes`.
+    fn usage(&self, max_bytes: usize) -> String {
         if self.search {
             "Call it with a query: keywords describing what you need to do".to_owned()
         } else {
             format!(
-                "Call {DISCOVERY_TOOL_NAME} with toolNames: the names of the tools you need, from: [{}]",
-                self.lazy_names.join(", ")
+                "Call {DISCOVERY_TOOL_NAME} with toolNames: the names of the tools you need, from: {}",
+                name_list(&self.lazy_names, max_bytes)
             )
         }
     }
 
-    fn unknown_name(&self, name: &str) -> String {
+    /// What an unknown name's error offers instead, in about `max_bytes`.
+    fn available(&self, max_bytes: usize) -> String {
         if self.search {
-            format!("Unknown tool '{name}'. Search with a query to find the right name.")
+            "Search with a query to find the right name.".to_owned()
         } else {
             format!(
-                "Unknown tool '{name}'. Available tools: [{}]",
-                self.lazy_names.join(", ")
+                "Available tools: {}",
+                name_list(&self.lazy_names, max_bytes)
             )
         }
-    }
-}
-
-/// The [`DiscoveredSet`] a discovery result's JSON stands for (read back from a message
-/// history): the names of its `tools` and its `signature`.
-pub(crate) fn read_result(content: &Value) -> DiscoveredSet {
-    DiscoveredSet {
-        tools: (content.get("tools").and_then(Value::as_array).into_iter())
-            .flatten()
-            .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-            .map(str::to_owned)
-            .collect(),
-        signature: content
-            .get("signature")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
     }
 }
 
 /// Writes the signature of a signed discovery into its result's JSON, where
-/// [`read_result`] finds it in a history.
+/// `read_result` finds it in a history.
 pub(crate) fn write_signature(content: &mut Value, signature: &str) {
     content["signature"] = Value::String(signature.to_owned());
 }

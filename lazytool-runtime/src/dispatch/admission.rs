@@ -5,16 +5,20 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 use super::arguments;
+use super::integers::{has_float, integralize};
 use super::panic::panicked;
 use super::run::trace_outcome;
+use super::screen::{bound, recheck, screen};
 use super::validation::validate;
-use crate::call::{CallLimits, Excess, ToolContext, ToolErrorKind, ToolResult, check, dispose};
+use crate::call::{CallCancellation, ToolContext, ToolErrorKind, ToolResult, dispose};
 use crate::tool::{CallFuture, Handler, Invocation, Tool};
 
-/// A call ready to run: the tool (for its name in events and errors) and its future.
+/// A call ready to run: the tool (for its name in events and errors), its future, and the
+/// means to cancel the tool's token when the call is given up.
 pub(crate) struct Admitted {
     pub(super) tool: Tool,
     pub(super) future: CallFuture,
+    pub(super) cancellation: CallCancellation,
 }
 
 /// Prepares a call (arguments normalized, validated, the tool's future built, nothing run
@@ -25,12 +29,9 @@ pub(crate) fn admit(
     context: ToolContext,
 ) -> Result<Admitted, ToolResult> {
     let inner = tool.inner();
+    let cancellation = context.call_cancellation();
     let prepared = (|| {
-        if let Err(rejected) = check_limits(&inner.name, &arguments, &inner.limits) {
-            dispose(arguments);
-            return Err(rejected);
-        }
-        let arguments = arguments::normalize(&inner.name, arguments)?;
+        let arguments = screen(&inner.name, arguments, &inner.limits)?;
         let mut arguments = if inner.schemas.has_optional {
             arguments::drop_null_optionals(arguments, &inner.schemas.input)
         } else {
@@ -45,7 +46,7 @@ pub(crate) fn admit(
                 ),
             ));
         };
-        if let Err(invalid) = validate(&inner.name, validator, &arguments) {
+        if let Err(invalid) = validate(&inner.name, validator, &inner.schemas.input, &arguments) {
             let repaired = arguments::repair_stringified(&mut arguments, &inner.schemas.input);
             if repaired.is_empty() {
                 return Err(invalid);
@@ -56,7 +57,14 @@ pub(crate) fn admit(
                 ?repaired,
                 "parsed arguments sent as JSON-encoded strings"
             );
-            validate(&inner.name, validator, &arguments)?;
+            if let Err(rejected) = recheck(&inner.name, &arguments, &inner.limits) {
+                dispose(arguments);
+                return Err(rejected);
+            }
+            validate(&inner.name, validator, &inner.schemas.input, &arguments)?;
+        }
+        if has_float(&arguments) {
+            integralize(&mut arguments, &inner.schemas.input);
         }
         Ok(match &inner.handler {
             Handler::Generated { call, states } => {
@@ -79,46 +87,12 @@ pub(crate) fn admit(
         Ok(future) => Ok(Admitted {
             tool: tool.clone(),
             future,
+            cancellation,
         }),
         Err(rejected) => {
+            let rejected = bound(rejected, &inner.limits);
             trace_outcome(tool, &rejected, None);
             Err(rejected)
         }
     }
-}
-
-/// Rejects arguments over the size or depth limits before anything else looks at them. The
-/// caller drops rejected arguments with `dispose` (they may be too deep for serde_json's
-/// recursive drop).
-#[inline]
-pub(crate) fn check_limits(
-    tool: &str,
-    arguments: &Value,
-    limits: &CallLimits,
-) -> Result<(), ToolResult> {
-    let checked = match arguments {
-        Value::String(text) if text.len() > limits.max_argument_bytes => Err(Excess::TooLarge),
-        _ => check(
-            arguments,
-            limits.max_argument_bytes,
-            limits.max_argument_depth,
-        ),
-    };
-    checked.map_err(|excess| over_limits(tool, &excess, limits))
-}
-
-#[cold]
-#[inline(never)]
-fn over_limits(tool: &str, excess: &Excess, limits: &CallLimits) -> ToolResult {
-    let problem = match excess {
-        Excess::TooLarge => format!(
-            "the arguments are larger than the limit of {} bytes; send less data",
-            limits.max_argument_bytes
-        ),
-        Excess::TooDeep => format!(
-            "the arguments are nested deeper than the limit of {} levels",
-            limits.max_argument_depth
-        ),
-    };
-    arguments::invalid(tool, &problem)
 }

@@ -7,8 +7,8 @@ use std::task::Poll;
 
 use super::admission::Admitted;
 use super::deadline;
-use super::panic::panicked;
-use crate::call::{ToolErrorKind, ToolResult, cut_output};
+use super::panic::{panic_message, panicked};
+use crate::call::{CallCancellation, ToolErrorKind, ToolResult, cut_output};
 use crate::tool::{CallFuture, Tool};
 
 /// Runs an admitted call with panics caught and its timeout, or returns the answer given
@@ -16,12 +16,17 @@ use crate::tool::{CallFuture, Tool};
 #[inline]
 pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
     Run(match admitted {
-        Ok(Admitted { tool, future }) => RunState::Running {
+        Ok(Admitted {
+            tool,
+            future,
+            cancellation,
+        }) => RunState::Running {
             started: tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
                 .then(std::time::Instant::now),
             timer: Timer::Unarmed,
             future,
             tool,
+            cancellation,
         },
         Err(answer) => RunState::Answered(Box::new(answer)),
     })
@@ -31,6 +36,10 @@ pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
 /// [`Session::call`](crate::Session::call) return it: the tool's future polled with panics
 /// caught and under its timeout, in one hand-written state machine of a few words (an answer
 /// given up front, an error, is boxed), since it is moved at least once on every call.
+///
+/// A call given up — timed out, or dropped by its caller before it finished — cancels the
+/// tool's [`ToolContext`](crate::ToolContext) token, so that work the tool spawned and tied
+/// to it stops too; the tool's future is dropped with panics caught.
 pub(crate) struct Run(RunState);
 
 enum RunState {
@@ -40,6 +49,7 @@ enum RunState {
         future: CallFuture,
         timer: Timer,
         started: Option<std::time::Instant>,
+        cancellation: CallCancellation,
     },
     Finished,
 }
@@ -94,8 +104,12 @@ impl Future for Run {
                 started,
                 future,
                 timer,
+                cancellation,
             } => {
-                drop(future);
+                if outcome.is_none() {
+                    cancellation.cancel();
+                }
+                drop_caught(&tool, future);
                 // Most calls finish before their timer is armed: nothing to drop then.
                 if let Timer::Armed(sleep) = timer {
                     drop_sleep(sleep);
@@ -104,6 +118,35 @@ impl Future for Run {
             }
             RunState::Finished => Poll::Pending,
         }
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if let RunState::Running {
+            tool,
+            future,
+            cancellation,
+            ..
+        } = std::mem::replace(&mut self.0, RunState::Finished)
+        {
+            cancellation.cancel();
+            drop_caught(&tool, future);
+        }
+    }
+}
+
+/// Drops a tool's future, which runs the destructors of everything it holds, with a panic
+/// among them caught and logged: it must not reach the caller's task.
+#[inline]
+fn drop_caught(tool: &Tool, future: CallFuture) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(future))) {
+        tracing::error!(
+            target: "lazytool::call",
+            tool = %tool.name(),
+            panic = panic_message(&*payload),
+            "a value of the tool panicked while it was dropped"
+        );
     }
 }
 
@@ -121,7 +164,7 @@ fn finish(
         None => ToolResult::error(
             ToolErrorKind::TimedOut,
             format!(
-                "Error: tool '{}' did not finish within {:?} and was stopped. Try a smaller request.",
+                "Error: tool '{}' did not finish within its time limit of {:?} and was stopped. It may have done part of its work: check before calling it again.",
                 tool.name(),
                 limits.timeout.unwrap_or_default()
             ),

@@ -1,48 +1,254 @@
 //! Checking arguments against a tool's compiled JSON Schema, with errors the model can act on.
 
+use jsonschema::error::{ValidationError, ValidationErrorKind};
 use serde_json::Value;
 
 use super::arguments::invalid;
-use crate::call::ToolResult;
+use super::navigate::Navigator;
+use crate::call::{ToolResult, quote};
 
 /// At most this many schema violations are listed in one error, so that one broken call
 /// cannot flood the model's context.
 const MAX_REPORTED_VIOLATIONS: usize = 8;
 
-/// Checks `arguments` against the tool's compiled schema; the error lists each violation with
-/// the path of the offending value.
+/// The longest one violation is reported (an `additionalProperties` error lists every
+/// unexpected key; an instance may be large).
+const MAX_VIOLATION_BYTES: usize = 1000;
+
+/// How much of a value a message quotes.
+const MAX_QUOTED_VALUE_BYTES: usize = 200;
+
+/// How deep misnamed keys are looked for.
+const MAX_MISNAMED_DEPTH: usize = 8;
+
+/// Checks `arguments` against the tool's compiled schema (`schema` is its source); the error
+/// lists each violation with the path of the offending value.
 #[inline]
 pub(crate) fn validate(
     tool: &str,
     validator: &jsonschema::Validator,
+    schema: &Value,
     arguments: &Value,
 ) -> Result<(), ToolResult> {
     if validator.is_valid(arguments) {
         Ok(())
     } else {
-        Err(violations(tool, validator, arguments))
+        Err(violations(tool, validator, schema, arguments))
     }
 }
 
-/// The error listing what is wrong with arguments that failed validation.
+/// The error listing what is wrong with arguments that failed validation: first the keys
+/// that look like a misspelled property (`duration_minutes` for `durationMinutes`), which
+/// usually explain the rest, then each violation.
 #[cold]
 #[inline(never)]
-fn violations(tool: &str, validator: &jsonschema::Validator, arguments: &Value) -> ToolResult {
+fn violations(
+    tool: &str,
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    arguments: &Value,
+) -> ToolResult {
     let mut problems = Vec::new();
-    let mut total = 0;
+    misnamed_keys(
+        arguments,
+        schema,
+        &Navigator::new(schema),
+        String::new(),
+        &mut problems,
+    );
+    problems.truncate(MAX_REPORTED_VIOLATIONS);
+    let mut total = problems.len();
     for error in validator.iter_errors(arguments) {
         total += 1;
         if problems.len() < MAX_REPORTED_VIOLATIONS {
-            let path = error.instance_path().as_str();
-            problems.push(if path.is_empty() {
-                error.to_string()
-            } else {
-                format!("at {path}: {error}")
-            });
+            problems.push(describe(&error));
         }
     }
     if total > problems.len() {
         problems.push(format!("and {} more", total - problems.len()));
     }
     invalid(tool, &problems.join("; "))
+}
+
+/// One violation, with its path, at most [`MAX_VIOLATION_BYTES`].
+fn describe(error: &ValidationError<'_>) -> String {
+    let message = match error.kind() {
+        ValidationErrorKind::AnyOf { context } => closest(error, "anyOf", context),
+        ValidationErrorKind::OneOfNotValid { context } => closest(error, "oneOf", context),
+        _ => error.to_string(),
+    };
+    let message = quote(&message, MAX_VIOLATION_BYTES);
+    match error.instance_path().as_str() {
+        "" => message.into_owned(),
+        path => format!("at {path}: {message}"),
+    }
+}
+
+/// For a value that matches none of the alternatives of `keyword`: which alternative came
+/// closest and what it lacked. The closest is the one with the fewest violations, an
+/// alternative of another type counting as farther than any of the right type.
+fn closest(
+    error: &ValidationError<'_>,
+    keyword: &str,
+    branches: &[Vec<ValidationError<'_>>],
+) -> String {
+    let at = error.instance_path().as_str();
+    let wrong_type = |errors: &[ValidationError<'_>]| {
+        errors.iter().any(|error| {
+            matches!(error.kind(), ValidationErrorKind::Type { .. })
+                && error.instance_path().as_str() == at
+        })
+    };
+    let instance = quote_value(error.instance());
+    let Some((index, lacks)) = branches
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, errors)| (wrong_type(errors), errors.len()))
+    else {
+        return format!("{instance} matches none of the alternatives of '{keyword}'");
+    };
+    let lacks: Vec<String> = lacks
+        .iter()
+        .take(3)
+        .map(|lack| {
+            let path = lack.instance_path().as_str();
+            let inner = path.strip_prefix(at).unwrap_or(path);
+            match inner {
+                "" => lack.to_string(),
+                inner => format!("at {inner}: {lack}"),
+            }
+        })
+        .collect();
+    format!(
+        "{instance} matches none of the {} alternatives of '{keyword}'; the closest, alternative {} of {}, fails because {}",
+        branches.len(),
+        index + 1,
+        branches.len(),
+        lacks.join("; ")
+    )
+}
+
+fn quote_value(value: &Value) -> String {
+    quote(&value.to_string(), MAX_QUOTED_VALUE_BYTES).into_owned()
+}
+
+/// Keys of `value` that the schema does not declare but that name a declared property
+/// written in another case or with other separators (`duration_minutes`, `DurationMinutes`
+/// for `durationMinutes`), nested objects included.
+fn misnamed_keys<'s>(
+    value: &Value,
+    schema: &'s Value,
+    navigator: &Navigator<'s>,
+    path: String,
+    problems: &mut Vec<String>,
+) {
+    let Value::Object(members) = value else {
+        return;
+    };
+    if path.matches('/').count() > MAX_MISNAMED_DEPTH || problems.len() >= MAX_REPORTED_VIOLATIONS {
+        return;
+    }
+    let declared = navigator.property_names(schema);
+    for key in members.keys() {
+        if problems.len() >= MAX_REPORTED_VIOLATIONS {
+            break;
+        }
+        if declared.contains(&key.as_str()) {
+            continue;
+        }
+        let wanted = loose(key);
+        if let Some(right) = declared
+            .iter()
+            .find(|name| !members.contains_key(**name) && loose(name) == wanted)
+        {
+            problems.push(format!(
+                "at {path}/{}: unexpected property \"{}\": did you mean \"{right}\"?",
+                quote(key, 64),
+                quote(key, 64)
+            ));
+        }
+    }
+    for (key, member) in members {
+        if let Some(property) = navigator.property(schema, key) {
+            misnamed_keys(
+                member,
+                property,
+                navigator,
+                format!("{path}/{key}"),
+                problems,
+            );
+        }
+    }
+}
+
+/// A name with case and separators folded away: `duration_minutes`, `durationMinutes` and
+/// `Duration-Minutes` all become `durationminutes`.
+fn loose(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problems(schema: &Value, arguments: &Value) -> String {
+        let validator = jsonschema::options()
+            .build(schema)
+            .unwrap_or_else(|error| panic!("{error}"));
+        validate("t", &validator, schema, arguments)
+            .expect_err("invalid")
+            .text()
+    }
+
+    #[test]
+    fn a_misnamed_key_is_named_with_the_right_one() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "durationMinutes": {"type": "integer"},
+                "trip": {"type": "object", "properties": {"startDate": {"type": "string"}}, "required": ["startDate"]}
+            },
+            "required": ["durationMinutes", "trip"]
+        });
+        let text = problems(
+            &schema,
+            &json!({"duration_minutes": 5, "trip": {"start_date": "x"}}),
+        );
+        assert!(
+            text.contains(r#"at /duration_minutes: unexpected property "duration_minutes": did you mean "durationMinutes"?"#),
+            "{text}"
+        );
+        assert!(text.contains(r#"at /trip/start_date: unexpected property "start_date": did you mean "startDate"?"#), "{text}");
+    }
+
+    #[test]
+    fn a_failed_any_of_says_which_alternative_came_closest_and_what_it_lacked() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"target": {"anyOf": [
+                {"type": "string"},
+                {"type": "object", "properties": {"id": {"type": "integer"}, "kind": {"type": "string"}}, "required": ["id", "kind"]},
+                {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"], "additionalProperties": false}
+            ]}}
+        });
+        let text = problems(&schema, &json!({"target": {"id": 3}}));
+        assert!(
+            text.contains(r#"at /target: {"id":3} matches none of the 3 alternatives of 'anyOf'; the closest, alternative 2 of 3, fails because "kind" is a required property"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn each_violation_is_bounded() {
+        let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        let keys: serde_json::Map<String, Value> = (0..65_000)
+            .map(|i| (format!("key_{i}"), json!(1)))
+            .collect();
+        let text = problems(&schema, &Value::Object(keys));
+        assert!(text.len() < 2 * MAX_VIOLATION_BYTES, "{}", text.len());
+    }
 }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::FORMATS;
 use crate::call::DiscoveredSet;
-use crate::discovery::{compaction, read_result};
+use crate::discovery::{compaction, read_result, read_result_text};
 use crate::registry::Registry;
 use crate::session::{Session, SessionOptions};
 use crate::tool::DISCOVERY_TOOL_NAME;
@@ -138,11 +138,10 @@ pub(crate) fn record_of_content(content: Option<&Value>) -> DiscoveredSet {
     }
 }
 
-/// The [`DiscoveredSet`] of a discovery result given as JSON text.
+/// The [`DiscoveredSet`] of a discovery result given as JSON text, read without building
+/// its tree.
 pub(crate) fn record_of_text(text: &str) -> DiscoveredSet {
-    serde_json::from_str::<Value>(text)
-        .map(|content| read_result(&content))
-        .unwrap_or_default()
+    read_result_text(text)
 }
 
 /// The text of a result's content in the shapes every format uses: a string, or an array of

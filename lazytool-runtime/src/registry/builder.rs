@@ -158,7 +158,7 @@ impl RegistryBuilder {
             }
         }
         if problems.is_empty() {
-            Ok(Registry::new(tools))
+            Ok(Registry::new(tools, self.limits))
         } else {
             Err(RegistryError::new(problems))
         }

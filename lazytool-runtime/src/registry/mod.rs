@@ -11,13 +11,13 @@ use serde_json::Value;
 pub use builder::RegistryBuilder;
 pub use error::{RegistryError, RegistryProblem};
 
-use crate::call::{ToolContext, ToolResult};
+use crate::call::{CallLimits, ToolContext, ToolResult, quote};
 use crate::discovery::{
     DiscoveryListing, DiscoveryTool, LazyCosts, Presentation, ResolvedMode, SearchDocument,
     SearchIndex, tools_tokens,
 };
-use crate::dispatch::{admit, run};
-use crate::tool::Tool;
+use crate::dispatch::{admit, refuse, run};
+use crate::tool::{MAX_TOOL_NAME_LEN, Tool};
 
 /// The tools of an application: every `#[tool]` linked into the binary and any dynamic
 /// tools, checked once and then shared.
@@ -45,6 +45,8 @@ pub struct Registry(Arc<RegistryInner>);
 
 struct RegistryInner {
     tools: Vec<Tool>,
+    /// What every call obeys, whatever answers it: a tool, the discovery tool, a refusal.
+    limits: CallLimits,
     lazy_search: OnceLock<LazySearch>,
     lazy_costs: OnceLock<LazyCosts>,
     /// What ungated sessions share, per mode and listing, built by the first of them.
@@ -76,9 +78,10 @@ impl Registry {
     }
 
     /// A registry of `tools`, in name order (the builder checked them).
-    fn new(tools: Vec<Tool>) -> Registry {
+    fn new(tools: Vec<Tool>, limits: CallLimits) -> Registry {
         Registry(Arc::new(RegistryInner {
             tools,
+            limits,
             lazy_search: OnceLock::new(),
             lazy_costs: OnceLock::new(),
             presentations: Mutex::new(Vec::new()),
@@ -98,6 +101,21 @@ impl Registry {
             .binary_search_by(|tool| tool.name().cmp(name))
             .ok()
             .map(|index| &tools[index])
+    }
+
+    /// The limits every call obeys ([`RegistryBuilder::limits`]): those of its tools, and
+    /// those of the answers given without a tool — the discovery tool's, and the refusals of
+    /// unknown or undiscovered tools.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CallLimits, Registry};
+    ///
+    /// let limits = CallLimits::default().max_output_bytes(20_000);
+    /// let registry = Registry::builder().without_inventory().limits(limits).build().unwrap();
+    /// assert_eq!(registry.limits().max_output_bytes, 20_000);
+    /// ```
+    pub fn limits(&self) -> &CallLimits {
+        &self.0.limits
     }
 
     /// How many tools there are.
@@ -130,7 +148,13 @@ impl Registry {
     ) -> impl Future<Output = ToolResult> + Send + 'static {
         let admitted = match self.get(name) {
             Some(tool) => admit(tool, arguments, context),
-            None => Err(ToolResult::unknown_tool(name, self.tools().map(Tool::name))),
+            None => {
+                let unknown = ToolResult::unknown_tool(
+                    &quote(name, MAX_TOOL_NAME_LEN),
+                    self.tools().map(Tool::name),
+                );
+                Err(refuse(unknown, arguments, &self.0.limits))
+            }
         };
         run(admitted)
     }

@@ -3,10 +3,10 @@
 use serde_json::Value;
 
 use super::Session;
-use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult};
+use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult, quote};
 use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
-use crate::dispatch::{Admitted, admit, run, run_all};
-use crate::tool::{DISCOVERY_TOOL_NAME, Tool};
+use crate::dispatch::{Admitted, admit, bound, refuse, run, run_all, screen};
+use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool};
 
 impl Session {
     /// Runs a tool call under the discovery rules; every failure is an error result.
@@ -49,28 +49,33 @@ impl Session {
     }
 
     /// Answers the call right away (discovery, refusals), or returns the tool call to run.
+    /// Every answer given here goes through the registry's limits like a tool's: the
+    /// arguments are screened before anything reads them (or dropped without recursion when
+    /// nothing will), and the answer is bound to the output limit.
     fn admit(
         &self,
         name: &str,
         arguments: Value,
         context: ToolContext,
     ) -> Result<Admitted, ToolResult> {
+        let limits = self.shared.registry.limits();
         if name == DISCOVERY_TOOL_NAME
             && let Some(discovery) = self.shared.discovery()
         {
-            return Err(self.discover(discovery, arguments));
+            return Err(bound(self.discover(discovery, arguments), limits));
         }
         let Some(tool) = self.shared.registry.get(name).filter(|t| self.allowed(t)) else {
-            return Err(self.unknown_tool(name));
+            return Err(refuse(self.unknown_tool(name), arguments, limits));
         };
         let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
-        if gated && tool.is_lazy() && !self.lock().discovered.iter().any(|d| d == name) {
-            return Err(ToolResult::error(
+        if gated && tool.is_lazy() && !self.lock().is_callable(name) {
+            let refused = ToolResult::error(
                 ToolErrorKind::NotDiscovered,
                 format!(
                     "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
                 ),
-            ));
+            );
+            return Err(refuse(refused, arguments, limits));
         }
         admit(tool, arguments, context)
     }
@@ -79,27 +84,29 @@ impl Session {
         let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
             .then(std::time::Instant::now);
         let registry = &self.shared.registry;
+        let limits = registry.limits();
+        let arguments = match screen(DISCOVERY_TOOL_NAME, arguments, limits) {
+            Ok(arguments) => arguments,
+            Err(rejected) => return rejected,
+        };
         let outcome = discovery.discover(
-            arguments,
+            &arguments,
+            limits.max_output_bytes,
             |name| registry.get(name).filter(|tool| self.allowed(tool)),
             |query, limit| registry.search_lazy(query, limit, |tool| self.allowed(tool)),
         );
         let newly: Vec<&String> = {
             let mut state = self.lock();
-            let mut newly = Vec::new();
-            for name in &outcome.found {
-                if !state.discovered.contains(name) && !state.pending.contains(name) {
-                    state.pending.push(name.clone());
-                    newly.push(name);
-                }
-            }
-            newly
+            (outcome.found.iter())
+                .filter(|name| state.add_pending(name))
+                .collect()
         };
         tracing::info!(
             target: "lazytool::discovery",
             found = ?outcome.found,
             new = ?newly,
             unknown = ?outcome.unknown,
+            unknown_count = outcome.unknown_count,
             error = outcome.result.is_error(),
             duration_us = started.map(|start| start.elapsed().as_micros() as u64),
             "discovery"
@@ -108,7 +115,7 @@ impl Session {
             return outcome.result;
         }
         let record = DiscoveredSet::new(outcome.listed);
-        match self.shared.options.signing() {
+        match self.shared.options.signer() {
             Some(key) => {
                 let record = key.sign_set(record);
                 let mut content = outcome.result.content().clone();
@@ -128,6 +135,6 @@ impl Session {
         let available = (self.shared.eager.iter().map(Tool::name))
             .chain(discovery)
             .chain(state.discovered.iter().map(String::as_str));
-        ToolResult::unknown_tool(name, available)
+        ToolResult::unknown_tool(&quote(name, MAX_TOOL_NAME_LEN), available)
     }
 }

@@ -7,6 +7,7 @@ mod options;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -93,6 +94,44 @@ struct DiscoveryState {
     discovered: Vec<String>,
     /// Discovered during the current turn: callable from the next one.
     pending: Vec<String>,
+    /// Every name of `discovered` (true: callable) and of `pending` (false), so that adding
+    /// or checking a name never walks the lists.
+    index: HashMap<String, bool>,
+}
+
+impl DiscoveryState {
+    /// Whether `name` was discovered before the current turn.
+    fn is_callable(&self, name: &str) -> bool {
+        self.index.get(name).copied().unwrap_or(false)
+    }
+
+    /// Records `name` as discovered during this turn; false if it already was.
+    fn add_pending(&mut self, name: &str) -> bool {
+        if self.index.contains_key(name) {
+            return false;
+        }
+        self.index.insert(name.to_owned(), false);
+        self.pending.push(name.to_owned());
+        true
+    }
+
+    /// Records `name` as callable at once (a restored discovery); false if it already was.
+    fn add_discovered(&mut self, name: &str) -> bool {
+        match self.index.get_mut(name) {
+            Some(true) => false,
+            Some(callable) => {
+                *callable = true;
+                self.pending.retain(|pending| pending != name);
+                self.discovered.push(name.to_owned());
+                true
+            }
+            None => {
+                self.index.insert(name.to_owned(), true);
+                self.discovered.push(name.to_owned());
+                true
+            }
+        }
+    }
 }
 
 impl Registry {
@@ -189,7 +228,7 @@ impl Session {
     ) -> Session {
         let session = Session::new(registry, options);
         for record in records {
-            let accepted = match session.shared.options.signing() {
+            let accepted = match session.shared.options.signer() {
                 None => true,
                 Some(key) => key.verify_set(&record),
             };
@@ -200,11 +239,14 @@ impl Session {
         session
     }
 
+    /// Makes the lazy tools among `names` callable. A record can name no more tools than the
+    /// registry holds (a discovery lists each tool once): names past that are ignored, so one
+    /// record costs at most a lookup per tool of the registry.
     fn restore<'n>(&self, names: impl IntoIterator<Item = &'n str>) {
         let mut state = self.lock();
-        for name in names {
-            if self.lazy_tool(name).is_some() && !state.discovered.iter().any(|d| d == name) {
-                state.discovered.push(name.to_owned());
+        for name in names.into_iter().take(self.shared.registry.len()) {
+            if self.lazy_tool(name).is_some() {
+                state.add_discovered(name);
             }
         }
     }
@@ -294,7 +336,7 @@ impl Session {
             let state = self.lock();
             DiscoveredSet::new(state.discovered.iter().chain(state.pending.iter()).cloned())
         };
-        match self.shared.options.signing() {
+        match self.shared.options.signer() {
             Some(key) => key.sign_set(set),
             None => set,
         }
@@ -337,6 +379,9 @@ impl Session {
 
 fn commit(state: &mut DiscoveryState) {
     let pending = std::mem::take(&mut state.pending);
+    for name in &pending {
+        state.index.insert(name.clone(), true);
+    }
     state.discovered.extend(pending);
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::discovery::{DiscoveryListing, DiscoveryMode, SigningKey};
+use crate::discovery::{DiscoveryListing, DiscoveryMode, Signer, SigningKey};
 use crate::tool::Tool;
 
 type AllowFn = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
@@ -36,6 +36,7 @@ pub struct SessionOptions {
     listing: DiscoveryListing,
     allow: Option<AllowFn>,
     signing: Option<SigningKey>,
+    conversation: Option<Arc<str>>,
 }
 
 impl SessionOptions {
@@ -59,18 +60,47 @@ impl SessionOptions {
     /// Signs discovery results (and compaction markers) with an HMAC-SHA256 `key` kept on
     /// the server, and makes [`Session::from_history`](crate::Session::from_history) accept only discoveries carrying a
     /// valid signature: a client that writes its own history cannot claim discoveries the
-    /// server did not make. (It can still replay a signed result into another conversation
-    /// served with the same key.) Needs the `signing` feature.
+    /// server did not make. Needs the `signing` feature.
+    ///
+    /// A signature covers the tool names only, so a signed result can be replayed from one
+    /// conversation into another served with the same key (it grants no tool that gating
+    /// would refuse). To rule that out, bind signatures to the conversation with
+    /// [`conversation_id`](SessionOptions::conversation_id).
     ///
     /// ```
-    /// use lazytool_runtime::SessionOptions;
+    /// use lazytool_runtime::{SessionOptions, SigningKey};
     ///
-    /// let options = SessionOptions::new().signing_key(b"a secret only the server knows");
+    /// # fn main() -> Result<(), lazytool_runtime::SigningKeyError> {
+    /// // At least 32 bytes, kept on the server: shorter keys are refused.
+    /// let key = SigningKey::new(b"a secret only the server knows!!")?;
+    /// let options = SessionOptions::new().signing_key(key);
+    /// # let _ = options;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`Session::from_history`]: crate::Session::from_history
+    #[cfg(feature = "signing")]
+    pub fn signing_key(mut self, key: SigningKey) -> Self {
+        self.signing = Some(key);
+        self
+    }
+
+    /// Binds this session's signatures to the id of its conversation, which the caller
+    /// supplies (its own conversation or thread id): a discovery signed in one conversation
+    /// is then refused in any other, and one signed without an id is refused too. Without a
+    /// [`signing_key`](SessionOptions::signing_key) it has no effect. Needs the `signing`
+    /// feature.
+    ///
+    /// ```
+    /// use lazytool_runtime::{SessionOptions, SigningKey};
+    ///
+    /// # let key = SigningKey::new([7u8; 32]).unwrap();
+    /// let options = SessionOptions::new().signing_key(key).conversation_id("thread_42");
     /// # let _ = options;
     /// ```
     #[cfg(feature = "signing")]
-    pub fn signing_key(mut self, key: impl AsRef<[u8]>) -> Self {
-        self.signing = Some(SigningKey::new(key.as_ref()));
+    pub fn conversation_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.conversation = Some(id.into());
         self
     }
 
@@ -94,8 +124,12 @@ impl SessionOptions {
         self.allow.is_some()
     }
 
-    pub(crate) fn signing(&self) -> Option<&SigningKey> {
-        self.signing.as_ref()
+    /// What this session signs and checks discovered sets with, if it signs.
+    pub(crate) fn signer(&self) -> Option<Signer<'_>> {
+        self.signing.as_ref().map(|key| Signer {
+            key,
+            conversation: self.conversation.as_deref(),
+        })
     }
 
     pub(crate) fn discovery_mode(&self) -> DiscoveryMode {
@@ -114,6 +148,7 @@ impl fmt::Debug for SessionOptions {
             .field("listing", &self.listing)
             .field("gated", &self.allow.is_some())
             .field("signed", &self.signing.is_some())
+            .field("conversation", &self.conversation)
             .finish()
     }
 }

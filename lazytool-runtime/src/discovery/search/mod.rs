@@ -64,6 +64,9 @@ const K1: f32 = 1.2;
 /// BM25 length normalisation.
 const B: f32 = 0.75;
 
+/// The longest query term [`SearchIndex::known_parts`] tries to split.
+const MAX_SPLIT_BYTES: usize = 64;
+
 impl SearchIndex {
     /// Indexes `documents`; results refer to them by their position in this sequence.
     pub(crate) fn new<'a>(documents: impl IntoIterator<Item = SearchDocument<'a>>) -> SearchIndex {
@@ -251,10 +254,14 @@ impl SearchIndex {
 
     /// `term` itself, unless the index does not know it but knows its end, after a prefix
     /// of up to two letters or another known term: `reopen` → open, `pullrequest` → pull,
-    /// request.
+    /// request. Only terms of at most [`MAX_SPLIT_BYTES`] are split: each split point hashes
+    /// the rest of the term, so the work grows with the square of its length.
     fn known_parts<'t>(&self, term: &'t str) -> [Option<&'t str>; 2] {
         let known = |part: &str| part.len() >= 3 && self.postings.contains_key(part);
-        if term.starts_with(WRITTEN) || self.postings.contains_key(term) {
+        if term.starts_with(WRITTEN)
+            || term.len() > MAX_SPLIT_BYTES
+            || self.postings.contains_key(term)
+        {
             return [Some(term), None];
         }
         term.char_indices()

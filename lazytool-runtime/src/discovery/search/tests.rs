@@ -284,3 +284,17 @@ fn indexes_tags_and_nested_parameters() {
     assert_eq!(index.search("weather", 3), [1]);
     assert!(index.search("thermometer", 3).is_empty());
 }
+
+#[test]
+fn only_terms_up_to_the_split_limit_are_split() {
+    // `re` + a known term is split (`reopen` → open) while the whole is at most
+    // MAX_SPLIT_BYTES; longer terms are looked up whole, so a query costs linear work.
+    let known = |len: usize| "k".repeat(len - 4) + "open";
+    let index = small_index(&[("reopenable", &format!("{} {}", known(61), known(62)))]);
+    for (len, split) in [(61, true), (62, true), (63, false)] {
+        let word = format!("re{}", known(len));
+        assert_eq!(word.len() <= MAX_SPLIT_BYTES, split, "{}", word.len());
+        let parts = index.known_parts(&word);
+        assert_eq!(parts[1].is_some(), split, "{} bytes: {parts:?}", word.len());
+    }
+}

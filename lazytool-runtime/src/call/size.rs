@@ -1,0 +1,299 @@
+//! How many bytes a value takes as compact JSON, measured without recursion and without
+//! writing it out: [`check`] for arguments against their limits, [`fits`] for results,
+//! [`escaped_len`] of a string.
+//!
+//! Arguments count their strings by length: what the size limit bounds is the memory and
+//! work they cost, and the hot path stays free of a pass over every byte. Results count
+//! escapes too (a NUL takes six bytes), since the limit bounds what is sent.
+
+use serde_json::Value;
+
+/// What is wrong with a value's size or shape.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Excess {
+    TooLarge,
+    TooDeep,
+}
+
+/// Checks the compact-JSON size of `value` (exact, strings counted by their length, floats
+/// counted as 24 bytes: an upper bound) and its nesting depth (arrays and objects inside one
+/// another, empty ones not counted) without recursion, stopping as soon as a limit is passed.
+/// Scalars are counted where they are found and only nested arrays and objects wait on the
+/// heap, so flat arguments (the common case) cost no allocation.
+#[inline]
+pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
+    sized::<false>(value, max_bytes, max_depth)
+}
+
+/// Whether `value`'s compact JSON, escapes included (floats counted as 24 bytes), takes at
+/// most `max_bytes`.
+#[inline]
+pub(crate) fn fits(value: &Value, max_bytes: usize) -> bool {
+    // Escaping at most sextuples a string: a value whose strings, by length, would fit six
+    // times over fits, and most results are told apart without a pass over their bytes.
+    sized::<false>(value, max_bytes / 6, usize::MAX).is_ok()
+        || sized::<true>(value, max_bytes, usize::MAX).is_ok()
+}
+
+#[inline]
+fn sized<const ESCAPES: bool>(
+    value: &Value,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Excess> {
+    match flat_size::<ESCAPES>(value) {
+        Some(size) if max_depth > 0 || !is_filled_container(value) => {
+            if size > max_bytes {
+                Err(Excess::TooLarge)
+            } else {
+                Ok(())
+            }
+        }
+        _ => check_nested::<ESCAPES>(value, max_bytes, max_depth),
+    }
+}
+
+/// The compact-JSON size of `value`, escapes included (see [`fits`]), or `None` when it is
+/// over `max_bytes`: the walk stops there.
+#[cfg(test)]
+fn json_size(value: &Value, max_bytes: usize) -> Option<usize> {
+    let mut size = 0;
+    walk::<true>(value, usize::MAX, |bytes| {
+        size += bytes;
+        size <= max_bytes
+    })
+    .ok()
+    .map(|()| size)
+}
+
+fn is_filled_container(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(members) => !members.is_empty(),
+        _ => false,
+    }
+}
+
+/// [`check`] for values with nested arrays or objects.
+#[inline(never)]
+fn check_nested<const ESCAPES: bool>(
+    value: &Value,
+    max_bytes: usize,
+    max_depth: usize,
+) -> Result<(), Excess> {
+    let mut size = 0usize;
+    walk::<ESCAPES>(value, max_depth, |bytes| {
+        size += bytes;
+        size <= max_bytes
+    })
+}
+
+/// Visits `value` depth first without recursion, reporting the bytes of each container's own
+/// punctuation and scalars to `count`, which says whether to go on.
+fn walk<const ESCAPES: bool>(
+    value: &Value,
+    max_depth: usize,
+    mut count: impl FnMut(usize) -> bool,
+) -> Result<(), Excess> {
+    let mut pending: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 0));
+    while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
+        let own = match value {
+            Value::Array(items) => {
+                if depth >= max_depth && !items.is_empty() {
+                    return Err(Excess::TooDeep);
+                }
+                // Brackets and commas.
+                let mut own = items.len().max(1) + 1;
+                for item in items {
+                    match scalar_size::<ESCAPES>(item) {
+                        Some(bytes) => own += bytes,
+                        None => pending.push((item, depth + 1)),
+                    }
+                }
+                own
+            }
+            Value::Object(members) => {
+                if depth >= max_depth && !members.is_empty() {
+                    return Err(Excess::TooDeep);
+                }
+                let mut own = if members.is_empty() { 2 } else { 1 };
+                for (key, member) in members {
+                    // Quotes, colon, and the comma or closing brace.
+                    own += string_len::<ESCAPES>(key) + 4;
+                    match scalar_size::<ESCAPES>(member) {
+                        Some(bytes) => own += bytes,
+                        None => pending.push((member, depth + 1)),
+                    }
+                }
+                own
+            }
+            scalar => scalar_size::<ESCAPES>(scalar).unwrap_or_default(),
+        };
+        if !count(own) {
+            return Err(Excess::TooLarge);
+        }
+    }
+    Ok(())
+}
+
+/// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
+/// of one pass over its members); `None` for anything nested.
+#[inline]
+fn flat_size<const ESCAPES: bool>(value: &Value) -> Option<usize> {
+    let Value::Object(members) = value else {
+        return scalar_size::<ESCAPES>(value);
+    };
+    if members.is_empty() {
+        return Some(2);
+    }
+    let mut size = 1;
+    for (key, member) in members {
+        size += string_len::<ESCAPES>(key) + 4 + scalar_size::<ESCAPES>(member)?;
+    }
+    Some(size)
+}
+
+#[inline]
+fn string_len<const ESCAPES: bool>(text: &str) -> usize {
+    if ESCAPES {
+        escaped_len(text)
+    } else {
+        text.len()
+    }
+}
+
+/// The compact-JSON size of a scalar (an upper bound for floats); `None` for arrays and
+/// objects.
+#[inline]
+fn scalar_size<const ESCAPES: bool>(value: &Value) -> Option<usize> {
+    match value {
+        Value::Null | Value::Bool(true) => Some(4),
+        Value::Bool(false) => Some(5),
+        Value::Number(number) => Some(number_size(number)),
+        Value::String(text) => Some(string_len::<ESCAPES>(text) + 2),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+fn number_size(number: &serde_json::Number) -> usize {
+    if let Some(integer) = number.as_u64() {
+        digits(integer)
+    } else if let Some(integer) = number.as_i64() {
+        1 + digits(integer.unsigned_abs())
+    } else {
+        24
+    }
+}
+
+fn digits(integer: u64) -> usize {
+    integer.checked_ilog10().map_or(1, |log| log as usize + 1)
+}
+
+/// The bytes `text` takes inside a JSON string, quotes excluded: serde_json writes `"` and `\`
+/// as two bytes, `\b \t \n \f \r` as two, other control characters as six (`\u0000`).
+#[inline]
+pub(crate) fn escaped_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    if bytes
+        .iter()
+        .all(|&byte| ESCAPE_EXTRA[usize::from(byte)] == 0)
+    {
+        bytes.len()
+    } else {
+        escaped_len_slow(bytes)
+    }
+}
+
+#[cold]
+fn escaped_len_slow(bytes: &[u8]) -> usize {
+    bytes.len()
+        + bytes
+            .iter()
+            .map(|&byte| usize::from(ESCAPE_EXTRA[usize::from(byte)]))
+            .sum::<usize>()
+}
+
+/// The bytes `byte` adds when escaped.
+pub(crate) const ESCAPE_EXTRA: [u8; 256] = {
+    let mut extra = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        extra[byte] = 5;
+        byte += 1;
+    }
+    extra[b'\x08' as usize] = 1;
+    extra[b'\t' as usize] = 1;
+    extra[b'\n' as usize] = 1;
+    extra[b'\x0c' as usize] = 1;
+    extra[b'\r' as usize] = 1;
+    extra[b'"' as usize] = 1;
+    extra[b'\\' as usize] = 1;
+    extra
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn nested(depth: usize) -> Value {
+        let mut value = json!(1);
+        for _ in 0..depth {
+            value = Value::Array(vec![value]);
+        }
+        value
+    }
+
+    #[test]
+    fn depth_and_size_are_bounded() {
+        assert_eq!(check(&nested(3), 1000, 3), Ok(()));
+        assert_eq!(check(&nested(4), 1000, 3), Err(Excess::TooDeep));
+        assert_eq!(
+            check(&json!({"a": "x".repeat(100)}), 50, 8),
+            Err(Excess::TooLarge)
+        );
+        assert_eq!(check(&json!({"a": "x".repeat(10)}), 50, 8), Ok(()));
+    }
+
+    #[test]
+    fn sizes_are_those_of_compact_json() {
+        let values = [
+            json!({}),
+            json!([]),
+            json!({"a": [], "b": {}, "c": [[], {}]}),
+            json!({"quote\"d": "tab\t nul\u{0} é \\ \u{1f}", "n": [-12, 0, 7, u64::MAX, i64::MIN]}),
+            json!([null, true, false, "x", {"k": [1, [2, {"deep": "\n"}]]}]),
+            json!("\u{0}".repeat(10)),
+        ];
+        for value in values {
+            let compact = serde_json::to_string(&value).unwrap_or_default().len();
+            assert_eq!(json_size(&value, usize::MAX), Some(compact), "{value}");
+            assert!(fits(&value, compact), "{value} at its size");
+            assert!(
+                !fits(&value, compact - 1),
+                "{value} one byte under its size"
+            );
+        }
+        assert!(
+            json_size(&json!(1.5), usize::MAX) >= Some(3),
+            "floats: a bound"
+        );
+    }
+
+    #[test]
+    fn arguments_count_strings_by_length() {
+        let value = json!({"k": "\u{0}\u{0}"});
+        assert_eq!(check(&value, 10, 8), Ok(()), "{{\"k\":\"..\"}}: 10 bytes");
+        assert_eq!(check(&value, 9, 8), Err(Excess::TooLarge));
+        assert!(!fits(&value, 19), "escaped: 20 bytes");
+        assert!(fits(&value, 20));
+    }
+
+    #[test]
+    fn a_very_deep_value_is_checked_without_overflowing() {
+        let deep = nested(200_000);
+        assert_eq!(check(&deep, usize::MAX, 64), Err(Excess::TooDeep));
+        super::super::limits::dispose(deep);
+    }
+}

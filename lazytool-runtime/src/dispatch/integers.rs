@@ -1,0 +1,165 @@
+//! Whole numbers sent as floats (`42.0`, `1e2`) where the schema asks for an integer: JSON
+//! Schema counts them as integers, so the validator accepts them, but serde would refuse to
+//! read one into an integer type. They are rewritten as the integers they are.
+
+use serde_json::{Number, Value};
+
+use super::navigate::Navigator;
+
+/// How deep the arguments are followed; they passed the depth limit already.
+const MAX_DEPTH: usize = 128;
+
+/// Whether `arguments` hold a float anywhere: the cheap test that spares the schema walk for
+/// nearly every call (a pass over the members of a flat object).
+#[inline]
+pub(super) fn has_float(arguments: &Value) -> bool {
+    match arguments {
+        Value::Object(members) => members.values().any(|member| match member {
+            Value::Number(number) => number.is_f64(),
+            Value::Array(_) | Value::Object(_) => nested_float(member),
+            _ => false,
+        }),
+        other => nested_float(other),
+    }
+}
+
+#[inline(never)]
+fn nested_float(value: &Value) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Number(number) if number.is_f64() => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Rewrites the whole floats of `arguments` found where `root` (the tool's input schema)
+/// asks for an integer and not for a number.
+pub(super) fn integralize(arguments: &mut Value, root: &Value) {
+    let navigator = Navigator::new(root);
+    visit(arguments, root, &navigator, 0);
+}
+
+fn visit<'s>(value: &mut Value, schema: &'s Value, navigator: &Navigator<'s>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Number(number) => {
+            if let Some(whole) = whole(number)
+                && wants_integer(schema, navigator)
+            {
+                *number = whole;
+            }
+        }
+        Value::Object(members) => {
+            for (key, member) in members.iter_mut() {
+                if let Some(property) = navigator.property(schema, key) {
+                    visit(member, property, navigator, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter_mut().enumerate() {
+                if let Some(item_schema) = navigator.item(schema, index) {
+                    visit(item, item_schema, navigator, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The integer a float stands for, if it is whole and within `i64` or `u64`.
+fn whole(number: &Number) -> Option<Number> {
+    let float = number.as_f64().filter(|_| number.is_f64())?;
+    if float.fract() != 0.0 || !float.is_finite() {
+        return None;
+    }
+    // 2^63 and 2^64 are exact as floats: the bounds are exclusive.
+    if float >= -(2f64.powi(63)) && float < 2f64.powi(63) {
+        Some(Number::from(float as i64))
+    } else if float >= 0.0 && float < 2f64.powi(64) {
+        Some(Number::from(float as u64))
+    } else {
+        None
+    }
+}
+
+/// Whether `schema` takes integers but no other numbers (in itself or an alternative): a
+/// float there can only be meant as an integer.
+fn wants_integer<'s>(schema: &'s Value, navigator: &Navigator<'s>) -> bool {
+    let allows = |kind: &'static str| {
+        move |schema: &Value| match schema.get("type") {
+            Some(Value::String(found)) => found == kind,
+            Some(Value::Array(found)) => found.iter().any(|found| found == kind),
+            _ => false,
+        }
+    };
+    navigator.any(schema, &allows("integer")) && !navigator.any(schema, &allows("number"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn whole_floats_become_integers_where_the_schema_wants_them() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer"},
+                "ratio": {"type": "number"},
+                "maybe": {"type": ["integer", "null"]},
+                "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "loose": {"anyOf": [{"type": "integer"}, {"type": "number"}]},
+                "list": {"type": "array", "items": {"type": "integer"}},
+                "point": {"$ref": "#/$defs/Point"},
+                "map": {"type": "object", "additionalProperties": {"type": "integer"}}
+            },
+            "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "integer"}}}}
+        });
+        let mut arguments = json!({
+            "count": 42.0, "ratio": 2.0, "maybe": 1e2, "either": 3.0, "loose": 4.0,
+            "list": [1.0, 2.5, -3.0], "point": {"x": 7.0}, "map": {"a": 1.0},
+            "unknown": 5.0, "huge": 1e300
+        });
+        assert!(has_float(&arguments));
+        integralize(&mut arguments, &schema);
+        assert_eq!(
+            arguments,
+            json!({
+                "count": 42, "ratio": 2.0, "maybe": 100, "either": 3, "loose": 4.0,
+                "list": [1, 2.5, -3], "point": {"x": 7}, "map": {"a": 1},
+                "unknown": 5.0, "huge": 1e300
+            })
+        );
+        assert!(!has_float(&json!({"a": 1, "b": [2, {"c": "3.0"}]})));
+    }
+
+    #[test]
+    fn only_floats_within_the_integer_range_are_rewritten() {
+        let schema = json!({"type": "array", "items": {"type": "integer"}});
+        let mut arguments = json!([
+            9.223372036854775e18,
+            1.8446744073709552e19,
+            -9.223372036854776e18,
+            1e19
+        ]);
+        integralize(&mut arguments, &schema);
+        assert_eq!(
+            arguments,
+            json!([
+                9_223_372_036_854_774_784_i64,
+                1.8446744073709552e19,
+                i64::MIN,
+                10_000_000_000_000_000_000_u64
+            ])
+        );
+    }
+}
