@@ -26,9 +26,14 @@ pub mod gemini;
 mod history;
 pub mod openai_chat;
 pub mod openai_responses;
+mod stream;
 pub mod tanstack;
 #[cfg(test)]
 pub(crate) mod tests;
+mod turn;
+
+pub use stream::{AssembleCalls, StreamError, StreamErrorKind};
+pub use turn::Turn;
 
 use history::HistoryScan;
 

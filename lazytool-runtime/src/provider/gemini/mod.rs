@@ -1,14 +1,22 @@
 //! Google Gemini `generateContent`: the request's `tools`, the `functionCall` parts of a
-//! response, and `functionResponse` parts.
+//! response (whole, or streamed: [`StreamAssembler`]), and `functionResponse` parts
+//! ([`run_turn`] runs a turn's calls and builds them).
+
+mod json_path;
+mod stream;
 
 use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+pub use stream::StreamAssembler;
+
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::turn::{self, Turn};
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
 use crate::schema::dialect;
+use crate::session::Session;
 use crate::tool::ToolDefinition;
 
 /// The prefix of the ids given to calls that arrive without one.
@@ -132,8 +140,16 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     Ok(calls)
 }
 
-/// Whether an id was synthesized by [`parse_tool_calls`] (`gemini-call-{index}`).
-pub(super) fn is_synthesized(id: &str) -> bool {
+/// Whether a call's id was synthesized (`gemini-call-{n}`) by [`parse_tool_calls`] or a
+/// [`StreamAssembler`] because the call came without one; such an id is not sent back.
+///
+/// ```
+/// use lazytool_runtime::provider::gemini;
+///
+/// assert!(gemini::is_synthesized_id("gemini-call-0"));
+/// assert!(!gemini::is_synthesized_id("call_abc"));
+/// ```
+pub fn is_synthesized_id(id: &str) -> bool {
     id.strip_prefix(SYNTHESIZED_ID_PREFIX)
         .is_some_and(|index| !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -156,7 +172,7 @@ pub(super) fn is_synthesized(id: &str) -> bool {
 pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
     let mut response = Map::new();
     response.insert("name".to_owned(), json!(call.name));
-    if !is_synthesized(&call.id) {
+    if !is_synthesized_id(&call.id) {
         response.insert("id".to_owned(), json!(call.id));
     }
     let payload = if result.is_error() {
@@ -178,6 +194,52 @@ pub fn tool_results<'a>(
         .map(|(call, result)| function_response_part(call, result))
         .collect();
     vec![json!({"role": "user", "parts": parts})]
+}
+
+/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
+/// `concurrency` at a time, gated by the state at the start of the turn) and returns them
+/// with their results and the content that returns them ([`tool_results`]; none when there
+/// were no calls). The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::gemini;
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+/// let session = registry.session();
+///
+/// let response = json!({"candidates": [{"content": {"role": "model", "parts": [
+///     {"functionCall": {"name": "now", "args": {}}}
+/// ]}}]});
+/// let turn = gemini::run_response(&session, &response, 4).await.unwrap();
+/// assert_eq!(turn.messages, [json!({"role": "user", "parts": [
+///     {"functionResponse": {"name": "now", "response": {"result": "12:00"}}}
+/// ]})]);
+/// # }
+/// ```
+pub fn run_turn(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+) -> impl Future<Output = Turn> + Send + 'static {
+    turn::run(session, calls, concurrency, |calls, results| {
+        tool_results(calls.iter().zip(results))
+    })
+}
+
+/// [`run_turn`] on the calls of a response ([`parse_tool_calls`]); an error if they cannot
+/// be read.
+pub fn run_response(
+    session: &Session,
+    response: &Value,
+    concurrency: usize,
+) -> impl Future<Output = Result<Turn, ParseError>> + Send + 'static {
+    let turn = parse_tool_calls(response).map(|calls| run_turn(session, calls, concurrency));
+    async move { Ok(turn?.await) }
 }
 
 /// Reads the Gemini items of one history message: `functionCall` and `functionResponse`

@@ -1,15 +1,23 @@
 //! OpenAI Responses (`POST /v1/responses`): the request's `tools`, the `function_call` items
-//! of a response's `output`, and `function_call_output` input items; and client-executed
-//! tool search (`tool_search_call` / `tool_search_output`) for native deferred loading.
+//! of a response's `output` (whole, or streamed: [`StreamAssembler`]), and
+//! `function_call_output` input items ([`run_turn`] runs a turn's calls and builds them);
+//! and client-executed tool search (`tool_search_call` / `tool_search_output`) for native
+//! deferred loading.
+
+mod stream;
 
 use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+pub use stream::StreamAssembler;
+
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::parameters;
+use super::turn::{self, Turn};
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use crate::registry::Registry;
 use crate::session::Session;
 use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
@@ -128,10 +136,20 @@ pub fn tool_search_output_item(
     result: &ToolResult,
     options: &OpenAiResponsesOptions,
 ) -> Value {
+    search_output_item(session.registry(), call, result, options)
+}
+
+/// [`tool_search_output_item`], the tools looked up in `registry`.
+fn search_output_item(
+    registry: &Registry,
+    call: &ToolCall,
+    result: &ToolResult,
+    options: &OpenAiResponsesOptions,
+) -> Value {
     let found = result.discovered().filter(|_| !result.is_error());
     let tools: Vec<Value> = (found.into_iter())
         .flat_map(|discovered| &discovered.tools)
-        .filter_map(|name| session.registry().get(name))
+        .filter_map(|name| registry.get(name))
         .map(|tool| {
             let mut description = tool.description().to_owned();
             if let Some(skill) = tool.skill() {
@@ -179,51 +197,51 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     };
     let mut calls = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let item_path = join(&path, index);
-        let item = reader.object(item, &item_path, "an output item")?;
-        match item.get("type").and_then(Value::as_str) {
-            Some("function_call") => {}
-            Some("tool_search_call")
-                if item.get("execution").and_then(Value::as_str) == Some("client") =>
-            {
-                let id = reader.non_empty_string(item, &item_path, "call_id")?;
-                let arguments = match item.get("arguments") {
-                    Some(arguments @ Value::Object(_)) => arguments.clone(),
-                    None | Some(Value::Null) => Value::Object(Map::new()),
-                    Some(_) => {
-                        return Err(reader.error(
-                            &join(&item_path, "arguments"),
-                            "the search's arguments object",
-                        ));
-                    }
-                };
-                calls.push(ToolCall {
-                    id,
-                    name: DISCOVERY_TOOL_NAME.to_owned(),
-                    arguments,
-                });
-                continue;
-            }
-            _ => continue,
-        }
-        let id = reader.non_empty_string(item, &item_path, "call_id")?;
-        let name = reader.non_empty_string(item, &item_path, "name")?;
-        let arguments = match item.get("arguments") {
-            Some(arguments @ (Value::String(_) | Value::Object(_))) => arguments.clone(),
-            _ => {
-                return Err(reader.error(
-                    &join(&item_path, "arguments"),
-                    "the arguments as a JSON-encoded string",
-                ));
-            }
-        };
-        calls.push(ToolCall {
-            id,
-            name,
-            arguments,
-        });
+        calls.extend(parse_item(&reader, item, &join(&path, index))?);
     }
     Ok(calls)
+}
+
+/// The call of one output item: a `function_call`, or a client-executed `tool_search_call`
+/// as a discovery call; `None` for any other item.
+fn parse_item(reader: &Reader, item: &Value, path: &str) -> Result<Option<ToolCall>, ParseError> {
+    let item = reader.object(item, path, "an output item")?;
+    let (name, arguments) = match item.get("type").and_then(Value::as_str) {
+        Some("function_call") => {
+            let name = reader.non_empty_string(item, path, "name")?;
+            match item.get("arguments") {
+                Some(arguments @ (Value::String(_) | Value::Object(_))) => {
+                    (name, arguments.clone())
+                }
+                _ => {
+                    return Err(reader.error(
+                        &join(path, "arguments"),
+                        "the arguments as a JSON-encoded string",
+                    ));
+                }
+            }
+        }
+        Some("tool_search_call")
+            if item.get("execution").and_then(Value::as_str) == Some("client") =>
+        {
+            let arguments = match item.get("arguments") {
+                Some(arguments @ Value::Object(_)) => arguments.clone(),
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(_) => {
+                    return Err(
+                        reader.error(&join(path, "arguments"), "the search's arguments object")
+                    );
+                }
+            };
+            (DISCOVERY_TOOL_NAME.to_owned(), arguments)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(ToolCall {
+        id: reader.non_empty_string(item, path, "call_id")?,
+        name,
+        arguments,
+    }))
 }
 
 /// The input item that returns one result:
@@ -256,6 +274,76 @@ pub fn tool_results<'a>(
     turn.into_iter()
         .map(|(call, result)| tool_result_item(call, result))
         .collect()
+}
+
+/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
+/// `concurrency` at a time, gated by the state at the start of the turn) and returns them
+/// with their results and the `function_call_output` items that return them
+/// ([`tool_results`]), in call order. The calls come from [`parse_tool_calls`] or a
+/// [`StreamAssembler`].
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::openai_responses;
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+/// let session = registry.session();
+///
+/// let response = json!({"output": [
+///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "now", "arguments": "{}"}
+/// ]});
+/// let turn = openai_responses::run_response(&session, &response, 4).await.unwrap();
+/// assert_eq!(turn.messages, [json!({"type": "function_call_output", "call_id": "call_1", "output": "12:00"})]);
+/// # }
+/// ```
+pub fn run_turn(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+) -> impl Future<Output = Turn> + Send + 'static {
+    turn::run(session, calls, concurrency, |calls, results| {
+        tool_results(calls.iter().zip(results))
+    })
+}
+
+/// [`run_turn`] on the calls of a response ([`parse_tool_calls`]); an error if they cannot
+/// be read.
+pub fn run_response(
+    session: &Session,
+    response: &Value,
+    concurrency: usize,
+) -> impl Future<Output = Result<Turn, ParseError>> + Send + 'static {
+    let turn = parse_tool_calls(response).map(|calls| run_turn(session, calls, concurrency));
+    async move { Ok(turn?.await) }
+}
+
+/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: the discovery tool is then
+/// a client-executed tool search, so discovery calls are answered with
+/// [`tool_search_output_item`] (rendered with `options`), the others with
+/// [`tool_result_item`].
+pub fn run_turn_deferred(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+    options: &OpenAiResponsesOptions,
+) -> impl Future<Output = Turn> + Send + 'static {
+    let registry = session.registry().clone();
+    let options = options.clone();
+    turn::run(session, calls, concurrency, move |calls, results| {
+        (calls.iter().zip(results))
+            .map(|(call, result)| {
+                if call.name == DISCOVERY_TOOL_NAME {
+                    search_output_item(&registry, call, result, &options)
+                } else {
+                    tool_result_item(call, result)
+                }
+            })
+            .collect()
+    })
 }
 
 /// Reads one history item of the Responses API: a `function_call` (under its `call_id`), a
