@@ -138,6 +138,50 @@ fn parse_call(reader: &Reader, call: &Value, path: &str) -> Result<ToolCall, Par
     })
 }
 
+/// The assistant message that carries a turn's calls back into the history, as a streaming
+/// loop must write it itself: `{"role": "assistant", "content", "tool_calls": [{"id",
+/// "type": "function", "function": {"name", "arguments"}}]}`, the arguments as the
+/// JSON-encoded string Chat Completions wants (an object is encoded), `content` `null` when
+/// there is no text, no `tool_calls` when there are no calls.
+///
+/// ```
+/// use lazytool_runtime::ToolCall;
+/// use lazytool_runtime::provider::openai_chat;
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "now".into(), arguments: json!("{}") };
+/// assert_eq!(
+///     openai_chat::assistant_message("", &[call]),
+///     json!({"role": "assistant", "content": null, "tool_calls": [
+///         {"id": "call_1", "type": "function", "function": {"name": "now", "arguments": "{}"}}
+///     ]})
+/// );
+/// ```
+pub fn assistant_message(content: &str, calls: &[ToolCall]) -> Value {
+    let mut message = Map::new();
+    message.insert("role".to_owned(), json!("assistant"));
+    let content = if content.is_empty() {
+        Value::Null
+    } else {
+        json!(content)
+    };
+    message.insert("content".to_owned(), content);
+    if !calls.is_empty() {
+        let calls: Vec<Value> = (calls.iter())
+            .map(|call| {
+                let arguments = match &call.arguments {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                json!({"id": call.id, "type": "function",
+                    "function": {"name": call.name, "arguments": arguments}})
+            })
+            .collect();
+        message.insert("tool_calls".to_owned(), Value::Array(calls));
+    }
+    Value::Object(message)
+}
+
 /// The message that returns one result: `{"role": "tool", "tool_call_id", "content"}`, the
 /// content being [`ToolResult::text`]. (Chat Completions has no error flag: an error is sent
 /// as its message.)
