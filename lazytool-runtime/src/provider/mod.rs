@@ -15,6 +15,13 @@
 //! A turn's results are the messages (or items, or contents) to append to the history, in
 //! call order. Schemas are sent in each API's dialect (see [`schema`](crate::schema)).
 //!
+//! Streamed responses: each of the four provider modules has a `StreamAssembler`
+//! ([`AssembleCalls`]) that turns the stream's events into complete calls as they arrive,
+//! with a [`StreamError`] for a stream cut off or malformed. A turn in one call: each has
+//! `run_turn(&session, calls, concurrency)` (and `run_response` for a whole response), which
+//! runs the calls through [`Session::call_turn`](crate::Session::call_turn) and returns a
+//! [`Turn`]: the calls, their results, and the result messages in the provider's shape.
+//!
 //! Adding a format is one new module here and its line in [`FORMATS`], the history readers.
 
 use std::fmt;
