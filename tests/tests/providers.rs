@@ -241,9 +241,9 @@ fn golden_payloads() {
     let schema = json!({
         "type": "object",
         "properties": {
-            "productId": {"type": "integer", "format": "uint32", "minimum": 0,
+            "productId": {"type": "integer", "minimum": 0, "maximum": u32::MAX,
                           "description": "The product to finance."},
-            "months": {"type": ["integer", "null"], "format": "uint32", "minimum": 0,
+            "months": {"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX,
                        "description": "The number of monthly payments."}
         },
         "required": ["productId"]
@@ -264,9 +264,9 @@ fn golden_payloads() {
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "productId": {"type": "integer", "minimum": 0,
+                    "productId": {"type": "integer", "minimum": 0, "maximum": u32::MAX,
                                   "description": "The product to finance."},
-                    "months": {"type": ["integer", "null"], "minimum": 0,
+                    "months": {"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX,
                                "description": "The number of monthly payments."}
                 },
                 "required": ["productId", "months"],
@@ -285,10 +285,10 @@ fn golden_payloads() {
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "productId": {"type": "integer", "minimum": 0,
+                    "productId": {"type": "integer", "minimum": 0, "maximum": u32::MAX,
                                   "description": "The product to finance."},
                     "months": {"type": "integer", "nullable": true, "minimum": 0,
-                               "description": "The number of monthly payments."}
+                               "maximum": u32::MAX, "description": "The number of monthly payments."}
                 },
                 "required": ["productId"]
             }
