@@ -264,6 +264,7 @@ async fn a_skill_travels_only_with_the_discovery_result() {
 struct Reading {
     sensor: u8,
     offset: i16,
+    slot: usize,
     /// When it was taken.
     #[schemars(extend("format" = "date-time"))]
     at: String,
@@ -277,13 +278,12 @@ async fn record_readings(
     delta: i64,
     scale: f32,
     ratio: f64,
-    slot: usize,
     retries: Option<u16>,
     /// Who to notify.
     #[schemars(email)]
     notify: Option<String>,
 ) -> usize {
-    let _ = (total, delta, scale, ratio, slot, retries, notify);
+    let _ = (total, delta, scale, ratio, retries, notify);
     readings.len()
 }
 
@@ -345,6 +345,10 @@ fn only_standard_formats_are_sent_and_integer_ranges_become_bounds() {
         property("/properties/delta"),
         json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
     );
+    assert_eq!(
+        property("/properties/readings/items/properties/slot"),
+        json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
+    );
     assert_eq!(property("/properties/scale"), json!({"type": "number"}));
     assert_eq!(property("/properties/ratio"), json!({"type": "number"}));
     assert_eq!(
@@ -358,8 +362,8 @@ fn only_standard_formats_are_sent_and_integer_ranges_become_bounds() {
 async fn integer_bounds_validate_exactly_the_rust_ranges() {
     let registry = Registry::from_inventory().expect("valid tools");
     let arguments = |sensor: Value, offset: Value, total: Value| {
-        json!({"readings": [{"sensor": sensor, "offset": offset, "at": "2025-01-01T00:00:00Z"}],
-            "total": total, "delta": 0, "scale": 1.0, "ratio": 1.0, "slot": 0})
+        json!({"readings": [{"sensor": sensor, "offset": offset, "slot": 0,
+            "at": "2025-01-01T00:00:00Z"}], "total": total, "delta": 0, "scale": 1.0, "ratio": 1.0})
     };
     for (sensor, offset, total, valid) in [
         (json!(0), json!(-32768), json!(0), true),
