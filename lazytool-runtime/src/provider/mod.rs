@@ -143,6 +143,12 @@ impl fmt::Display for Provider {
     }
 }
 
+/// Schema losses as one line, for events.
+pub(crate) fn losses_text(losses: &[crate::schema::dialect::SchemaLoss]) -> String {
+    let lines: Vec<String> = losses.iter().map(ToString::to_string).collect();
+    lines.join("; ")
+}
+
 /// `base` extended by one JSON pointer segment.
 pub(crate) fn join(base: &str, segment: impl fmt::Display) -> String {
     let segment = segment.to_string().replace('~', "~0").replace('/', "~1");

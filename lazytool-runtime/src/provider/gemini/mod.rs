@@ -15,7 +15,7 @@ use super::history::{HistoryScan, id_field, member, record_of_content, str_field
 use super::turn::{self, Turn};
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
-use crate::schema::dialect;
+use crate::schema::dialect::{self, SchemaLoss};
 use crate::session::Session;
 use crate::tool::ToolDefinition;
 
@@ -38,6 +38,11 @@ pub enum GeminiSchemaField {
 /// `"parameters"` for [`GeminiSchemaField::OpenApiParameters`]. There `parameters` is left out
 /// when the rewritten schema has no properties, since Gemini rejects an object without them.
 /// No tools give an empty array.
+///
+/// The OpenAPI subset cannot express everything (maps, recursion, values of any type: see
+/// [`dialect::gemini_openapi_rewrite`]), and Gemini takes no other dialect in `parameters`:
+/// each such tool is reported by a `warn` event (target `lazytool::schema`) naming it and
+/// every path left out. Check a tool set once, at startup, with [`openapi_losses`].
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaField) -> Value {
     if tools.is_empty() {
         return json!([]);
@@ -57,7 +62,17 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
                     );
                 }
                 GeminiSchemaField::OpenApiParameters => {
-                    let parameters = dialect::gemini_openapi(&tool.input_schema);
+                    let rewrite = dialect::gemini_openapi_rewrite(&tool.input_schema);
+                    if !rewrite.losses.is_empty() {
+                        tracing::warn!(
+                            target: "lazytool::schema",
+                            tool = tool.name,
+                            dialect = "gemini_openapi",
+                            losses = %super::losses_text(&rewrite.losses),
+                            "Gemini's OpenAPI subset cannot express all of the tool's schema"
+                        );
+                    }
+                    let parameters = rewrite.schema;
                     let has_properties = parameters
                         .get("properties")
                         .and_then(Value::as_object)
@@ -71,6 +86,42 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
         })
         .collect();
     json!([{"functionDeclarations": declarations}])
+}
+
+/// What the OpenAPI subset of Gemini's `parameters` field cannot express in each tool's
+/// schema (see [`dialect::gemini_openapi_rewrite`]), as `(tool name, loss)` in tool order;
+/// empty when every tool renders whole with [`GeminiSchemaField::OpenApiParameters`]. Call
+/// it when the tool set is built to fail early, or to choose
+/// [`GeminiSchemaField::ParametersJsonSchema`], which loses nothing.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::gemini;
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "book".into(),
+///     description: "Books rooms.".into(),
+///     input_schema: json!({"type": "object", "properties": {
+///         "nights": {"type": "integer"},
+///         "ranges": {"type": "object", "additionalProperties": {"type": "string"}}
+///     }}),
+/// };
+/// let losses = gemini::openapi_losses(&[tool]);
+/// assert_eq!(losses.len(), 1);
+/// assert_eq!((losses[0].0.as_str(), losses[0].1.path.as_str()), ("book", "/properties/ranges"));
+/// ```
+pub fn openapi_losses<D: Borrow<ToolDefinition>>(tools: &[D]) -> Vec<(String, SchemaLoss)> {
+    tools
+        .iter()
+        .map(Borrow::borrow)
+        .flat_map(|tool: &ToolDefinition| {
+            (dialect::gemini_openapi_rewrite(&tool.input_schema)
+                .losses
+                .into_iter())
+            .map(|loss| (tool.name.clone(), loss))
+        })
+        .collect()
 }
 
 /// The tool calls of a `generateContent` response (`candidates[0].content.parts`) or of a

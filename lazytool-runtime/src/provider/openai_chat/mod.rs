@@ -26,27 +26,53 @@ pub struct OpenAiChatOptions {
     /// Send every tool with `"strict": true` and its schema rewritten by
     /// [`dialect::openai_strict`]: the model's arguments then always match the schema, but
     /// optional properties arrive as `null` (see
-    /// [`strip_strict_nulls`](crate::schema::strip_strict_nulls)).
+    /// [`strip_strict_nulls`](crate::schema::strip_strict_nulls)). A tool whose schema strict
+    /// mode cannot express (a map, a value of any type) is sent with `"strict": false`
+    /// instead (see [`render_tools`]).
     pub strict: bool,
 }
 
 /// The array for the request's `tools` field:
 /// `[{"type": "function", "function": {"name", "description", "parameters"}}]`, with
-/// `"strict": true` in `function` only when `options.strict`.
+/// `"strict"` in `function` only when `options.strict`.
+///
+/// In strict mode each tool is sent with `"strict": true` and its schema rewritten by
+/// [`dialect::openai_strict`], unless strict mode cannot express part of it (a map, a value
+/// of any type: see [`dialect::openai_strict_rewrite`]): that tool alone is sent with
+/// `"strict": false` and its canonical schema, which OpenAI allows per function, and a
+/// `debug` event (target `lazytool::schema`) names it and what strict mode could not say.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
+/// use serde_json::json;
+///
+/// let tool = |name: &str, property| ToolDefinition {
+///     name: name.into(),
+///     description: "A tool.".into(),
+///     input_schema: json!({"type": "object", "properties": {"p": property}}),
+/// };
+/// let tools = [
+///     tool("plain", json!({"type": "string"})),
+///     tool("mapped", json!({"type": "object", "additionalProperties": {"type": "integer"}})),
+/// ];
+/// let rendered = openai_chat::render_tools(&tools, &OpenAiChatOptions { strict: true });
+/// assert_eq!(rendered[0]["function"]["strict"], true);
+/// assert_eq!(rendered[1]["function"]["strict"], false);
+/// assert_eq!(rendered[1]["function"]["parameters"], tools[1].input_schema);
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChatOptions) -> Value {
     let rendered = tools
         .iter()
         .map(Borrow::borrow)
         .map(|tool: &ToolDefinition| {
+            let (parameters, strict) = parameters(&tool.name, &tool.input_schema, options);
             let mut function = Map::new();
             function.insert("name".to_owned(), json!(tool.name));
             function.insert("description".to_owned(), json!(tool.description));
-            function.insert(
-                "parameters".to_owned(),
-                parameters(&tool.input_schema, options),
-            );
+            function.insert("parameters".to_owned(), parameters);
             if options.strict {
-                function.insert("strict".to_owned(), Value::Bool(true));
+                function.insert("strict".to_owned(), Value::Bool(strict));
             }
             json!({"type": "function", "function": Value::Object(function)})
         })
@@ -54,14 +80,25 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChat
     Value::Array(rendered)
 }
 
-/// A tool's `parameters` schema: rewritten by [`dialect::openai_strict`] in strict mode, the
+/// A tool's `parameters` schema and whether it is sent strict: rewritten by
+/// [`dialect::openai_strict`] in strict mode when strict mode expresses all of it, the
 /// canonical schema otherwise. (The Responses API takes the same.)
-pub(crate) fn parameters(schema: &Value, options: &OpenAiChatOptions) -> Value {
-    if options.strict {
-        dialect::openai_strict(schema)
-    } else {
-        object_root(schema)
+pub(crate) fn parameters(name: &str, schema: &Value, options: &OpenAiChatOptions) -> (Value, bool) {
+    if !options.strict {
+        return (object_root(schema), false);
     }
+    let rewrite = dialect::openai_strict_rewrite(schema);
+    if rewrite.losses.is_empty() {
+        return (rewrite.schema, true);
+    }
+    tracing::debug!(
+        target: "lazytool::schema",
+        tool = name,
+        dialect = "openai_strict",
+        losses = %super::losses_text(&rewrite.losses),
+        "sent without strict mode, which cannot express all of its schema"
+    );
+    (object_root(schema), false)
 }
 
 /// The tool calls of a response: a whole `chat.completion` (read from

@@ -27,7 +27,9 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 pub type OpenAiResponsesOptions = super::openai_chat::OpenAiChatOptions;
 
 /// The array for the request's `tools` field; the Responses API flattens function tools:
-/// `[{"type": "function", "name", "description", "parameters", "strict"}]`.
+/// `[{"type": "function", "name", "description", "parameters", "strict"}]`. In strict mode a
+/// tool whose schema strict mode cannot express is sent with `"strict": false`, as
+/// [`openai_chat::render_tools`](super::openai_chat::render_tools) does.
 pub fn render_tools<D: Borrow<ToolDefinition>>(
     tools: &[D],
     options: &OpenAiResponsesOptions,
@@ -58,8 +60,9 @@ fn function_tool(
     tool.insert("type".to_owned(), json!("function"));
     tool.insert("name".to_owned(), json!(name));
     tool.insert("description".to_owned(), json!(description));
-    tool.insert("parameters".to_owned(), parameters(schema, options));
-    tool.insert("strict".to_owned(), Value::Bool(options.strict));
+    let (parameters, strict) = parameters(name, schema, options);
+    tool.insert("parameters".to_owned(), parameters);
+    tool.insert("strict".to_owned(), Value::Bool(strict));
     tool
 }
 
@@ -86,7 +89,7 @@ pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions
                     "type": "tool_search",
                     "execution": "client",
                     "description": tool.description,
-                    "parameters": parameters(&tool.input_schema, options),
+                    "parameters": parameters(&tool.name, &tool.input_schema, options).0,
                 });
             }
             let mut rendered =
