@@ -22,7 +22,7 @@
 //! runs the calls through [`Session::call_turn`](crate::Session::call_turn) and returns a
 //! [`Turn`]: the calls, their results, and the result messages in the provider's shape.
 //!
-//! Adding a format is one new module here and its line in [`FORMATS`], the history readers.
+//! Adding a format is one new module here and its line in `FORMATS`, the history readers.
 
 use std::fmt;
 
