@@ -393,15 +393,28 @@ fn assemble(
     Ok(calls)
 }
 
+/// A provider's stream of `plan`, and the calls its complete response holds.
+fn stream_of(
+    plan: &Plan,
+    build: Builder,
+    parse: Parser,
+) -> (Choices<'_>, Vec<Value>, Vec<ToolCall>) {
+    let mut choices = Choices {
+        drawn: &plan.choices,
+        next: 0,
+    };
+    let (events, complete) = build(plan, &mut choices);
+    let expected = parse(&complete).expect("the complete response parses");
+    (choices, events, expected)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(192))]
 
     #[test]
     fn any_split_gives_the_calls_of_the_complete_response(plan in plan()) {
         for (provider, build, parse, assembler) in providers() {
-            let mut choices = Choices { drawn: &plan.choices, next: 0 };
-            let (events, complete) = build(&plan, &mut choices);
-            let expected = parse(&complete).expect("the complete response parses");
+            let (_, events, expected) = stream_of(&plan, build, parse);
             prop_assert_eq!(expected.len(), plan.calls.len());
             let assembled = assemble(assembler(), &events);
             prop_assert_eq!(assembled, Ok(expected), "{} stream: {:#?}", provider, events);
@@ -411,9 +424,7 @@ proptest! {
     #[test]
     fn every_prefix_is_an_error_after_a_prefix_of_the_calls(plan in plan()) {
         for (provider, build, parse, assembler) in providers() {
-            let mut choices = Choices { drawn: &plan.choices, next: 0 };
-            let (events, complete) = build(&plan, &mut choices);
-            let expected = parse(&complete).expect("the complete response parses");
+            let (mut choices, events, expected) = stream_of(&plan, build, parse);
             let cut = choices.below(events.len());
             let mut assembler = assembler();
             let mut completed = Vec::new();

@@ -430,7 +430,7 @@ fn gemini_streamed_arguments_golden_stream() {
 }
 
 /// What assembling `events` fails with, and the calls completed before.
-fn failure(mut assembler: impl AssembleCalls, events: &[Value]) -> (Vec<String>, StreamError) {
+fn failure(assembler: &mut dyn AssembleCalls, events: &[Value]) -> (Vec<String>, StreamError) {
     let mut completed = Vec::new();
     for event in events {
         match assembler.push(event) {
@@ -450,54 +450,54 @@ fn assert_error(error: &StreamError, kind: StreamErrorKind, event: Option<usize>
     assert!(error.to_string().contains(text), "{error}");
 }
 
+/// A stream cut off: its assembler, its events, the calls completed before, the error.
+type Cut = (
+    Box<dyn AssembleCalls>,
+    Vec<Value>,
+    &'static [&'static str],
+    &'static str,
+);
+
 #[test]
 fn truncated_streams_are_errors_after_the_calls_they_completed() {
-    let chat = chat_golden();
-    let (done, error) = failure(openai_chat::StreamAssembler::new(), &chat[..8]);
-    assert!(done.is_empty());
-    assert_error(
-        &error,
-        StreamErrorKind::Truncated,
-        None,
-        "OpenAI Chat Completions stream, at its end: the stream ended before a `finish_reason` with 2 tool calls still open",
-    );
-
-    let responses = responses_golden();
-    let (done, error) = failure(openai_responses::StreamAssembler::new(), &responses[..12]);
-    assert_eq!(done, ["search_docs"]);
-    assert_error(
-        &error,
-        StreamErrorKind::Truncated,
-        None,
-        "before `response.completed` (inside the function call `get_weather`)",
-    );
-
-    let anthropic = anthropic_golden();
-    let (done, error) = failure(anthropic::StreamAssembler::new(), &anthropic[..13]);
-    assert_eq!(done, ["get_forecast"]);
-    assert_error(
-        &error,
-        StreamErrorKind::Truncated,
-        None,
-        "before `message_stop` (inside the tool_use get_time (toolu_01Cd))",
-    );
-
-    let gemini = gemini_golden();
-    let (done, error) = failure(gemini::StreamAssembler::new(), &gemini[..2]);
-    assert_eq!(done, ["get_weather"]);
-    assert_error(
-        &error,
-        StreamErrorKind::Truncated,
-        None,
-        "the stream ended before a `finishReason`",
-    );
+    let cases: [Cut; 4] = [
+        (
+            Box::new(openai_chat::StreamAssembler::new()),
+            chat_golden()[..8].to_vec(),
+            &[],
+            "OpenAI Chat Completions stream, at its end: the stream ended before a `finish_reason` with 2 tool calls still open",
+        ),
+        (
+            Box::new(openai_responses::StreamAssembler::new()),
+            responses_golden()[..12].to_vec(),
+            &["search_docs"],
+            "before `response.completed` (inside the function call `get_weather`)",
+        ),
+        (
+            Box::new(anthropic::StreamAssembler::new()),
+            anthropic_golden()[..13].to_vec(),
+            &["get_forecast"],
+            "before `message_stop` (inside the tool_use get_time (toolu_01Cd))",
+        ),
+        (
+            Box::new(gemini::StreamAssembler::new()),
+            gemini_golden()[..2].to_vec(),
+            &["get_weather"],
+            "the stream ended before a `finishReason`",
+        ),
+    ];
+    for (mut assembler, events, completed, text) in cases {
+        let (done, error) = failure(assembler.as_mut(), &events);
+        assert_eq!(done, completed);
+        assert_error(&error, StreamErrorKind::Truncated, None, text);
+    }
 }
 
 #[test]
 fn stops_at_a_token_limit_inside_a_call_are_errors() {
     let mut chat = chat_golden();
     chat[8] = chat_chunk(json!({}), json!("length"));
-    let (_, error) = failure(openai_chat::StreamAssembler::new(), &chat);
+    let (_, error) = failure(&mut openai_chat::StreamAssembler::new(), &chat);
     assert_error(
         &error,
         StreamErrorKind::Truncated,
@@ -508,7 +508,7 @@ fn stops_at_a_token_limit_inside_a_call_are_errors() {
     let mut anthropic = anthropic_golden();
     anthropic.drain(9..14);
     anthropic[9] = json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}});
-    let (_, error) = failure(anthropic::StreamAssembler::new(), &anthropic);
+    let (_, error) = failure(&mut anthropic::StreamAssembler::new(), &anthropic);
     assert_error(
         &error,
         StreamErrorKind::Truncated,
@@ -524,7 +524,7 @@ fn stops_at_a_token_limit_inside_a_call_are_errors() {
         json!({"type": "response.incomplete", "response": {"status": "incomplete",
             "incomplete_details": {"reason": "max_output_tokens"}}}),
     ];
-    let (_, error) = failure(openai_responses::StreamAssembler::new(), &responses);
+    let (_, error) = failure(&mut openai_responses::StreamAssembler::new(), &responses);
     assert_error(
         &error,
         StreamErrorKind::Truncated,
@@ -543,7 +543,7 @@ fn stops_at_a_token_limit_inside_a_call_are_errors() {
             Some("MAX_TOKENS"),
         ),
     ];
-    let (_, error) = failure(gemini::StreamAssembler::new(), &gemini);
+    let (_, error) = failure(&mut gemini::StreamAssembler::new(), &gemini);
     assert_error(
         &error,
         StreamErrorKind::Truncated,
@@ -556,7 +556,7 @@ fn stops_at_a_token_limit_inside_a_call_are_errors() {
 fn invalid_arguments_are_errors() {
     let mut anthropic = anthropic_golden();
     anthropic[9] = anthropic_delta(1, "2]");
-    let (_, error) = failure(anthropic::StreamAssembler::new(), &anthropic);
+    let (_, error) = failure(&mut anthropic::StreamAssembler::new(), &anthropic);
     assert_error(
         &error,
         StreamErrorKind::InvalidArguments,
@@ -566,7 +566,7 @@ fn invalid_arguments_are_errors() {
 
     let mut chat = chat_golden();
     chat[7] = chat_fragment(0, "\"");
-    let (_, error) = failure(openai_chat::StreamAssembler::new(), &chat);
+    let (_, error) = failure(&mut openai_chat::StreamAssembler::new(), &chat);
     assert_error(
         &error,
         StreamErrorKind::InvalidArguments,
@@ -578,7 +578,7 @@ fn invalid_arguments_are_errors() {
         json!({"type": "response.output_item.done", "output_index": 0,
             "item": function_item(0, "search", "[1, 2]", "completed")}),
     ];
-    let (_, error) = failure(openai_responses::StreamAssembler::new(), &events);
+    let (_, error) = failure(&mut openai_responses::StreamAssembler::new(), &events);
     assert_error(
         &error,
         StreamErrorKind::InvalidArguments,

@@ -314,3 +314,44 @@ fn excerpt(text: &str) -> String {
         None => text.to_owned(),
     }
 }
+
+/// Implements `Default`, `new` and [`AssembleCalls`] for a provider module's
+/// `StreamAssembler { state: StreamState, events }`, whose `events` (a `Default` type) reads
+/// each event (`read(&mut self, &StreamState, &Value)`) and the end of the stream
+/// (`end(&mut self, &StreamState)`); [`StreamState`] does the rest.
+macro_rules! stream_assembler {
+    ($provider:expr) => {
+        impl Default for StreamAssembler {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl StreamAssembler {
+            /// An assembler for a new stream.
+            pub fn new() -> Self {
+                StreamAssembler {
+                    state: crate::provider::stream::StreamState::new($provider),
+                    events: Default::default(),
+                }
+            }
+        }
+
+        impl crate::provider::AssembleCalls for StreamAssembler {
+            fn push(
+                &mut self,
+                event: &serde_json::Value,
+            ) -> Result<Vec<crate::ToolCall>, crate::provider::StreamError> {
+                let events = &mut self.events;
+                self.state.event(|state| events.read(state, event))
+            }
+
+            fn finish(&mut self) -> Result<Vec<crate::ToolCall>, crate::provider::StreamError> {
+                let events = &mut self.events;
+                self.state.end(|state| events.end(state))
+            }
+        }
+    };
+}
+
+pub(crate) use stream_assembler;

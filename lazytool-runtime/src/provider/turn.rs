@@ -55,3 +55,59 @@ pub(crate) fn run(
         }
     }
 }
+
+/// One message (or block, or part) per call of a turn, built by `build`, in call order.
+pub(crate) fn each<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+    build: impl Fn(&ToolCall, &ToolResult) -> Value,
+) -> Vec<Value> {
+    turn.into_iter()
+        .map(|(call, result)| build(call, result))
+        .collect()
+}
+
+/// Defines a format's `run_turn`, whose messages `$results` builds, and with `$parse` (its
+/// response parser) `run_response`. The attributes given are `run_turn`'s own docs.
+macro_rules! turn_functions {
+    ($(#[$doc:meta])* results: $results:path $(, parse: $parse:path)?) => {
+        /// Runs the tool calls of one model turn through `session`
+        /// ([`Session::call_turn`](crate::Session::call_turn): at most `concurrency` at a time,
+        /// gated by the state at the start of the turn) and returns them with their results
+        #[doc = concat!(
+            "and what returns the results to the model ([`",
+            stringify!($results),
+            "`]), in call order; no message when there were no calls."
+        )]
+        ///
+        $(#[$doc])*
+        pub fn run_turn(
+            session: &crate::Session,
+            calls: Vec<crate::ToolCall>,
+            concurrency: usize,
+        ) -> impl Future<Output = crate::provider::Turn> + Send + 'static {
+            crate::provider::turn::run(session, calls, concurrency, |calls, results| {
+                $results(calls.iter().zip(results))
+            })
+        }
+
+        $(
+            #[doc = concat!(
+                "[`run_turn`] on the calls of a response ([`",
+                stringify!($parse),
+                "`]); an error if they cannot be read."
+            )]
+            pub fn run_response(
+                session: &crate::Session,
+                response: &serde_json::Value,
+                concurrency: usize,
+            ) -> impl Future<Output = Result<crate::provider::Turn, crate::provider::ParseError>>
+            + Send
+            + 'static {
+                let turn = $parse(response).map(|calls| run_turn(session, calls, concurrency));
+                async move { Ok(turn?.await) }
+            }
+        )?
+    };
+}
+
+pub(crate) use turn_functions;

@@ -101,6 +101,26 @@ pub fn tool_reference_block(call: &ToolCall, result: &ToolResult) -> Value {
     json!({"type": "tool_result", "tool_use_id": call.id, "content": content})
 }
 
+/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: discovery calls are
+/// answered with [`tool_reference_block`], so that the API loads the deferred tools they
+/// found.
+pub fn run_turn_deferred(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+) -> impl Future<Output = Turn> + Send + 'static {
+    turn::run(session, calls, concurrency, |calls, results| {
+        let blocks = turn::each(calls.iter().zip(results), |call, result| {
+            if call.name == DISCOVERY_TOOL_NAME {
+                tool_reference_block(call, result)
+            } else {
+                tool_result_block(call, result)
+            }
+        });
+        vec![json!({"role": "user", "content": blocks})]
+    })
+}
+
 /// The tool calls of a Messages API response (its `content` blocks) or of a bare content
 /// array: the `tool_use` blocks (`id`, `name`, `input`), in order. Other blocks (text,
 /// thinking, server tool use) are skipped; a message whose `content` is a plain string has
@@ -174,81 +194,36 @@ pub fn tool_result_block(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    let blocks: Vec<Value> = turn
-        .into_iter()
-        .map(|(call, result)| tool_result_block(call, result))
-        .collect();
-    vec![json!({"role": "user", "content": blocks})]
+    vec![json!({"role": "user", "content": turn::each(turn, tool_result_block)})]
 }
 
-/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
-/// `concurrency` at a time, gated by the state at the start of the turn) and returns them
-/// with their results and the user message that returns them ([`tool_results`]; no message
-/// when there were no calls). The calls come from [`parse_tool_calls`] or a
-/// [`StreamAssembler`].
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use lazytool_runtime::provider::anthropic;
-/// use lazytool_runtime::{DynamicTool, Registry};
-/// use serde_json::json;
-///
-/// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
-///     |_, _| async { Ok::<_, String>(json!("12:00")) });
-/// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
-/// let session = registry.session();
-///
-/// let response = json!({"role": "assistant", "content": [
-///     {"type": "text", "text": "Checking."},
-///     {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}
-/// ]});
-/// let turn = anthropic::run_response(&session, &response, 4).await.unwrap();
-/// assert_eq!(turn.messages, [json!({"role": "user", "content": [
-///     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00"}
-/// ]})]);
-/// # }
-/// ```
-pub fn run_turn(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-) -> impl Future<Output = Turn> + Send + 'static {
-    turn::run(session, calls, concurrency, |calls, results| {
-        tool_results(calls.iter().zip(results))
-    })
-}
-
-/// [`run_turn`] on the calls of a response ([`parse_tool_calls`]); an error if they cannot
-/// be read.
-pub fn run_response(
-    session: &Session,
-    response: &Value,
-    concurrency: usize,
-) -> impl Future<Output = Result<Turn, ParseError>> + Send + 'static {
-    let turn = parse_tool_calls(response).map(|calls| run_turn(session, calls, concurrency));
-    async move { Ok(turn?.await) }
-}
-
-/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: discovery calls are
-/// answered with [`tool_reference_block`], so that the API loads the deferred tools they
-/// found.
-pub fn run_turn_deferred(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-) -> impl Future<Output = Turn> + Send + 'static {
-    turn::run(session, calls, concurrency, |calls, results| {
-        let blocks: Vec<Value> = (calls.iter().zip(results))
-            .map(|(call, result)| {
-                if call.name == DISCOVERY_TOOL_NAME {
-                    tool_reference_block(call, result)
-                } else {
-                    tool_result_block(call, result)
-                }
-            })
-            .collect();
-        vec![json!({"role": "user", "content": blocks})]
-    })
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`]; for tools rendered
+    /// with [`render_tools_deferred`], use [`run_turn_deferred`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::anthropic;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"role": "assistant", "content": [
+    ///     {"type": "text", "text": "Checking."},
+    ///     {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}
+    /// ]});
+    /// let turn = anthropic::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages, [json!({"role": "user", "content": [
+    ///     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00"}
+    /// ]})]);
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads the Messages items of one history message: its `tool_use` blocks, and its

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::call::ToolCall;
-use crate::provider::stream::{StreamState, arguments_object};
-use crate::provider::{AssembleCalls, Provider, StreamError, StreamErrorKind};
+use crate::provider::stream::{StreamState, arguments_object, stream_assembler};
+use crate::provider::{Provider, StreamError, StreamErrorKind};
 
 /// Assembles the tool calls of a streamed Messages response (`"stream": true`) from its
 /// events.
@@ -37,6 +37,14 @@ use crate::provider::{AssembleCalls, Provider, StreamError, StreamErrorKind};
 #[derive(Debug)]
 pub struct StreamAssembler {
     state: StreamState,
+    events: Blocks,
+}
+
+stream_assembler!(Provider::Anthropic);
+
+/// What the events said so far.
+#[derive(Debug, Default)]
+struct Blocks {
     /// The content blocks started and not stopped, by index; `None` for those that are no
     /// `tool_use`.
     open: BTreeMap<u64, Option<ToolUse>>,
@@ -53,125 +61,113 @@ struct ToolUse {
     partial_json: String,
 }
 
-impl Default for StreamAssembler {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StreamAssembler {
-    /// An assembler for a new stream.
-    pub fn new() -> Self {
-        StreamAssembler {
-            state: StreamState::new(Provider::Anthropic),
-            open: BTreeMap::new(),
-            stop_reason: None,
-            stopped: false,
-        }
-    }
-}
-
-impl AssembleCalls for StreamAssembler {
-    fn push(&mut self, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
-        let Self {
-            state,
-            open,
-            stop_reason,
-            stopped,
-        } = self;
-        state.event(|state| {
-            let (kind, event) = state.typed(event)?;
-            match kind {
-                "content_block_start" => {
-                    let index = state.index(event, "index", "`content_block_start`")?;
-                    let block = event.get("content_block").unwrap_or(&Value::Null);
-                    let block =
-                        state.object(block, "the `content_block` of `content_block_start`")?;
-                    let tool_use = match block.get("type").and_then(Value::as_str) {
-                        Some("tool_use") => Some(tool_use(state, block)?),
-                        _ => None,
-                    };
-                    if open.insert(index, tool_use).is_some() {
-                        return Err(state.error(
-                            StreamErrorKind::Malformed,
-                            format!("content block {index} started twice"),
-                        ));
-                    }
-                }
-                "content_block_delta" => {
-                    let index = state.index(event, "index", "`content_block_delta`")?;
-                    let Some(block) = open.get_mut(&index) else {
-                        return Err(state.error(
-                            StreamErrorKind::Malformed,
-                            format!("a delta for content block {index}, which is not open"),
-                        ));
-                    };
-                    let delta = event.get("delta").unwrap_or(&Value::Null);
-                    let delta = state.object(delta, "the `delta` of `content_block_delta`")?;
-                    if let Some(tool_use) = block
-                        && delta.get("type").and_then(Value::as_str) == Some("input_json_delta")
-                    {
-                        let piece =
-                            state.optional_str(delta, "partial_json", "an `input_json_delta`")?;
-                        tool_use.partial_json.push_str(piece.unwrap_or_default());
-                    }
-                }
-                "content_block_stop" => {
-                    let index = state.index(event, "index", "`content_block_stop`")?;
-                    return match open.remove(&index) {
-                        Some(Some(tool_use)) => Ok(vec![complete(state, tool_use)?]),
-                        Some(None) => Ok(Vec::new()),
-                        None => Err(state.error(
-                            StreamErrorKind::Malformed,
-                            format!("content block {index} stopped but never started"),
-                        )),
-                    };
-                }
-                "message_delta" => {
-                    if let Some(reason) = event
-                        .get("delta")
-                        .and_then(|delta| delta.get("stop_reason"))
-                        .and_then(Value::as_str)
-                    {
-                        *stop_reason = Some(reason.to_owned());
-                    }
-                }
-                "message_stop" => {
-                    *stopped = true;
-                    check_closed(state, open, stop_reason.as_deref())?;
-                }
-                "error" => {
-                    return Err(state.provider_error(event.get("error").unwrap_or(&Value::Null)));
-                }
-                _ => {}
-            }
-            Ok(Vec::new())
-        })
-    }
-
-    fn finish(&mut self) -> Result<Vec<ToolCall>, StreamError> {
-        let Self {
-            state,
-            open,
-            stop_reason,
-            stopped,
-        } = self;
-        state.end(|state| {
-            if !*stopped {
-                let open = open_calls(open);
-                let open = if open.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (inside the tool_use {open})")
+impl Blocks {
+    fn read(&mut self, state: &StreamState, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
+        let (kind, event) = state.typed(event)?;
+        match kind {
+            "content_block_start" => {
+                let index = state.index(event, "index", "`content_block_start`")?;
+                let block = event.get("content_block").unwrap_or(&Value::Null);
+                let block = state.object(block, "the `content_block` of `content_block_start`")?;
+                let tool_use = match block.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => Some(tool_use(state, block)?),
+                    _ => None,
                 };
-                return Err(state.error(
-                    StreamErrorKind::Truncated,
-                    format!("the stream ended before `message_stop`{open}"),
-                ));
+                if self.open.insert(index, tool_use).is_some() {
+                    return Err(state.error(
+                        StreamErrorKind::Malformed,
+                        format!("content block {index} started twice"),
+                    ));
+                }
             }
-            check_closed(state, open, stop_reason.as_deref())?;
-            Ok(Vec::new())
-        })
+            "content_block_delta" => {
+                let index = state.index(event, "index", "`content_block_delta`")?;
+                let Some(block) = self.open.get_mut(&index) else {
+                    return Err(state.error(
+                        StreamErrorKind::Malformed,
+                        format!("a delta for content block {index}, which is not open"),
+                    ));
+                };
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                let delta = state.object(delta, "the `delta` of `content_block_delta`")?;
+                if let Some(tool_use) = block
+                    && delta.get("type").and_then(Value::as_str) == Some("input_json_delta")
+                {
+                    let piece =
+                        state.optional_str(delta, "partial_json", "an `input_json_delta`")?;
+                    tool_use.partial_json.push_str(piece.unwrap_or_default());
+                }
+            }
+            "content_block_stop" => {
+                let index = state.index(event, "index", "`content_block_stop`")?;
+                return match self.open.remove(&index) {
+                    Some(Some(tool_use)) => Ok(vec![complete(state, tool_use)?]),
+                    Some(None) => Ok(Vec::new()),
+                    None => Err(state.error(
+                        StreamErrorKind::Malformed,
+                        format!("content block {index} stopped but never started"),
+                    )),
+                };
+            }
+            "message_delta" => {
+                let delta = event.get("delta");
+                if let Some(reason) = delta
+                    .and_then(|delta| delta.get("stop_reason"))
+                    .and_then(Value::as_str)
+                {
+                    self.stop_reason = Some(reason.to_owned());
+                }
+            }
+            "message_stop" => {
+                self.stopped = true;
+                self.check_closed(state)?;
+            }
+            "error" => {
+                return Err(state.provider_error(event.get("error").unwrap_or(&Value::Null)));
+            }
+            _ => {}
+        }
+        Ok(Vec::new())
+    }
+
+    fn end(&mut self, state: &StreamState) -> Result<Vec<ToolCall>, StreamError> {
+        if !self.stopped {
+            let open = self.open_calls();
+            let open = if open.is_empty() {
+                String::new()
+            } else {
+                format!(" (inside the tool_use {open})")
+            };
+            return Err(state.error(
+                StreamErrorKind::Truncated,
+                format!("the stream ended before `message_stop`{open}"),
+            ));
+        }
+        self.check_closed(state)?;
+        Ok(Vec::new())
+    }
+
+    /// The `tool_use` blocks still open, as `name (id)`.
+    fn open_calls(&self) -> String {
+        let names: Vec<String> = (self.open.values().flatten())
+            .map(|tool_use| format!("{} ({})", tool_use.name, tool_use.id))
+            .collect();
+        names.join(", ")
+    }
+
+    /// An error if a `tool_use` block is still open when the message stopped.
+    fn check_closed(&self, state: &StreamState) -> Result<(), StreamError> {
+        let names = self.open_calls();
+        if names.is_empty() {
+            return Ok(());
+        }
+        let reason = (self.stop_reason.as_ref()).map_or_else(String::new, |reason| {
+            format!(" (`stop_reason` \"{reason}\")")
+        });
+        Err(state.error(
+            StreamErrorKind::Truncated,
+            format!("the message stopped{reason} inside the tool_use {names}"),
+        ))
     }
 }
 
@@ -206,31 +202,4 @@ fn complete(state: &StreamState, tool_use: ToolUse) -> Result<ToolCall, StreamEr
         name: tool_use.name,
         arguments: Value::Object(input),
     })
-}
-
-/// The `tool_use` blocks still open, as `name (id)`.
-fn open_calls(open: &BTreeMap<u64, Option<ToolUse>>) -> String {
-    let names: Vec<String> = (open.values().flatten())
-        .map(|tool_use| format!("{} ({})", tool_use.name, tool_use.id))
-        .collect();
-    names.join(", ")
-}
-
-/// An error if a `tool_use` block is still open when the message stopped.
-fn check_closed(
-    state: &StreamState,
-    open: &BTreeMap<u64, Option<ToolUse>>,
-    stop_reason: Option<&str>,
-) -> Result<(), StreamError> {
-    let names = open_calls(open);
-    if names.is_empty() {
-        return Ok(());
-    }
-    let reason = stop_reason.map_or_else(String::new, |reason| {
-        format!(" (`stop_reason` \"{reason}\")")
-    });
-    Err(state.error(
-        StreamErrorKind::Truncated,
-        format!("the message stopped{reason} inside the tool_use {names}"),
-    ))
 }

@@ -12,11 +12,10 @@ use serde_json::{Map, Value, json};
 pub use stream::StreamAssembler;
 
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
-use super::turn::{self, Turn};
+use super::turn;
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
 use crate::schema::dialect::{self, SchemaLoss};
-use crate::session::Session;
 use crate::tool::ToolDefinition;
 
 /// The prefix of the ids given to calls that arrive without one.
@@ -240,57 +239,34 @@ pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    let parts: Vec<Value> = turn
-        .into_iter()
-        .map(|(call, result)| function_response_part(call, result))
-        .collect();
-    vec![json!({"role": "user", "parts": parts})]
+    vec![json!({"role": "user", "parts": turn::each(turn, function_response_part)})]
 }
 
-/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
-/// `concurrency` at a time, gated by the state at the start of the turn) and returns them
-/// with their results and the content that returns them ([`tool_results`]; none when there
-/// were no calls). The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use lazytool_runtime::provider::gemini;
-/// use lazytool_runtime::{DynamicTool, Registry};
-/// use serde_json::json;
-///
-/// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
-///     |_, _| async { Ok::<_, String>(json!("12:00")) });
-/// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
-/// let session = registry.session();
-///
-/// let response = json!({"candidates": [{"content": {"role": "model", "parts": [
-///     {"functionCall": {"name": "now", "args": {}}}
-/// ]}}]});
-/// let turn = gemini::run_response(&session, &response, 4).await.unwrap();
-/// assert_eq!(turn.messages, [json!({"role": "user", "parts": [
-///     {"functionResponse": {"name": "now", "response": {"result": "12:00"}}}
-/// ]})]);
-/// # }
-/// ```
-pub fn run_turn(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-) -> impl Future<Output = Turn> + Send + 'static {
-    turn::run(session, calls, concurrency, |calls, results| {
-        tool_results(calls.iter().zip(results))
-    })
-}
-
-/// [`run_turn`] on the calls of a response ([`parse_tool_calls`]); an error if they cannot
-/// be read.
-pub fn run_response(
-    session: &Session,
-    response: &Value,
-    concurrency: usize,
-) -> impl Future<Output = Result<Turn, ParseError>> + Send + 'static {
-    let turn = parse_tool_calls(response).map(|calls| run_turn(session, calls, concurrency));
-    async move { Ok(turn?.await) }
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::gemini;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"candidates": [{"content": {"role": "model", "parts": [
+    ///     {"functionCall": {"name": "now", "args": {}}}
+    /// ]}}]});
+    /// let turn = gemini::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages, [json!({"role": "user", "parts": [
+    ///     {"functionResponse": {"name": "now", "response": {"result": "12:00"}}}
+    /// ]})]);
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads the Gemini items of one history message: `functionCall` and `functionResponse`

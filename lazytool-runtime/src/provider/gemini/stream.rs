@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 use super::{SYNTHESIZED_ID_PREFIX, json_path};
 use crate::call::ToolCall;
-use crate::provider::stream::StreamState;
-use crate::provider::{AssembleCalls, Provider, StreamError, StreamErrorKind};
+use crate::provider::stream::{StreamState, stream_assembler};
+use crate::provider::{Provider, StreamError, StreamErrorKind};
 
 /// Assembles the tool calls of a `streamGenerateContent` response (`?alt=sse`) from its
 /// chunks, each a `GenerateContentResponse`.
@@ -47,6 +47,14 @@ use crate::provider::{AssembleCalls, Provider, StreamError, StreamErrorKind};
 #[derive(Debug)]
 pub struct StreamAssembler {
     state: StreamState,
+    events: Parts,
+}
+
+stream_assembler!(Provider::Gemini);
+
+/// What the chunks of the first candidate said so far.
+#[derive(Debug, Default)]
+struct Parts {
     /// How many calls the stream completed so far.
     completed: usize,
     open: Option<Streamed>,
@@ -63,107 +71,75 @@ struct Streamed {
     continuing: Option<String>,
 }
 
-impl Default for StreamAssembler {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StreamAssembler {
-    /// An assembler for a new stream.
-    pub fn new() -> Self {
-        StreamAssembler {
-            state: StreamState::new(Provider::Gemini),
-            completed: 0,
-            open: None,
-            finish_reason: None,
-        }
-    }
-}
-
-impl AssembleCalls for StreamAssembler {
-    fn push(&mut self, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
+impl Parts {
+    fn read(&mut self, state: &StreamState, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
         let Self {
-            state,
             completed,
             open,
             finish_reason,
         } = self;
-        state.event(|state| {
-            let chunk = state.object(event, "the chunk")?;
-            if let Some(error) = chunk.get("error") {
-                return Err(state.provider_error(error));
-            }
-            if let Some(reason) = chunk
-                .get("promptFeedback")
-                .and_then(|feedback| feedback.get("blockReason"))
-                .and_then(Value::as_str)
-            {
-                return Err(state.error(
-                    StreamErrorKind::Provider,
-                    format!("the prompt was blocked (`blockReason` \"{reason}\")"),
-                ));
-            }
-            let Some(candidate) = first_candidate(state, chunk)? else {
-                return Ok(Vec::new());
+        let chunk = state.object(event, "the chunk")?;
+        if let Some(error) = chunk.get("error") {
+            return Err(state.provider_error(error));
+        }
+        if let Some(reason) = chunk
+            .get("promptFeedback")
+            .and_then(|feedback| feedback.get("blockReason"))
+            .and_then(Value::as_str)
+        {
+            return Err(state.error(
+                StreamErrorKind::Provider,
+                format!("the prompt was blocked (`blockReason` \"{reason}\")"),
+            ));
+        }
+        let Some(candidate) = first_candidate(state, chunk)? else {
+            return Ok(Vec::new());
+        };
+        let mut calls = Vec::new();
+        let parts = candidate
+            .get("content")
+            .and_then(|content| content.get("parts"))
+            .and_then(Value::as_array);
+        for part in parts.into_iter().flatten() {
+            let part = state.object(part, "a part")?;
+            let Some(function_call) = part.get("functionCall") else {
+                continue;
             };
-            let mut calls = Vec::new();
-            let parts = candidate
-                .get("content")
-                .and_then(|content| content.get("parts"))
-                .and_then(Value::as_array);
-            for part in parts.into_iter().flatten() {
-                let part = state.object(part, "a part")?;
-                let Some(function_call) = part.get("functionCall") else {
-                    continue;
-                };
-                let function_call = state.object(function_call, "a `functionCall`")?;
-                if let Some(call) = read_call(state, function_call, open)? {
-                    calls.push(with_id(call, completed));
-                }
+            let function_call = state.object(function_call, "a `functionCall`")?;
+            if let Some(call) = read_call(state, function_call, open)? {
+                calls.push(with_id(call, completed));
             }
-            if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
-                *finish_reason = Some(reason.to_owned());
-                if let Some(streamed) = open {
-                    return Err(state.error(
-                        StreamErrorKind::Truncated,
-                        format!(
-                            "the candidate finished (`finishReason` \"{reason}\") inside the function call `{}`",
-                            streamed.name
-                        ),
-                    ));
-                }
+        }
+        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+            *finish_reason = Some(reason.to_owned());
+            if let Some(streamed) = open {
+                let finished = format!("the candidate finished (`finishReason` \"{reason}\")");
+                return Err(cut_inside(state, &finished, streamed));
             }
-            Ok(calls)
-        })
+        }
+        Ok(calls)
     }
 
-    fn finish(&mut self) -> Result<Vec<ToolCall>, StreamError> {
-        let Self {
-            state,
-            open,
-            finish_reason,
-            ..
-        } = self;
-        state.end(|state| {
-            if let Some(streamed) = open {
-                return Err(state.error(
-                    StreamErrorKind::Truncated,
-                    format!(
-                        "the stream ended inside the function call `{}`",
-                        streamed.name
-                    ),
-                ));
-            }
-            if finish_reason.is_none() {
-                return Err(state.error(
-                    StreamErrorKind::Truncated,
-                    "the stream ended before a `finishReason`",
-                ));
-            }
-            Ok(Vec::new())
-        })
+    fn end(&mut self, state: &StreamState) -> Result<Vec<ToolCall>, StreamError> {
+        if let Some(streamed) = &self.open {
+            return Err(cut_inside(state, "the stream ended", streamed));
+        }
+        if self.finish_reason.is_none() {
+            return Err(state.error(
+                StreamErrorKind::Truncated,
+                "the stream ended before a `finishReason`",
+            ));
+        }
+        Ok(Vec::new())
     }
+}
+
+/// The error for a stream that stopped inside a streamed call.
+fn cut_inside(state: &StreamState, what: &str, streamed: &Streamed) -> StreamError {
+    state.error(
+        StreamErrorKind::Truncated,
+        format!("{what} inside the function call `{}`", streamed.name),
+    )
 }
 
 /// The first candidate of a chunk (`index` 0), if it has one.

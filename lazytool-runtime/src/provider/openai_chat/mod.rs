@@ -11,11 +11,10 @@ use serde_json::{Map, Value, json};
 pub use stream::StreamAssembler;
 
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
-use super::turn::{self, Turn};
+use super::turn;
 use super::{ParseError, Provider, Reader, join, object_root};
 use crate::call::{ToolCall, ToolResult};
 use crate::schema::dialect;
-use crate::session::Session;
 use crate::tool::ToolDefinition;
 
 /// How tools are rendered for Chat Completions (and, as
@@ -245,57 +244,36 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| tool_result_message(call, result))
-        .collect()
+    turn::each(turn, tool_result_message)
 }
 
-/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
-/// `concurrency` at a time, gated by the state at the start of the turn) and returns them
-/// with their results and the `role: "tool"` messages that return them ([`tool_results`]),
-/// in call order. The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use lazytool_runtime::provider::openai_chat;
-/// use lazytool_runtime::{DynamicTool, Registry};
-/// use serde_json::json;
-///
-/// let add = DynamicTool::new("add", "Adds two numbers.", json!({"type": "object"}),
-///     |arguments, _| async move {
-///         Ok::<_, String>(json!(arguments["a"].as_i64().unwrap_or(0) + arguments["b"].as_i64().unwrap_or(0)))
-///     });
-/// let registry = Registry::builder().without_inventory().tool(add).build().unwrap();
-/// let session = registry.session();
-///
-/// let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
-///     {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}},
-///     {"id": "call_2", "type": "function", "function": {"name": "nope", "arguments": "{}"}}
-/// ]}}]});
-/// let turn = openai_chat::run_response(&session, &response, 4).await.unwrap();
-/// assert_eq!(turn.messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
-/// assert!(turn.results[1].is_error()); // an unknown tool: an error result for the model
-/// # }
-/// ```
-pub fn run_turn(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-) -> impl Future<Output = Turn> + Send + 'static {
-    turn::run(session, calls, concurrency, |calls, results| {
-        tool_results(calls.iter().zip(results))
-    })
-}
-
-/// [`run_turn`] on the calls of a response ([`parse_tool_calls`]); an error if they cannot
-/// be read.
-pub fn run_response(
-    session: &Session,
-    response: &Value,
-    concurrency: usize,
-) -> impl Future<Output = Result<Turn, ParseError>> + Send + 'static {
-    let turn = parse_tool_calls(response).map(|calls| run_turn(session, calls, concurrency));
-    async move { Ok(turn?.await) }
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::openai_chat;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let add = DynamicTool::new("add", "Adds two numbers.", json!({"type": "object"}),
+    ///     |arguments, _| async move {
+    ///         Ok::<_, String>(json!(arguments["a"].as_i64().unwrap_or(0) + arguments["b"].as_i64().unwrap_or(0)))
+    ///     });
+    /// let registry = Registry::builder().without_inventory().tool(add).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+    ///     {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}},
+    ///     {"id": "call_2", "type": "function", "function": {"name": "nope", "arguments": "{}"}}
+    /// ]}}]});
+    /// let turn = openai_chat::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
+    /// assert!(turn.results[1].is_error()); // an unknown tool: an error result for the model
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads the Chat Completions items of one history message: the `tool_calls` of an

@@ -3,8 +3,8 @@
 use serde_json::{Map, Value};
 
 use crate::call::ToolCall;
-use crate::provider::stream::{StreamState, arguments_object};
-use crate::provider::{AssembleCalls, Provider, StreamError, StreamErrorKind};
+use crate::provider::stream::{StreamState, arguments_object, stream_assembler};
+use crate::provider::{Provider, StreamError, StreamErrorKind};
 
 /// Assembles the tool calls of a streamed Chat Completion (`"stream": true`) from its
 /// `chat.completion.chunk` events.
@@ -46,7 +46,15 @@ use crate::provider::{AssembleCalls, Provider, StreamError, StreamErrorKind};
 #[derive(Debug)]
 pub struct StreamAssembler {
     state: StreamState,
-    /// The calls of the first choice, in the order they started.
+    events: Chunks,
+}
+
+stream_assembler!(Provider::OpenAiChat);
+
+/// What the chunks of the first choice said so far.
+#[derive(Debug, Default)]
+struct Chunks {
+    /// The calls, in the order they started.
     calls: Vec<Fragments>,
     finish_reason: Option<String>,
 }
@@ -60,92 +68,59 @@ struct Fragments {
     arguments: String,
 }
 
-impl Default for StreamAssembler {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StreamAssembler {
-    /// An assembler for a new stream.
-    pub fn new() -> Self {
-        StreamAssembler {
-            state: StreamState::new(Provider::OpenAiChat),
-            calls: Vec::new(),
-            finish_reason: None,
+impl Chunks {
+    fn read(&mut self, state: &StreamState, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
+        let chunk = state.object(event, "the chunk")?;
+        if let Some(error) = chunk.get("error") {
+            return Err(state.provider_error(error));
         }
-    }
-}
-
-impl AssembleCalls for StreamAssembler {
-    fn push(&mut self, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
-        let Self {
-            state,
-            calls,
-            finish_reason,
-        } = self;
-        state.event(|state| {
-            let chunk = state.object(event, "the chunk")?;
-            if let Some(error) = chunk.get("error") {
-                return Err(state.provider_error(error));
+        let choices = match chunk.get("choices") {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(choices)) => choices,
+            Some(_) => {
+                return Err(state.error(StreamErrorKind::Malformed, "`choices` is not an array"));
             }
-            let choices = match chunk.get("choices") {
-                None | Some(Value::Null) => return Ok(Vec::new()),
-                Some(Value::Array(choices)) => choices,
+        };
+        let mut completed = Vec::new();
+        for choice in choices {
+            let choice = state.object(choice, "a choice")?;
+            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+                continue;
+            }
+            if let Some(delta) = choice.get("delta").filter(|delta| !delta.is_null()) {
+                let delta = state.object(delta, "a choice's delta")?;
+                read_delta(state, delta, &mut self.calls, self.finish_reason.as_deref())?;
+            }
+            match choice.get("finish_reason") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(reason)) => {
+                    self.finish_reason = Some(reason.clone());
+                    completed.extend(complete(state, &mut self.calls, reason)?);
+                }
                 Some(_) => {
-                    return Err(
-                        state.error(StreamErrorKind::Malformed, "`choices` is not an array")
-                    );
-                }
-            };
-            let mut completed = Vec::new();
-            for choice in choices {
-                let choice = state.object(choice, "a choice")?;
-                if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
-                    continue;
-                }
-                if let Some(delta) = choice.get("delta").filter(|delta| !delta.is_null()) {
-                    let delta = state.object(delta, "a choice's delta")?;
-                    read_delta(state, delta, calls, finish_reason.as_deref())?;
-                }
-                match choice.get("finish_reason") {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(reason)) => {
-                        *finish_reason = Some(reason.clone());
-                        completed.extend(complete(state, calls, reason)?);
-                    }
-                    Some(_) => {
-                        return Err(state.error(
-                            StreamErrorKind::Malformed,
-                            "`finish_reason` is not a string",
-                        ));
-                    }
+                    return Err(state.error(
+                        StreamErrorKind::Malformed,
+                        "`finish_reason` is not a string",
+                    ));
                 }
             }
-            Ok(completed)
-        })
+        }
+        Ok(completed)
     }
 
-    fn finish(&mut self) -> Result<Vec<ToolCall>, StreamError> {
-        let Self {
-            state,
-            calls,
-            finish_reason,
-        } = self;
-        state.end(|state| {
-            if finish_reason.is_some() {
-                return Ok(Vec::new());
-            }
-            let open = match calls.len() {
-                0 => String::new(),
-                1 => " with a tool call still open".to_owned(),
-                n => format!(" with {n} tool calls still open"),
-            };
-            Err(state.error(
-                StreamErrorKind::Truncated,
-                format!("the stream ended before a `finish_reason`{open}"),
-            ))
-        })
+    fn end(&mut self, state: &StreamState) -> Result<Vec<ToolCall>, StreamError> {
+        if self.finish_reason.is_some() {
+            return Ok(Vec::new());
+        }
+        let open = match self.calls.len() {
+            0 => String::new(),
+            1 => " with a tool call still open".to_owned(),
+            n => format!(" with {n} tool calls still open"),
+        };
+        Err(state.error(
+            StreamErrorKind::Truncated,
+            format!("the stream ended before a `finish_reason`{open}"),
+        ))
     }
 }
 

@@ -174,6 +174,29 @@ fn search_output_item(
     })
 }
 
+/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: the discovery tool is then
+/// a client-executed tool search, so discovery calls are answered with
+/// [`tool_search_output_item`] (rendered with `options`), the others with
+/// [`tool_result_item`].
+pub fn run_turn_deferred(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+    options: &OpenAiResponsesOptions,
+) -> impl Future<Output = Turn> + Send + 'static {
+    let registry = session.registry().clone();
+    let options = options.clone();
+    turn::run(session, calls, concurrency, move |calls, results| {
+        turn::each(calls.iter().zip(results), |call, result| {
+            if call.name == DISCOVERY_TOOL_NAME {
+                search_output_item(&registry, call, result, &options)
+            } else {
+                tool_result_item(call, result)
+            }
+        })
+    })
+}
+
 /// The tool calls of a response object (its `output` array) or of a bare `output` array:
 /// the items with `"type": "function_call"` (`call_id`, `name`, `arguments`), in order, and
 /// client-executed tool searches (`"type": "tool_search_call"`, `"execution": "client"`) as
@@ -274,79 +297,33 @@ pub fn tool_result_item(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| tool_result_item(call, result))
-        .collect()
+    turn::each(turn, tool_result_item)
 }
 
-/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
-/// `concurrency` at a time, gated by the state at the start of the turn) and returns them
-/// with their results and the `function_call_output` items that return them
-/// ([`tool_results`]), in call order. The calls come from [`parse_tool_calls`] or a
-/// [`StreamAssembler`].
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use lazytool_runtime::provider::openai_responses;
-/// use lazytool_runtime::{DynamicTool, Registry};
-/// use serde_json::json;
-///
-/// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
-///     |_, _| async { Ok::<_, String>(json!("12:00")) });
-/// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
-/// let session = registry.session();
-///
-/// let response = json!({"output": [
-///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "now", "arguments": "{}"}
-/// ]});
-/// let turn = openai_responses::run_response(&session, &response, 4).await.unwrap();
-/// assert_eq!(turn.messages, [json!({"type": "function_call_output", "call_id": "call_1", "output": "12:00"})]);
-/// # }
-/// ```
-pub fn run_turn(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-) -> impl Future<Output = Turn> + Send + 'static {
-    turn::run(session, calls, concurrency, |calls, results| {
-        tool_results(calls.iter().zip(results))
-    })
-}
-
-/// [`run_turn`] on the calls of a response ([`parse_tool_calls`]); an error if they cannot
-/// be read.
-pub fn run_response(
-    session: &Session,
-    response: &Value,
-    concurrency: usize,
-) -> impl Future<Output = Result<Turn, ParseError>> + Send + 'static {
-    let turn = parse_tool_calls(response).map(|calls| run_turn(session, calls, concurrency));
-    async move { Ok(turn?.await) }
-}
-
-/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: the discovery tool is then
-/// a client-executed tool search, so discovery calls are answered with
-/// [`tool_search_output_item`] (rendered with `options`), the others with
-/// [`tool_result_item`].
-pub fn run_turn_deferred(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-    options: &OpenAiResponsesOptions,
-) -> impl Future<Output = Turn> + Send + 'static {
-    let registry = session.registry().clone();
-    let options = options.clone();
-    turn::run(session, calls, concurrency, move |calls, results| {
-        (calls.iter().zip(results))
-            .map(|(call, result)| {
-                if call.name == DISCOVERY_TOOL_NAME {
-                    search_output_item(&registry, call, result, &options)
-                } else {
-                    tool_result_item(call, result)
-                }
-            })
-            .collect()
-    })
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`]; for tools rendered
+    /// with [`render_tools_deferred`], use [`run_turn_deferred`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::openai_responses;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"output": [
+    ///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "now", "arguments": "{}"}
+    /// ]});
+    /// let turn = openai_responses::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages, [json!({"type": "function_call_output", "call_id": "call_1", "output": "12:00"})]);
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads one history item of the Responses API: a `function_call` (under its `call_id`), a

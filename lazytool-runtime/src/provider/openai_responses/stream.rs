@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 
 use super::parse_item;
 use crate::call::ToolCall;
-use crate::provider::stream::{StreamState, arguments_object};
-use crate::provider::{AssembleCalls, Provider, Reader, StreamError, StreamErrorKind};
+use crate::provider::stream::{StreamState, arguments_object, stream_assembler};
+use crate::provider::{Provider, Reader, StreamError, StreamErrorKind};
 
 /// Assembles the tool calls of a streamed response (`"stream": true`) from its events.
 ///
@@ -43,6 +43,14 @@ use crate::provider::{AssembleCalls, Provider, Reader, StreamError, StreamErrorK
 #[derive(Debug)]
 pub struct StreamAssembler {
     state: StreamState,
+    events: Items,
+}
+
+stream_assembler!(Provider::OpenAiResponses);
+
+/// The function calls open, and whether the response ended.
+#[derive(Debug, Default)]
+struct Items {
     open: Vec<OpenCall>,
     ended: bool,
 }
@@ -57,111 +65,88 @@ struct OpenCall {
     arguments: Option<String>,
 }
 
-impl Default for StreamAssembler {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StreamAssembler {
-    /// An assembler for a new stream.
-    pub fn new() -> Self {
-        StreamAssembler {
-            state: StreamState::new(Provider::OpenAiResponses),
-            open: Vec::new(),
-            ended: false,
-        }
-    }
-}
-
-impl AssembleCalls for StreamAssembler {
-    fn push(&mut self, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
-        let Self { state, open, ended } = self;
-        state.event(|state| {
-            let (kind, event) = state.typed(event)?;
-            match kind {
-                "response.output_item.added" => {
-                    let item = event.get("item").unwrap_or(&Value::Null);
-                    let item = state.object(item, "the `item` of `response.output_item.added`")?;
-                    if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                        open.push(OpenCall {
-                            output_index: event.get("output_index").and_then(Value::as_u64),
-                            item_id: item.get("id").and_then(Value::as_str).map(str::to_owned),
-                            name: (item.get("name").and_then(Value::as_str))
-                                .unwrap_or_default()
-                                .to_owned(),
-                            deltas: String::new(),
-                            arguments: None,
-                        });
-                    }
+impl Items {
+    fn read(&mut self, state: &StreamState, event: &Value) -> Result<Vec<ToolCall>, StreamError> {
+        let Self { open, ended } = self;
+        let (kind, event) = state.typed(event)?;
+        match kind {
+            "response.output_item.added" => {
+                let item = event.get("item").unwrap_or(&Value::Null);
+                let item = state.object(item, "the `item` of `response.output_item.added`")?;
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    open.push(OpenCall {
+                        output_index: event.get("output_index").and_then(Value::as_u64),
+                        item_id: item.get("id").and_then(Value::as_str).map(str::to_owned),
+                        name: (item.get("name").and_then(Value::as_str))
+                            .unwrap_or_default()
+                            .to_owned(),
+                        deltas: String::new(),
+                        arguments: None,
+                    });
                 }
-                "response.function_call_arguments.delta" => {
-                    let call = find(state, open, event, kind)?;
-                    let delta = state.optional_str(event, "delta", kind)?;
-                    open[call].deltas.push_str(delta.unwrap_or_default());
-                }
-                "response.function_call_arguments.done" => {
-                    let call = find(state, open, event, kind)?;
-                    let arguments = state.optional_str(event, "arguments", kind)?;
-                    open[call].arguments = arguments.map(str::to_owned);
-                }
-                "response.output_item.done" => {
-                    let item = event.get("item").unwrap_or(&Value::Null);
-                    let item = state.object(item, "the `item` of `response.output_item.done`")?;
-                    let call = if item.get("type").and_then(Value::as_str) == Some("function_call")
-                    {
-                        let streamed = position(open, event, Some(item)).map(|at| open.remove(at));
-                        Some(complete(state, item, streamed)?)
-                    } else {
-                        read_item(state, item)?
-                    };
-                    return Ok(call.into_iter().collect());
-                }
-                "response.completed" | "response.incomplete" => {
-                    *ended = true;
-                    if let Some(call) = open.first() {
-                        let reason = event
-                            .get("response")
-                            .and_then(|response| response.pointer("/incomplete_details/reason"))
-                            .and_then(Value::as_str)
-                            .map_or_else(String::new, |reason| format!(" (\"{reason}\")"));
-                        return Err(state.error(
-                            StreamErrorKind::Truncated,
-                            format!(
-                                "`{kind}`{reason} while the function call `{}` is open",
-                                call.name
-                            ),
-                        ));
-                    }
-                }
-                "response.failed" => {
-                    let error = event
+            }
+            "response.function_call_arguments.delta" => {
+                let call = find(state, open, event, kind)?;
+                let delta = state.optional_str(event, "delta", kind)?;
+                open[call].deltas.push_str(delta.unwrap_or_default());
+            }
+            "response.function_call_arguments.done" => {
+                let call = find(state, open, event, kind)?;
+                let arguments = state.optional_str(event, "arguments", kind)?;
+                open[call].arguments = arguments.map(str::to_owned);
+            }
+            "response.output_item.done" => {
+                let item = event.get("item").unwrap_or(&Value::Null);
+                let item = state.object(item, "the `item` of `response.output_item.done`")?;
+                let call = if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let streamed = position(open, event, Some(item)).map(|at| open.remove(at));
+                    Some(complete(state, item, streamed)?)
+                } else {
+                    read_item(state, item)?
+                };
+                return Ok(call.into_iter().collect());
+            }
+            "response.completed" | "response.incomplete" => {
+                *ended = true;
+                if let Some(call) = open.first() {
+                    let reason = event
                         .get("response")
-                        .and_then(|response| response.get("error"));
-                    return Err(state.provider_error(error.unwrap_or(&Value::Null)));
+                        .and_then(|response| response.pointer("/incomplete_details/reason"))
+                        .and_then(Value::as_str)
+                        .map_or_else(String::new, |reason| format!(" (\"{reason}\")"));
+                    return Err(state.error(
+                        StreamErrorKind::Truncated,
+                        format!(
+                            "`{kind}`{reason} while the function call `{}` is open",
+                            call.name
+                        ),
+                    ));
                 }
-                "error" => return Err(state.provider_error(&Value::Object(event.clone()))),
-                _ => {}
             }
-            Ok(Vec::new())
-        })
+            "response.failed" => {
+                let error = event
+                    .get("response")
+                    .and_then(|response| response.get("error"));
+                return Err(state.provider_error(error.unwrap_or(&Value::Null)));
+            }
+            "error" => return Err(state.provider_error(&Value::Object(event.clone()))),
+            _ => {}
+        }
+        Ok(Vec::new())
     }
 
-    fn finish(&mut self) -> Result<Vec<ToolCall>, StreamError> {
-        let Self { state, open, ended } = self;
-        state.end(|state| {
-            if *ended {
-                return Ok(Vec::new());
-            }
-            let open = match open.first() {
-                Some(call) => format!(" (inside the function call `{}`)", call.name),
-                None => String::new(),
-            };
-            Err(state.error(
-                StreamErrorKind::Truncated,
-                format!("the stream ended before `response.completed`{open}"),
-            ))
-        })
+    fn end(&mut self, state: &StreamState) -> Result<Vec<ToolCall>, StreamError> {
+        if self.ended {
+            return Ok(Vec::new());
+        }
+        let open = match self.open.first() {
+            Some(call) => format!(" (inside the function call `{}`)", call.name),
+            None => String::new(),
+        };
+        Err(state.error(
+            StreamErrorKind::Truncated,
+            format!("the stream ended before `response.completed`{open}"),
+        ))
     }
 }
 

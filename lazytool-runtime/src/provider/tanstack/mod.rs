@@ -14,9 +14,8 @@ use serde_json::{Map, Value, json};
 
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::read_calls;
-use super::turn::{self, Turn};
+use super::turn;
 use crate::call::{ToolCall, ToolResult};
-use crate::session::Session;
 
 /// The assistant message that carries a turn's calls, in TanStack's `ModelMessage` shape:
 /// `{"role": "assistant", "content", "toolCalls": [{"id", "type": "function", "function":
@@ -82,37 +81,28 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| tool_result_message(call, result))
-        .collect()
+    turn::each(turn, tool_result_message)
 }
 
-/// Runs the tool calls of one model turn through `session` ([`Session::call_turn`], at most
-/// `concurrency` at a time) and returns them with their results and TanStack's
-/// `role: "tool"` messages ([`tool_results`]), in call order.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use lazytool_runtime::provider::tanstack;
-/// use lazytool_runtime::{DynamicTool, Registry, ToolCall};
-/// use serde_json::json;
-///
-/// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
-///     |_, _| async { Ok::<_, String>(json!("12:00")) });
-/// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
-/// let call = ToolCall { id: "tc_1".into(), name: "now".into(), arguments: json!({}) };
-/// let turn = tanstack::run_turn(&registry.session(), vec![call], 4).await;
-/// assert_eq!(turn.messages, [json!({"role": "tool", "content": "12:00", "toolCallId": "tc_1"})]);
-/// # }
-/// ```
-pub fn run_turn(
-    session: &Session,
-    calls: Vec<ToolCall>,
-    concurrency: usize,
-) -> impl Future<Output = Turn> + Send + 'static {
-    turn::run(session, calls, concurrency, |calls, results| {
-        tool_results(calls.iter().zip(results))
-    })
+super::turn::turn_functions! {
+    /// TanStack's adapters read the calls; here they come from another format's parser or
+    /// assembler.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::tanstack;
+    /// use lazytool_runtime::{DynamicTool, Registry, ToolCall};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let call = ToolCall { id: "tc_1".into(), name: "now".into(), arguments: json!({}) };
+    /// let turn = tanstack::run_turn(&registry.session(), vec![call], 4).await;
+    /// assert_eq!(turn.messages, [json!({"role": "tool", "content": "12:00", "toolCallId": "tc_1"})]);
+    /// # }
+    /// ```
+    results: tool_results
 }
 
 /// Reads TanStack's items of one history message: `ModelMessage` `toolCalls` (with or
