@@ -59,13 +59,19 @@ fn paths(rewrite: &Rewrite) -> Vec<&str> {
         .collect()
 }
 
+/// A dialect's rewrite, its rule checker, and what it says of a map.
+type Dialect = (
+    fn(&Value) -> Rewrite,
+    fn(&Value) -> Result<(), String>,
+    &'static str,
+);
+
 /// The case: `Option<HashMap<String, Vec<DateRange>>>` became an empty closed
 /// object in strict mode and vanished in Gemini's subset, without a word.
 #[test]
 fn a_map_is_named_in_both_dialects() {
     let schema = &definitions()[0].input_schema;
-    type Check = fn(&Value) -> Result<(), String>;
-    let dialects: [(fn(&Value) -> Rewrite, Check, &str); 2] = [
+    let dialects: [Dialect; 2] = [
         (
             openai_strict_rewrite,
             check_openai_strict,
