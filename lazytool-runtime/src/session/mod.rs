@@ -151,7 +151,7 @@ impl Session {
         }
     }
 
-    /// How this session presents its lazy tools, after [`DiscoveryMode::Auto`] decided.
+    /// How this session presents its lazy tools, after [`DiscoveryMode::Auto`](crate::DiscoveryMode::Auto) decided.
     pub fn mode(&self) -> ResolvedMode {
         self.shared.mode
     }

@@ -57,7 +57,7 @@ impl SessionOptions {
     }
 
     /// Signs discovery results (and compaction markers) with an HMAC-SHA256 `key` kept on
-    /// the server, and makes [`Session::from_history`] accept only discoveries carrying a
+    /// the server, and makes [`Session::from_history`](crate::Session::from_history) accept only discoveries carrying a
     /// valid signature: a client that writes its own history cannot claim discoveries the
     /// server did not make. (It can still replay a signed result into another conversation
     /// served with the same key.) Needs the `signing` feature.

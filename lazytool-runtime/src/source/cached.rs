@@ -86,7 +86,7 @@ impl<P: ToolSource> CachedSource<P> {
     }
 
     /// Fails a listing that takes longer than `timeout` with
-    /// [`SourceErrorKind::TimedOut`] and cancels it (default: no limit). The limit is the
+    /// [`SourceErrorKind::TimedOut`](super::SourceErrorKind::TimedOut) and cancels it (default: no limit). The limit is the
     /// shared listing's, counted from its start, not each caller's.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -104,7 +104,7 @@ impl<P: ToolSource> CachedSource<P> {
     }
 
     /// Like [`tools`](Self::tools), but this caller gives up with
-    /// [`SourceErrorKind::Cancelled`] as soon as `cancel` is cancelled (at once if it
+    /// [`SourceErrorKind::Cancelled`](super::SourceErrorKind::Cancelled) as soon as `cancel` is cancelled (at once if it
     /// already is). The shared listing goes on for the other callers; it is cancelled only
     /// when every caller waiting on it has given up.
     pub async fn tools_with_cancel(

@@ -18,7 +18,7 @@ use crate::provider::{Provider, StreamError, StreamErrorKind};
 ///
 /// Only the first choice (`index` 0) is read, as `parse_tool_calls` reads `choices[0]`. The
 /// terminating `data: [DONE]` is not JSON and not an event: stop reading there and call
-/// [`finish`](AssembleCalls::finish), which fails if no `finish_reason` came. A finish for
+/// [`finish`](crate::provider::AssembleCalls::finish), which fails if no `finish_reason` came. A finish for
 /// another reason (`length`, `content_filter`) while calls are open is an error, and so is
 /// an `{"error": ...}` event.
 ///
