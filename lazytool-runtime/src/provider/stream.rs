@@ -86,6 +86,21 @@ pub enum StreamErrorKind {
 }
 
 /// Why a stream could not be assembled: which provider, which event (counted from 1), what.
+///
+/// ```
+/// use lazytool_runtime::provider::{AssembleCalls, Provider, StreamErrorKind, gemini};
+/// use serde_json::json;
+///
+/// let mut assembler = gemini::StreamAssembler::new();
+/// let error = assembler
+///     .push(&json!({"error": {"code": 503, "message": "The model is overloaded."}}))
+///     .unwrap_err();
+/// assert_eq!((error.provider(), error.kind(), error.event()), (Provider::Gemini, StreamErrorKind::Provider, Some(1)));
+/// assert_eq!(
+///     error.to_string(),
+///     "Gemini generateContent stream, event 1: the provider reported an error: The model is overloaded."
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamError {
     provider: Provider,

@@ -9,6 +9,22 @@ use crate::session::Session;
 /// A model turn whose tool calls ran: the calls, their results (in call order), and the
 /// messages (or items, or contents) that return the results, in the provider's shape, to
 /// append to the history. Each provider module's `run_turn` builds one.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::openai_chat;
+/// use lazytool_runtime::{Registry, ToolCall};
+/// use serde_json::json;
+///
+/// let registry = Registry::builder().without_inventory().build().unwrap();
+/// let call = ToolCall { id: "call_1".into(), name: "missing".into(), arguments: json!("{}") };
+/// let turn = openai_chat::run_turn(&registry.session(), vec![call], 4).await;
+/// for (call, result) in turn.iter() {
+///     assert_eq!((call.id.as_str(), result.is_error()), ("call_1", true));
+/// }
+/// assert_eq!(turn.messages[0]["tool_call_id"], "call_1");
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Turn {
     /// The calls, in the order the model made them.
@@ -94,7 +110,7 @@ macro_rules! turn_functions {
             #[doc = concat!(
                 "[`run_turn`] on the calls of a response ([`",
                 stringify!($parse),
-                "`]); an error if they cannot be read."
+                "`]); an error if they cannot be read. [`run_turn`]'s example calls it."
             )]
             pub fn run_response(
                 session: &crate::Session,

@@ -6,6 +6,15 @@ use serde_json::{Map, Value};
 
 /// Part of a schema that a dialect cannot express, so that the rewritten schema rejects
 /// arguments the tool accepts (or cannot describe them at all).
+///
+/// ```
+/// use lazytool_runtime::schema::dialect::openai_strict_rewrite;
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {"value": {}}});
+/// let loss = &openai_strict_rewrite(&schema).losses[0];
+/// assert!(loss.to_string().starts_with("/properties/value: any value"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaLoss {
     /// Where, as a JSON pointer into the schema that was rewritten
@@ -27,6 +36,15 @@ impl fmt::Display for SchemaLoss {
 }
 
 /// A schema rewritten into a dialect, with what the dialect could not express.
+///
+/// ```
+/// use lazytool_runtime::schema::dialect::gemini_openapi_rewrite;
+/// use serde_json::json;
+///
+/// let rewrite = gemini_openapi_rewrite(&json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+/// assert!(rewrite.losses.is_empty());
+/// assert_eq!(rewrite.schema["properties"]["n"], json!({"type": "integer"}));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rewrite {
     /// The rewritten schema.
