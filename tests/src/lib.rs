@@ -1,10 +1,12 @@
 //! Integration and UI tests of lazytool. The library part declares tools in a crate of their
 //! own, to prove that tools from other crates are collected at link time, and holds what
-//! several tests share: the schema dialects' rules and the shared tool catalog.
+//! several tests share: the schema dialects' rules, the shared tool catalog, captured
+//! `tracing` events.
 
 use lazytool_runtime::tool;
 
 pub mod dialect_rules;
+pub mod events;
 pub mod github_catalog;
 
 /// Declared in the `lazytool-tests` library crate, collected by binaries that link it.

@@ -73,6 +73,82 @@ fn tanstack_camel_case() {
     );
 }
 
+/// TanStack `UIMessage`s, read as its `chat()` converts them: a `tool-call` part is a call
+/// once its input is complete (or it has an `output`), a `tool-result` part counts when
+/// `complete` or `error`, an `output` counts when no such part answers the call, and only
+/// assistant messages carry tool parts.
+#[test]
+fn tanstack_ui_messages() {
+    let call = |id: &str, state: &str| {
+        json!({"type": "tool-call", "id": id, "name": DISCOVERY_TOOL_NAME,
+            "arguments": "{\"toolNames\":[\"compareProducts\"]}", "state": state})
+    };
+    let result = |id: &str, state: &str, names: &[&str]| json!({"type": "tool-result", "toolCallId": id, "content": discovery_text(names), "state": state});
+    let assistant = |parts: Vec<Value>| json!({"id": "m", "role": "assistant", "parts": parts});
+    let user =
+        json!({"id": "u", "role": "user", "parts": [{"type": "text", "content": "Compare."}]});
+
+    let answered = [
+        user.clone(),
+        assistant(vec![
+            call("t1", "complete"),
+            result("t1", "complete", &["compareProducts"]),
+        ]),
+    ];
+    assert_eq!(discovered(&answered), ["compareProducts"]);
+
+    let mut with_output = call("t1", "input-complete");
+    with_output["output"] = json!({"tools": [{"name": "calculateFinancing"}]});
+    assert_eq!(
+        discovered(&[user.clone(), assistant(vec![with_output.clone()])]),
+        ["calculateFinancing"]
+    );
+    // A tool-result part answering the call wins over its output.
+    assert_eq!(
+        discovered(&[
+            user.clone(),
+            assistant(vec![
+                with_output,
+                result("t1", "complete", &["compareProducts"])
+            ])
+        ]),
+        ["compareProducts"]
+    );
+
+    for ignored in [
+        assistant(vec![
+            call("t1", "input-streaming"),
+            result("t1", "complete", &["compareProducts"]),
+        ]),
+        assistant(vec![
+            call("t1", "complete"),
+            result("t1", "streaming", &["compareProducts"]),
+        ]),
+        json!({"role": "user", "parts": [call("t1", "complete"), result("t1", "complete", &["compareProducts"])]}),
+    ] {
+        assert!(discovered(&[user.clone(), ignored]).is_empty());
+    }
+
+    // A compaction marker in a TanStack text part (`content`, not `text`).
+    let summary = json!({"id": "s", "role": "user",
+        "parts": [{"type": "text", "content": financing_marker()}]});
+    assert_eq!(discovered(&[summary]), ["calculateFinancing"]);
+}
+
+/// The compaction marker of a session that discovered `calculateFinancing`.
+fn financing_marker() -> String {
+    let session = registry().session();
+    let discovery = session.call(
+        DISCOVERY_TOOL_NAME,
+        json!({"toolNames": ["calculateFinancing"]}),
+    );
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime")
+        .block_on(discovery);
+    session.compaction_marker()
+}
+
 #[test]
 fn anthropic_messages_with_string_and_block_content() {
     let history = [

@@ -50,11 +50,11 @@ fn descriptions_come_from_docs_and_the_arguments_list() {
                 "query": {"type": "string", "description": "Search keyword or phrase."},
                 "limit": {
                     "type": ["integer", "null"],
-                    "format": "uint32",
                     "minimum": 0,
+                    "maximum": u32::MAX,
                     "description": "Maximum number of results."
                 },
-                "page_size": {"type": "integer", "format": "uint32", "minimum": 0, "default": 20},
+                "page_size": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "default": 20},
                 "sortBy": {"type": ["string", "null"], "description": "Field to sort by."}
             },
             "required": ["query"]
@@ -158,7 +158,7 @@ fn an_args_struct_is_the_whole_argument_object() {
                 "product_ids": {
                     "description": "The ids, at least two.",
                     "type": "array",
-                    "items": {"type": "integer", "format": "uint32", "minimum": 0},
+                    "items": {"type": "integer", "minimum": 0, "maximum": u32::MAX},
                     "minItems": 2
                 }
             },
@@ -169,7 +169,7 @@ fn an_args_struct_is_the_whole_argument_object() {
         tool.output_schema(),
         Some(&json!({
             "type": "array",
-            "items": {"type": "integer", "format": "uint32", "minimum": 0}
+            "items": {"type": "integer", "minimum": 0, "maximum": u32::MAX}
         }))
     );
 }
@@ -257,4 +257,138 @@ async fn a_skill_travels_only_with_the_discovery_result() {
         result.content()["tools"][0]["skill"],
         "Ask the user to confirm first."
     );
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Reading {
+    sensor: u8,
+    offset: i16,
+    slot: usize,
+    /// When it was taken.
+    #[schemars(extend("format" = "date-time"))]
+    at: String,
+}
+
+/// Records sensor readings.
+#[tool]
+async fn record_readings(
+    readings: Vec<Reading>,
+    total: u64,
+    delta: i64,
+    scale: f32,
+    ratio: f64,
+    retries: Option<u16>,
+    /// Who to notify.
+    #[schemars(email)]
+    notify: Option<String>,
+) -> usize {
+    let _ = (total, delta, scale, ratio, retries, notify);
+    readings.len()
+}
+
+/// Every `format` in `schema`, with its JSON pointer.
+fn formats(schema: &Value, path: &str, found: &mut Vec<(String, String)>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let inner = format!("{path}/{key}");
+                if key == "format"
+                    && let Value::String(format) = value
+                {
+                    found.push((path.to_owned(), format.clone()));
+                }
+                formats(value, &inner, found);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                formats(item, &format!("{path}/{index}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// schemars names Rust number types in `format` (`uint8`, `int64`, `double`, ...), which JSON
+/// Schema does not define: what is sent keeps only standard formats, the integer ranges as
+/// bounds.
+#[test]
+fn only_standard_formats_are_sent_and_integer_ranges_become_bounds() {
+    let schema = schema_of("record_readings");
+    let mut found = Vec::new();
+    formats(&schema, "", &mut found);
+    assert_eq!(
+        found,
+        [
+            (
+                "/properties/readings/items/properties/at".to_owned(),
+                "date-time".to_owned()
+            ),
+            ("/properties/notify".to_owned(), "email".to_owned()),
+        ]
+    );
+    let property = |pointer: &str| schema.pointer(pointer).cloned().unwrap_or(Value::Null);
+    assert_eq!(
+        property("/properties/readings/items/properties/sensor"),
+        json!({"type": "integer", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(
+        property("/properties/readings/items/properties/offset"),
+        json!({"type": "integer", "minimum": -32768, "maximum": 32767})
+    );
+    assert_eq!(
+        property("/properties/total"),
+        json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
+    );
+    assert_eq!(
+        property("/properties/delta"),
+        json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+    );
+    assert_eq!(
+        property("/properties/readings/items/properties/slot"),
+        json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
+    );
+    assert_eq!(property("/properties/scale"), json!({"type": "number"}));
+    assert_eq!(property("/properties/ratio"), json!({"type": "number"}));
+    assert_eq!(
+        property("/properties/retries"),
+        json!({"type": ["integer", "null"], "minimum": 0, "maximum": 65535})
+    );
+}
+
+/// Validation is exactly as strict as the Rust types: every integer in and out of range.
+#[tokio::test]
+async fn integer_bounds_validate_exactly_the_rust_ranges() {
+    let registry = Registry::from_inventory().expect("valid tools");
+    let arguments = |sensor: Value, offset: Value, total: Value| {
+        json!({"readings": [{"sensor": sensor, "offset": offset, "slot": 0,
+            "at": "2025-01-01T00:00:00Z"}], "total": total, "delta": 0, "scale": 1.0, "ratio": 1.0})
+    };
+    for (sensor, offset, total, valid) in [
+        (json!(0), json!(-32768), json!(0), true),
+        (json!(255), json!(32767), json!(u64::MAX), true),
+        (json!(256), json!(0), json!(0), false),
+        (json!(-1), json!(0), json!(0), false),
+        (json!(0), json!(32768), json!(0), false),
+        (json!(0), json!(-32769), json!(0), false),
+        (json!(0), json!(0), json!(-1), false),
+        (json!(0), json!(0), json!(1.8446744073709552e19), false),
+    ] {
+        let result = registry
+            .call(
+                "record_readings",
+                arguments(sensor.clone(), offset.clone(), total.clone()),
+            )
+            .await;
+        assert_eq!(
+            !result.is_error(),
+            valid,
+            "{sensor} {offset} {total}: {}",
+            result.text()
+        );
+        if !valid {
+            assert!(result.text().contains(" at /"), "{}", result.text());
+        }
+    }
 }

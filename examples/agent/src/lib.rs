@@ -1,15 +1,19 @@
-//! A small agent loop over any OpenAI-compatible Chat Completions endpoint.
+//! A small agent loop over any OpenAI-compatible Chat Completions endpoint, streamed.
 //!
 //! The loop is stateless in the way a server would be: on every turn the [`Session`] is
 //! rebuilt from the message history ([`Session::from_history`]), so which lazy tools the
-//! request carries, and which calls may run, follow from the messages alone.
+//! request carries, and which calls may run, follow from the messages alone. Each reply is
+//! streamed (`"stream": true`): its tool calls are assembled from the chunks as they arrive
+//! ([`openai_chat::StreamAssembler`]), and a turn's calls run in one call
+//! ([`openai_chat::run_turn`]), which also builds the result messages.
+
+mod reply;
 
 use std::error::Error;
 use std::fmt;
 use std::time::Duration;
 
-use lazytool_runtime::provider::ParseError;
-use lazytool_runtime::provider::openai_chat;
+use lazytool_runtime::provider::{ParseError, StreamError, openai_chat};
 use lazytool_runtime::{Registry, Session};
 use serde_json::{Map, Value, json};
 
@@ -39,15 +43,17 @@ pub struct AgentConfig {
     /// The most requests one run may send before it gives up with
     /// [`AgentError::TooManyTurns`].
     pub max_turns: usize,
-    /// How long one HTTP request may take, connection and body included.
+    /// How long one HTTP request may take, connection and streamed body included.
     pub timeout: Duration,
+    /// How many tool calls of one turn may run at once.
+    pub concurrency: usize,
     /// The first message of the conversation (`role: "system"`).
     pub system_prompt: String,
 }
 
 impl AgentConfig {
     /// A configuration for `base_url` and `model` without an API key: 10 turns, a 60 s
-    /// request timeout and [`DEFAULT_SYSTEM_PROMPT`].
+    /// request timeout, 4 concurrent tool calls and [`DEFAULT_SYSTEM_PROMPT`].
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         AgentConfig {
             base_url: base_url.into(),
@@ -55,6 +61,7 @@ impl AgentConfig {
             model: model.into(),
             max_turns: 10,
             timeout: Duration::from_secs(60),
+            concurrency: 4,
             system_prompt: DEFAULT_SYSTEM_PROMPT.to_owned(),
         }
     }
@@ -91,6 +98,7 @@ impl fmt::Debug for AgentConfig {
             .field("model", &self.model)
             .field("max_turns", &self.max_turns)
             .field("timeout", &self.timeout)
+            .field("concurrency", &self.concurrency)
             .field("system_prompt", &self.system_prompt)
             .finish()
     }
@@ -155,13 +163,17 @@ pub enum AgentError {
         /// The start of the response body.
         body: String,
     },
-    /// The response body is not JSON.
+    /// The response body, or a streamed event's data, is not JSON.
     InvalidJson {
         /// What the JSON parser said.
         source: serde_json::Error,
-        /// The start of the response body.
+        /// The start of the body or event data.
         body: String,
     },
+    /// The response is not a valid server-sent event stream.
+    InvalidStream(String),
+    /// The streamed completion is truncated or malformed, or the server sent an error in it.
+    Stream(StreamError),
     /// The response lacks a field the loop needs.
     MissingField {
         /// Where, as a JSON pointer (`/choices/0/message`).
@@ -191,6 +203,8 @@ impl fmt::Display for AgentError {
             AgentError::InvalidJson { source, body } => {
                 write!(f, "the response is not valid JSON ({source}): {body}")
             }
+            AgentError::InvalidStream(error) => write!(f, "the event stream is invalid: {error}"),
+            AgentError::Stream(error) => write!(f, "{error}"),
             AgentError::MissingField { path } => {
                 write!(f, "the response has no usable `{path}`")
             }
@@ -210,8 +224,15 @@ impl Error for AgentError {
             AgentError::Http(error) => error.source(),
             AgentError::InvalidJson { source, .. } => Some(source),
             AgentError::InvalidToolCalls(error) => Some(error),
+            AgentError::Stream(error) => Some(error),
             _ => None,
         }
+    }
+}
+
+impl From<StreamError> for AgentError {
+    fn from(error: StreamError) -> Self {
+        AgentError::Stream(error)
     }
 }
 
@@ -221,15 +242,16 @@ impl From<reqwest::Error> for AgentError {
     }
 }
 
-/// Runs one conversation: `user_prompt` after [`AgentConfig::system_prompt`], then requests
-/// to `{base_url}/chat/completions` until the model answers without tool calls.
+/// Runs one conversation: `user_prompt` after [`AgentConfig::system_prompt`], then streamed
+/// requests to `{base_url}/chat/completions` until the model answers without tool calls.
 ///
 /// Each turn rebuilds the [`Session`] from the history, sends its
-/// [`active_tools`](Session::active_tools), and runs the response's tool calls one after
-/// the other with [`Session::call`]. The calls of a turn are gated by the state at its
-/// start: a lazy tool discovered in a turn can be called from the next one. Tool failures
-/// are sent back to the model as results; only transport and protocol failures, and
-/// running out of turns, end the run with an error.
+/// [`active_tools`](Session::active_tools), assembles the tool calls of the streamed reply,
+/// and runs them with [`openai_chat::run_turn`] (at most [`AgentConfig::concurrency`] at a
+/// time). The calls of a turn are gated by the state at its start: a lazy tool discovered in
+/// a turn can be called from the next one. Tool failures are sent back to the model as
+/// results; only transport and protocol failures, and running out of turns, end the run
+/// with an error.
 pub async fn run_agent(
     config: &AgentConfig,
     registry: &Registry,
@@ -251,113 +273,66 @@ pub async fn run_agent(
         let mut body = Map::new();
         body.insert("model".to_owned(), json!(config.model));
         body.insert("messages".to_owned(), json!(messages));
+        body.insert("stream".to_owned(), json!(true));
         if !tools.is_empty() {
             let rendered = openai_chat::render_tools(&tools, &Default::default());
             body.insert("tools".to_owned(), rendered);
         }
-        let response = send(&client, config, &Value::Object(body)).await?;
+        let reply = send(&client, config, &Value::Object(body)).await?;
+        messages.push(openai_chat::assistant_message(&reply.text, &reply.calls));
 
-        let message = response
-            .pointer("/choices/0/message")
-            .and_then(Value::as_object)
-            .ok_or_else(|| AgentError::MissingField {
-                path: "/choices/0/message".to_owned(),
-            })?;
-        let calls =
-            openai_chat::parse_tool_calls(&response).map_err(AgentError::InvalidToolCalls)?;
-        messages.push(assistant_message(message));
-
-        if calls.is_empty() {
-            let text = answer_text(message).ok_or_else(|| AgentError::MissingField {
-                path: "/choices/0/message/content".to_owned(),
-            })?;
+        if reply.calls.is_empty() {
             observer(AgentEvent::Answer {
                 turn,
-                text: text.clone(),
+                text: reply.text.clone(),
             });
             return Ok(AgentOutcome {
-                answer: text,
+                answer: reply.text,
                 turns: turn,
                 messages,
             });
         }
-        for call in calls {
-            let result = session.call(&call.name, call.arguments.clone()).await;
-            messages.push(openai_chat::tool_result_message(&call, &result));
+        let answered = openai_chat::run_turn(&session, reply.calls, config.concurrency).await;
+        for (call, result) in answered.iter() {
             observer(AgentEvent::ToolCall {
                 turn,
-                name: call.name,
-                arguments: call.arguments,
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
                 result: result.text(),
                 is_error: result.is_error(),
             });
         }
+        messages.extend(answered.messages);
     }
     Err(AgentError::TooManyTurns {
         max_turns: config.max_turns,
     })
 }
 
-/// POSTs `body` and returns the parsed JSON of a 2xx response.
+/// POSTs `body` and reads the reply of a 2xx response.
 async fn send(
     client: &reqwest::Client,
     config: &AgentConfig,
     body: &Value,
-) -> Result<Value, AgentError> {
+) -> Result<reply::Reply, AgentError> {
     let mut request = client.post(config.endpoint()).json(body);
     if let Some(key) = &config.api_key {
         request = request.bearer_auth(key);
     }
     let response = request.send().await?;
     let status = response.status();
-    let text = response.text().await?;
     if !status.is_success() {
+        let text = response.text().await?;
         return Err(AgentError::Status {
             status: status.as_u16(),
             body: excerpt(&text),
         });
     }
-    serde_json::from_str(&text).map_err(|source| AgentError::InvalidJson {
-        source,
-        body: excerpt(&text),
-    })
-}
-
-/// The assistant message as it goes back into the history: only the fields every
-/// compatible server accepts (responses also carry `refusal`, `annotations`, `audio`, ...).
-fn assistant_message(message: &Map<String, Value>) -> Value {
-    let mut kept = Map::new();
-    kept.insert("role".to_owned(), json!("assistant"));
-    kept.insert(
-        "content".to_owned(),
-        message.get("content").cloned().unwrap_or(Value::Null),
-    );
-    if let Some(calls) = message.get("tool_calls").filter(|calls| !calls.is_null()) {
-        kept.insert("tool_calls".to_owned(), calls.clone());
-    }
-    Value::Object(kept)
-}
-
-/// The text of a final message: its `content` as a string or as text parts, else its
-/// `refusal`.
-fn answer_text(message: &Map<String, Value>) -> Option<String> {
-    match message.get("content") {
-        Some(Value::String(text)) => Some(text.clone()),
-        Some(Value::Array(parts)) => Some(
-            parts
-                .iter()
-                .filter_map(|part| part.get("text").and_then(Value::as_str))
-                .collect(),
-        ),
-        _ => message
-            .get("refusal")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    }
+    reply::read(response).await
 }
 
 /// The start of `text`, cut on a character boundary.
-fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     if text.len() <= EXCERPT_LEN {
         return text.to_owned();
     }
@@ -379,27 +354,6 @@ mod tests {
         assert!(cut.ends_with("..."));
         assert!(cut.len() <= EXCERPT_LEN + 3);
         assert_eq!(excerpt("short"), "short");
-    }
-
-    #[test]
-    fn answer_text_reads_strings_parts_and_refusals() {
-        let message = |value: Value| value.as_object().cloned().unwrap_or_default();
-        assert_eq!(
-            answer_text(&message(json!({"content": "hi"}))).as_deref(),
-            Some("hi")
-        );
-        assert_eq!(
-            answer_text(&message(
-                json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
-            ))
-            .as_deref(),
-            Some("ab")
-        );
-        assert_eq!(
-            answer_text(&message(json!({"content": null, "refusal": "no"}))).as_deref(),
-            Some("no")
-        );
-        assert_eq!(answer_text(&message(json!({"content": null}))), None);
     }
 
     #[test]

@@ -1,10 +1,14 @@
-//! The agent loop against a scripted Chat Completions server on 127.0.0.1: what each request
-//! carries, how an early call to a lazy tool is refused, and how discovery unlocks it.
+//! The agent loop against a scripted Chat Completions server on 127.0.0.1 that streams its
+//! replies as server-sent events: what each request carries, how an early call to a lazy
+//! tool is refused, how discovery unlocks it, and what a broken stream gives.
 
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
+use axum::body::Body;
 use axum::extract::State as AxumState;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use lazytool_examples_agent::{AgentConfig, AgentError, AgentEvent, run_agent};
@@ -70,6 +74,7 @@ type Requests = Arc<Mutex<Vec<Value>>>;
 struct Model {
     requests: Requests,
     script: Arc<Vec<Value>>,
+    replies: Replies,
 }
 
 /// A `chat.completion` whose message calls tools: `(call id, tool name, arguments)`.
@@ -115,29 +120,125 @@ fn financing_arguments() -> Value {
     json!({"productId": 2, "months": 12})
 }
 
-async fn scripted_model(
-    AxumState(model): AxumState<Model>,
-    Json(body): Json<Value>,
-) -> (StatusCode, Json<Value>) {
+/// The server-sent events of a scripted `chat.completion`, as OpenAI streams it: a role
+/// chunk, the text in two pieces, each call's first fragment and its arguments in three
+/// pieces, the finish, the usage chunk, `[DONE]`. `cut` leaves out the finish and what
+/// follows (a connection that drops).
+fn sse(completion: &Value, cut: bool) -> String {
+    let message = &completion["choices"][0]["message"];
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": "chatcmpl-test", "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let mut chunks = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
+    if let Some(text) = message["content"].as_str() {
+        let middle = text
+            .char_indices()
+            .nth(text.chars().count() / 2)
+            .map_or(0, |(at, _)| at);
+        for piece in [&text[..middle], &text[middle..]] {
+            chunks.push(chunk(json!({"content": piece}), Value::Null));
+        }
+    }
+    for (index, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        chunks.push(chunk(
+            json!({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""}}]}),
+            Value::Null,
+        ));
+        let arguments: Vec<char> = call["function"]["arguments"]
+            .as_str()
+            .unwrap_or("")
+            .chars()
+            .collect();
+        for piece in arguments.chunks(arguments.len().div_ceil(3).max(1)) {
+            let piece: String = piece.iter().collect();
+            chunks.push(chunk(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
+                Value::Null,
+            ));
+        }
+    }
+    if !cut {
+        chunks.push(chunk(
+            json!({}),
+            completion["choices"][0]["finish_reason"].clone(),
+        ));
+        chunks.push(json!({"id": "chatcmpl-test", "object": "chat.completion.chunk",
+            "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}));
+    }
+    let mut events: String = chunks
+        .iter()
+        .map(|chunk| format!("data: {chunk}\n\n"))
+        .collect();
+    if !cut {
+        events.push_str("data: [DONE]\n\n");
+    }
+    events
+}
+
+/// `text` sent in frames of 7 bytes, so that events and UTF-8 characters span frames.
+fn framed(text: String) -> Body {
+    let frames: Vec<Result<Vec<u8>, Infallible>> = text
+        .into_bytes()
+        .chunks(7)
+        .map(|frame| Ok(frame.to_vec()))
+        .collect();
+    Body::from_stream(futures_util::stream::iter(frames))
+}
+
+/// How the scripted model answers a request for a streamed reply.
+#[derive(Clone, Copy, PartialEq)]
+enum Replies {
+    Streamed,
+    /// The whole `chat.completion` as JSON, as a server that ignores `"stream"` does.
+    Whole,
+    /// The stream is cut before its finish.
+    Cut,
+}
+
+async fn scripted_model(AxumState(model): AxumState<Model>, Json(body): Json<Value>) -> Response {
     let index = {
         let mut requests = model.requests.lock().unwrap_or_else(|p| p.into_inner());
         requests.push(body);
         requests.len() - 1
     };
-    match model.script.get(index) {
-        Some(response) => (StatusCode::OK, Json(response.clone())),
-        None => (
+    let Some(completion) = model.script.get(index) else {
+        return (
             StatusCode::IM_A_TEAPOT,
             Json(json!({"error": "off script"})),
-        ),
+        )
+            .into_response();
+    };
+    match model.replies {
+        Replies::Whole => Json(completion.clone()).into_response(),
+        replies => (
+            [(header::CONTENT_TYPE, "text/event-stream")],
+            framed(sse(completion, replies == Replies::Cut)),
+        )
+            .into_response(),
     }
 }
 
-/// Serves `script` on a random port; returns the base URL and the recorded requests.
+/// Serves `script`, streamed, on a random port; returns the base URL and the recorded
+/// requests.
 async fn serve(script: Vec<Value>) -> (String, Requests) {
+    serve_replies(script, Replies::Streamed).await
+}
+
+async fn serve_replies(script: Vec<Value>, replies: Replies) -> (String, Requests) {
     let model = Model {
         requests: Requests::default(),
         script: Arc::new(script),
+        replies,
     };
     let requests = model.requests.clone();
     let app = Router::new()
@@ -201,6 +302,7 @@ async fn discovery_unlocks_a_lazy_tool_on_the_next_turn() {
     assert_eq!(carried, [&before[..], &before, &after, &after]);
     for request in &requests {
         assert_eq!(request["model"], "scripted");
+        assert_eq!(request["stream"], true);
     }
     // The discovery tool lists the lazy tools by name.
     let discovery = &requests[0]["tools"][1]["function"];
@@ -346,4 +448,67 @@ async fn a_turn_limit_and_http_errors_end_the_run() {
         }
         other => panic!("unexpected error: {other}"),
     }
+}
+
+/// The streamed reply's text and calls go back into the history as one assistant message;
+/// a server that answers with a whole completion works too.
+#[tokio::test]
+async fn streamed_and_whole_replies_give_the_same_history() {
+    let script = || {
+        vec![
+            tool_calls(&[
+                ("call_1", "getProducts", json!({})),
+                ("call_2", DISCOVERY_TOOL_NAME, discover_financing()),
+            ]),
+            answer("Thé Forge 16 costs $1800."),
+        ]
+    };
+    let registry = Registry::from_inventory().expect("valid tools");
+    let mut histories = Vec::new();
+    for replies in [Replies::Streamed, Replies::Whole] {
+        let (base_url, _) = serve_replies(script(), replies).await;
+        let config = AgentConfig::new(base_url, "scripted");
+        let outcome = run_agent(&config, &registry, "price?", |_| {})
+            .await
+            .expect("the run finishes");
+        assert_eq!(outcome.answer, "Thé Forge 16 costs $1800.");
+        histories.push(outcome.messages);
+    }
+    assert_eq!(histories[0], histories[1]);
+    let history = &histories[0];
+    assert_eq!(
+        history[2],
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "getProducts", "arguments": "{}"}},
+            {"id": "call_2", "type": "function", "function": {"name": DISCOVERY_TOOL_NAME,
+                "arguments": discover_financing().to_string()}}
+        ]})
+    );
+    assert_eq!(history[3]["tool_call_id"], "call_1");
+    assert_eq!(history[4]["tool_call_id"], "call_2");
+    assert_eq!(
+        history[5],
+        json!({"role": "assistant", "content": "Thé Forge 16 costs $1800."})
+    );
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_its_finish_ends_the_run() {
+    let (base_url, _) = serve_replies(
+        vec![tool_calls(&[("call_1", "getProducts", json!({}))])],
+        Replies::Cut,
+    )
+    .await;
+    let config = AgentConfig::new(base_url, "scripted");
+    let registry = Registry::from_inventory().expect("valid tools");
+    let error = run_agent(&config, &registry, "hi", |_| {})
+        .await
+        .expect_err("a truncated stream");
+    assert!(matches!(error, AgentError::Stream(_)), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("the stream ended before a `finish_reason` with a tool call still open"),
+        "{error}"
+    );
 }

@@ -24,11 +24,12 @@ impl Session {
     /// Rebuilds a conversation's session from its message history, as a stateless server
     /// does on every request.
     ///
-    /// Reads OpenAI Chat (`tool_calls` / `tool_call_id`), TanStack AI (`toolCalls` /
-    /// `toolCallId`), Anthropic (`tool_use` / `tool_result` blocks, `tool_reference` answers),
-    /// OpenAI Responses (`function_call` / `function_call_output` items, client-executed
-    /// `tool_search_call` / `tool_search_output` items) and Gemini (`functionCall` /
-    /// `functionResponse` parts), even mixed, and compaction markers
+    /// Reads OpenAI Chat (`tool_calls` / `tool_call_id`), TanStack AI (`ModelMessage`
+    /// `toolCalls` / `toolCallId`, and `UIMessage` `tool-call` / `tool-result` parts and the
+    /// `output` of a `tool-call` part), Anthropic (`tool_use` / `tool_result` blocks,
+    /// `tool_reference` answers), OpenAI Responses (`function_call` / `function_call_output`
+    /// items, client-executed `tool_search_call` / `tool_search_output` items) and Gemini
+    /// (`functionCall` / `functionResponse` parts), even mixed, and compaction markers
     /// ([`Session::compaction_marker`]) in any message's text. Only results of calls to the
     /// discovery tool count, matched by call id; malformed entries are skipped; tools that
     /// no longer exist, are not lazy, or are not allowed are ignored.
@@ -168,7 +169,7 @@ fn text_of(content: Option<&Value>) -> Cow<'_, str> {
 
 /// The texts of a message in any format, where compaction markers may be: a string
 /// `content`, and the `text` of `content` parts (OpenAI, Anthropic, Responses) or of Gemini
-/// `parts`.
+/// `parts`, or the `content` of TanStack's text parts (`{"type": "text", "content"}`).
 fn message_texts(message: &Map<String, Value>) -> impl Iterator<Item = &str> {
     let content = member(message, "content");
     let whole = content.and_then(Value::as_str);
@@ -177,7 +178,15 @@ fn message_texts(message: &Map<String, Value>) -> impl Iterator<Item = &str> {
         .flatten()
         .filter_map(Value::as_array)
         .flatten()
-        .filter_map(|part| part.get("text").and_then(Value::as_str));
+        .filter_map(|part| {
+            let text = part.get("text").and_then(Value::as_str);
+            let tanstack = || {
+                (part.get("type").and_then(Value::as_str) == Some("text"))
+                    .then(|| part.get("content").and_then(Value::as_str))
+                    .flatten()
+            };
+            text.or_else(tanstack)
+        });
     whole.into_iter().chain(parts)
 }
 

@@ -15,7 +15,14 @@
 //! A turn's results are the messages (or items, or contents) to append to the history, in
 //! call order. Schemas are sent in each API's dialect (see [`schema`](crate::schema)).
 //!
-//! Adding a format is one new module here and its line in `FORMATS` (in `provider/mod.rs`), the history readers.
+//! Streamed responses: each of the four provider modules has a `StreamAssembler`
+//! ([`AssembleCalls`]) that turns the stream's events into complete calls as they arrive,
+//! with a [`StreamError`] for a stream cut off or malformed. A turn in one call: each has
+//! `run_turn(&session, calls, concurrency)` (and `run_response` for a whole response), which
+//! runs the calls through [`Session::call_turn`](crate::Session::call_turn) and returns a
+//! [`Turn`]: the calls, their results, and the result messages in the provider's shape.
+//!
+//! Adding a format is one new module here and its line in `FORMATS`, the history readers.
 
 use std::fmt;
 
@@ -26,13 +33,16 @@ pub mod gemini;
 mod history;
 pub mod openai_chat;
 pub mod openai_responses;
+mod stream;
 pub mod tanstack;
 #[cfg(test)]
 pub(crate) mod tests;
+mod turn;
+
+pub use stream::{AssembleCalls, StreamError, StreamErrorKind};
+pub use turn::Turn;
 
 use history::HistoryScan;
-
-use crate::call::{ToolCall, ToolResult};
 
 /// What reads one format's items of a history message into a [`HistoryScan`].
 type HistoryReader = for<'m> fn(&'m Map<String, Value>, &mut HistoryScan<'m>);
@@ -133,28 +143,10 @@ impl fmt::Display for Provider {
     }
 }
 
-/// A turn's results for formats that send one message (or item) per result, in call order.
-fn one_per_result<'a>(
-    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
-    message: fn(&ToolCall, &ToolResult) -> Value,
-) -> Vec<Value> {
-    turn.into_iter()
-        .map(|(call, result)| message(call, result))
-        .collect()
-}
-
-/// A turn's results for formats that send them all in one message: `{"role": "user", key:
-/// [parts]}`, the parts in call order.
-fn one_for_all<'a>(
-    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
-    key: &str,
-    part: fn(&ToolCall, &ToolResult) -> Value,
-) -> Vec<Value> {
-    let parts = one_per_result(turn, part);
-    let mut message = Map::new();
-    message.insert("role".to_owned(), Value::String("user".to_owned()));
-    message.insert(key.to_owned(), Value::Array(parts));
-    vec![Value::Object(message)]
+/// Schema losses as one line, for events.
+pub(crate) fn losses_text(losses: &[crate::schema::dialect::SchemaLoss]) -> String {
+    let lines: Vec<String> = losses.iter().map(ToString::to_string).collect();
+    lines.join("; ")
 }
 
 /// `base` extended by one JSON pointer segment.

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::definitions::{DefKey, Defs, LocalRef, visit_local_refs};
+use super::formats::standardize_formats;
 use super::subschemas::subschemas_mut;
 
 /// Turns a JSON Schema as produced by schemars 1.x (`schemars::schema_for!` /
@@ -25,7 +26,9 @@ use super::subschemas::subschemas_mut;
 ///   precedence over the definition's own; recursive definitions stay as `$ref`s;
 /// - keeps in root `$defs`/`definitions` only the definitions still referenced, and drops the
 ///   keyword when none are;
-/// - has `"properties": {}` on an object root without properties, as some providers require it.
+/// - has `"properties": {}` on an object root without properties, as some providers require it;
+/// - has only the `format`s JSON Schema defines, the integer ones schemars writes (`uint32`,
+///   `int64`, ...) replaced by their bounds (`minimum`/`maximum`).
 ///
 /// Anything else (references to `#`, remote or dangling references, non-object roots, boolean
 /// schemas) is left as it is.
@@ -49,6 +52,7 @@ pub(crate) fn canonicalize(schema: Value) -> Value {
             map.insert("properties".to_owned(), Value::Object(Map::new()));
         }
     }
+    standardize_formats(&mut root);
     root
 }
 

@@ -29,7 +29,7 @@ mod canonical;
 mod defaults;
 mod definitions;
 pub mod dialect;
-mod integer_bounds;
+mod formats;
 mod keywords;
 mod root;
 mod strict_nulls;
@@ -42,6 +42,5 @@ mod walk;
 
 pub(crate) use canonical::canonicalize;
 pub(crate) use defaults::{set_property_default, strip_null_defaults};
-pub(crate) use integer_bounds::with_integer_bounds;
 pub(crate) use strict_nulls::has_optional_properties;
 pub use strict_nulls::strip_strict_nulls;

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use super::dialect::SchemaLoss;
+
 /// How deep the rewrites follow nested schemas and references.
 pub(super) const MAX_DEPTH: usize = 64;
 
@@ -23,11 +25,15 @@ pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value>
 }
 
 /// The state of one rewrite: the document references resolve in, the references inlined on
-/// the path from the root to the schema being rewritten, and what is left of the budget.
+/// the path from the root to the schema being rewritten, what is left of the budget, where
+/// the rewrite is and what it could not express.
 pub(super) struct Walk<'a> {
     pub(super) root: &'a Value,
     pub(super) inlined: Vec<String>,
     visits_left: usize,
+    /// The JSON pointer segments from the root to the schema being rewritten, escaped.
+    path: Vec<String>,
+    pub(super) losses: Vec<SchemaLoss>,
 }
 
 impl<'a> Walk<'a> {
@@ -36,7 +42,35 @@ impl<'a> Walk<'a> {
             root,
             inlined: Vec::new(),
             visits_left: MAX_VISITS,
+            path: Vec::new(),
+            losses: Vec::new(),
         }
+    }
+
+    /// Runs `rewrite` on the subschema at `segments` below the current one.
+    pub(super) fn at<T>(&mut self, segments: &[&str], rewrite: impl FnOnce(&mut Self) -> T) -> T {
+        let depth = self.path.len();
+        self.path.extend(
+            segments
+                .iter()
+                .map(|segment| segment.replace('~', "~0").replace('/', "~1")),
+        );
+        let out = rewrite(self);
+        self.path.truncate(depth);
+        out
+    }
+
+    /// Records that the schema being rewritten cannot be expressed as it is.
+    pub(super) fn lose(&mut self, what: impl Into<String>) {
+        let path = self
+            .path
+            .iter()
+            .map(|segment| format!("/{segment}"))
+            .collect();
+        self.losses.push(SchemaLoss {
+            path,
+            what: what.into(),
+        });
     }
 
     /// Counts one visit; `false` once the budget is spent or the inlining is too deep.

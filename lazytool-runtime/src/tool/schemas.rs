@@ -34,12 +34,12 @@ impl ValidatorCell {
     }
 }
 
-/// The validator of a canonical input schema: JSON Schema 2020-12, with the bounds of Rust
-/// integer formats enforced.
+/// The validator of a canonical input schema (JSON Schema 2020-12, the bounds of Rust
+/// integer types in it).
 fn compile(input: &Value) -> Result<jsonschema::Validator, SchemaError> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
-        .build(&crate::schema::with_integer_bounds(input))
+        .build(input)
         .map_err(|error| SchemaError::DoesNotCompile(error.to_string()))
 }
 

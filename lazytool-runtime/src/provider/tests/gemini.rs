@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::tool;
 use crate::ToolErrorKind;
-use crate::provider::gemini::is_synthesized;
+use crate::provider::gemini::is_synthesized_id;
 use crate::provider::gemini::*;
 use crate::{ToolCall, ToolDefinition, ToolResult};
 
@@ -154,11 +154,11 @@ fn function_responses() {
 
 #[test]
 fn synthesized_ids() {
-    assert!(is_synthesized("gemini-call-0"));
-    assert!(is_synthesized("gemini-call-12"));
-    assert!(!is_synthesized("gemini-call-"));
-    assert!(!is_synthesized("gemini-call-x"));
-    assert!(!is_synthesized("fc_1"));
+    assert!(is_synthesized_id("gemini-call-0"));
+    assert!(is_synthesized_id("gemini-call-12"));
+    assert!(!is_synthesized_id("gemini-call-"));
+    assert!(!is_synthesized_id("gemini-call-x"));
+    assert!(!is_synthesized_id("fc_1"));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::{ANY_VALUE, Rewrite, TOO_LARGE, has_map_entries};
 use crate::schema::keywords::{copy_counts, copy_keys, copy_numbers, item_schema, required_names};
 use crate::schema::root::prepare_root;
 use crate::schema::types::{is_null_schema, schema_types, value_type};
@@ -65,9 +66,37 @@ const GEMINI_NUMBER_FORMATS: &[&str] = &["int32", "int64", "float", "double"];
 ///     })
 /// );
 /// ```
+///
+/// [`gemini_openapi_rewrite`] also says what was left out.
 pub fn gemini_openapi(schema: &Value) -> Value {
+    gemini_openapi_rewrite(schema).schema
+}
+
+/// [`gemini_openapi`], with what the OpenAPI subset cannot express and the rewrite left out:
+/// a map (`additionalProperties` that is a schema or `true`, `patternProperties`; the subset
+/// has neither), an object without properties, a recursive reference (cut), a value of any
+/// type (its "any" union has no objects), a schema too deep or too large to rewrite. Each
+/// loss names its place in `schema`. Gemini takes no other dialect in `parameters`: send
+/// such a tool through `parametersJsonSchema` where the endpoint has it, or change its
+/// types (the Gemini provider's `render_tools` reports these losses as `warn` events).
+///
+/// ```
+/// use lazytool_runtime::schema::dialect::gemini_openapi_rewrite;
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {
+///     "city": {"type": "string"},
+///     "ranges": {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
+/// }});
+/// let rewrite = gemini_openapi_rewrite(&schema);
+/// assert!(rewrite.schema["properties"].get("ranges").is_none());
+/// assert_eq!(rewrite.losses[0].path, "/properties/ranges");
+/// ```
+pub fn gemini_openapi_rewrite(schema: &Value) -> Rewrite {
     let root = prepare_root(schema);
-    match gemini_schema(&root, &mut Walk::new(&root), 0, true) {
+    let mut walk = Walk::new(&root);
+    let rewritten = gemini_schema(&root, &mut walk, 0, true);
+    let schema = match rewritten {
         Some(Value::Object(map)) if map.get("type") == Some(&json!("object")) => Value::Object(map),
         _ => {
             let mut map = Map::new();
@@ -78,6 +107,10 @@ pub fn gemini_openapi(schema: &Value) -> Value {
             map.insert("properties".to_owned(), json!({}));
             Value::Object(map)
         }
+    };
+    Rewrite {
+        schema,
+        losses: walk.losses,
     }
 }
 
@@ -155,15 +188,30 @@ fn gemini_inlined(
     is_root: bool,
     mark: usize,
 ) -> Option<Value> {
-    if schema == &Value::Bool(false) || depth > MAX_DEPTH {
+    if schema == &Value::Bool(false) {
+        return None;
+    }
+    if depth > MAX_DEPTH {
+        walk.lose(TOO_LARGE);
         return None;
     }
     if !schema.is_object() {
+        walk.lose(ANY_VALUE);
         return Some(Value::Object(gemini_any()));
     }
-    let mut map = expand(schema, walk, mark)?;
-    if map.contains_key("$ref") {
-        // Recursion (cut here) or a reference that does not resolve.
+    let Some(mut map) = expand(schema, walk, mark) else {
+        walk.lose(TOO_LARGE);
+        return None;
+    };
+    if let Some(Value::String(reference)) = map.get("$ref") {
+        let resolves = crate::schema::walk::resolve(walk.root, reference).is_some();
+        walk.lose(if resolves {
+            format!(
+                "a recursive reference (`{reference}`), which the subset cannot express: left out"
+            )
+        } else {
+            format!("the reference `{reference}` does not resolve: left out")
+        });
         return None;
     }
     rename_one_of(&mut map);
@@ -185,10 +233,12 @@ fn gemini_inlined(
 
     let body = if let Some(Value::Array(branches)) = map.get("anyOf") {
         let mut kept = Vec::new();
-        for branch in branches {
+        for (index, branch) in branches.iter().enumerate() {
             if is_null_schema(branch) {
                 nullable = true;
-            } else if let Some(branch) = gemini_schema(branch, walk, depth + 1, false) {
+            } else if let Some(branch) = walk.at(&["anyOf", &index.to_string()], |walk| {
+                gemini_schema(branch, walk, depth + 1, false)
+            }) {
                 kept.push(branch);
             }
         }
@@ -221,6 +271,7 @@ fn gemini_inlined(
         }
         gemini_union(parts)?
     } else {
+        walk.lose(ANY_VALUE);
         gemini_any()
     };
     for (key, value) in body {
@@ -301,23 +352,36 @@ fn gemini_typed(
             }
         }
         "array" => {
-            let items = match item_schema(map) {
-                Some(items) => gemini_schema(&items, walk, depth + 1, false)?,
-                None => Value::Object(gemini_any()),
-            };
+            let items = item_schema(map).unwrap_or(Value::Bool(true));
+            let items = walk.at(&["items"], |walk| {
+                gemini_schema(&items, walk, depth + 1, false)
+            })?;
             out.insert("items".to_owned(), items);
             copy_counts(map, &mut out, &["minItems", "maxItems"]);
         }
         "object" => {
             let mut properties = Map::new();
-            if let Some(Value::Object(own)) = map.get("properties") {
-                for (property, schema) in own {
-                    if let Some(schema) = gemini_schema(schema, walk, depth + 1, false) {
-                        properties.insert(property.clone(), schema);
-                    }
+            let own = map.get("properties").and_then(Value::as_object);
+            for (property, schema) in own.into_iter().flatten() {
+                if let Some(schema) = walk.at(&["properties", property], |walk| {
+                    gemini_schema(schema, walk, depth + 1, false)
+                }) {
+                    properties.insert(property.clone(), schema);
                 }
             }
-            if properties.is_empty() && !is_root {
+            let dropped = properties.is_empty() && !is_root;
+            if has_map_entries(map, is_root) {
+                walk.lose(if !properties.is_empty() {
+                    "entries beside its properties (`additionalProperties`): the subset cannot express them, so only the properties can be sent"
+                } else if is_root {
+                    "an object with arbitrary keys (a map or free-form object) as the arguments: the subset cannot express it, so none can be sent"
+                } else {
+                    "an object with arbitrary keys (a map or free-form object), which the subset cannot express: left out"
+                });
+            } else if dropped && own.is_none_or(Map::is_empty) {
+                walk.lose("an object without properties, which Gemini rejects: left out");
+            }
+            if dropped {
                 return None;
             }
             let required: Vec<Value> = required_names(map)

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::{ANY_VALUE, Rewrite, TOO_LARGE, has_map_entries};
 use crate::schema::keywords::{copy_counts, copy_keys, copy_numbers, item_schema, required_names};
 use crate::schema::root::prepare_root;
 use crate::schema::types::schema_types;
@@ -82,9 +83,41 @@ const OPENAI_FORMATS: &[&str] = &[
 ///     })
 /// );
 /// ```
+///
+/// [`openai_strict_rewrite`] also says what the rewrite could not express.
 pub fn openai_strict(schema: &Value) -> Value {
+    openai_strict_rewrite(schema).schema
+}
+
+/// [`openai_strict`], with what strict mode cannot express: a map (`additionalProperties`
+/// that is a schema or `true`, `patternProperties`), since strict mode closes every object
+/// (the model could send only the listed properties, or `{}`); a value of any type
+/// (`serde_json::Value`, an array without `items`), since strict mode's "any" has no objects;
+/// an unresolvable reference; a schema too deep or too large to rewrite. Each loss names its
+/// place in `schema`. A tool with losses is better sent without strict mode, which OpenAI
+/// takes per function (the OpenAI providers' `render_tools` do so).
+///
+/// ```
+/// use lazytool_runtime::schema::dialect::openai_strict_rewrite;
+/// use serde_json::json;
+///
+/// // `ranges: Option<HashMap<String, Vec<DateRange>>>`, as schemars writes it.
+/// let schema = json!({"type": "object", "properties": {"ranges": {
+///     "type": ["object", "null"],
+///     "additionalProperties": {"type": "array", "items": {"type": "string"}}
+/// }}});
+/// let rewrite = openai_strict_rewrite(&schema);
+/// assert_eq!(rewrite.losses[0].path, "/properties/ranges");
+/// assert_eq!(rewrite.schema["properties"]["ranges"]["additionalProperties"], false);
+/// ```
+pub fn openai_strict_rewrite(schema: &Value) -> Rewrite {
     let root = prepare_root(schema);
-    strict_schema(&root, &mut Walk::new(&root), 0)
+    let mut walk = Walk::new(&root);
+    let schema = strict_schema(&root, &mut walk, 0);
+    Rewrite {
+        schema,
+        losses: walk.losses,
+    }
 }
 
 /// The scalar types of the strict-mode "any value" union.
@@ -117,7 +150,16 @@ fn strict_inlined(schema: &Value, walk: &mut Walk<'_>, depth: usize, mark: usize
     let mut out = Map::new();
     let source = match schema {
         Value::Object(source) if depth <= MAX_DEPTH && walk.visit() => source,
+        Value::Object(_) => {
+            walk.lose(TOO_LARGE);
+            strict_any(&mut out);
+            return Value::Object(out);
+        }
         _ => {
+            // `false` accepts nothing: any value instead loosens it, losing nothing.
+            if schema != &Value::Bool(false) {
+                walk.lose(ANY_VALUE);
+            }
             strict_any(&mut out);
             return Value::Object(out);
         }
@@ -136,7 +178,10 @@ fn strict_inlined(schema: &Value, walk: &mut Walk<'_>, depth: usize, mark: usize
         if let Some(Value::Object(defs)) = map.get(key) {
             let defs: Map<String, Value> = defs
                 .iter()
-                .map(|(name, def)| (name.clone(), strict_schema(def, walk, depth + 1)))
+                .map(|(name, def)| {
+                    let def = walk.at(&[key, name], |walk| strict_schema(def, walk, depth + 1));
+                    (name.clone(), def)
+                })
                 .collect();
             definitions.insert(key.to_owned(), Value::Object(defs));
         }
@@ -150,15 +195,21 @@ fn strict_inlined(schema: &Value, walk: &mut Walk<'_>, depth: usize, mark: usize
             }
             out.insert("anyOf".to_owned(), json!([target]));
         } else {
+            walk.lose(format!(
+                "the reference `{reference}` does not resolve: it became any value"
+            ));
             strict_any(&mut out);
         }
     } else if let Some(Value::Array(branches)) = map.get("anyOf") {
         if branches.is_empty() {
             strict_any(&mut out);
         } else {
-            let branches: Vec<Value> = branches
-                .iter()
-                .map(|branch| strict_schema(branch, walk, depth + 1))
+            let branches: Vec<Value> = (branches.iter().enumerate())
+                .map(|(index, branch)| {
+                    walk.at(&["anyOf", &index.to_string()], |walk| {
+                        strict_schema(branch, walk, depth + 1)
+                    })
+                })
                 .collect();
             out.insert("anyOf".to_owned(), Value::Array(branches));
         }
@@ -171,6 +222,7 @@ fn strict_inlined(schema: &Value, walk: &mut Walk<'_>, depth: usize, mark: usize
         out.insert("type".to_owned(), type_value);
         strict_typed(&map, &types, walk, depth, &mut out);
     } else {
+        walk.lose(ANY_VALUE);
         strict_any(&mut out);
     }
     out.extend(definitions);
@@ -258,19 +310,27 @@ fn strict_typed(
         }
     }
     if has("array") {
-        let items = match item_schema(map) {
-            Some(items) => strict_schema(&items, walk, depth + 1),
-            None => strict_schema(&Value::Bool(true), walk, depth + 1),
-        };
+        let items = item_schema(map).unwrap_or(Value::Bool(true));
+        let items = walk.at(&["items"], |walk| strict_schema(&items, walk, depth + 1));
         out.insert("items".to_owned(), items);
         copy_counts(map, out, &["minItems", "maxItems"]);
     }
     if has("object") {
         let required = required_names(map);
         let mut properties = Map::new();
-        if let Some(Value::Object(own)) = map.get("properties") {
+        let own = map.get("properties").and_then(Value::as_object);
+        if has_map_entries(map, depth == 0) {
+            walk.lose(if own.is_some_and(|own| !own.is_empty()) {
+                "entries beside its properties (`additionalProperties`): strict mode closes every object, so only its properties can be sent"
+            } else {
+                "an object with arbitrary keys (a map or free-form object): strict mode closes every object, so only `{}` can be sent"
+            });
+        }
+        if let Some(own) = own {
             for (name, property) in own {
-                let mut property = strict_schema(property, walk, depth + 1);
+                let mut property = walk.at(&["properties", name], |walk| {
+                    strict_schema(property, walk, depth + 1)
+                });
                 if !required.contains(name) {
                     property = strict_nullable(property);
                 }

@@ -91,7 +91,7 @@ fn nested_structs_and_enums_are_inlined() {
             "type": "object",
             "properties": {
                 "kind": {"type": "string", "const": kind},
-                field: {"type": "number", "format": "double"}
+                field: {"type": "number"}
             },
             "required": ["kind", field]
         })
@@ -105,13 +105,13 @@ fn nested_structs_and_enums_are_inlined() {
                 "inner": {
                     "description": "The inner one.",
                     "type": "object",
-                    "properties": {"x": {"type": "integer", "format": "int32"}},
+                    "properties": {"x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
                     "required": ["x"]
                 },
                 "other": {
                     "description": "Inner doc.",
                     "type": "object",
-                    "properties": {"x": {"type": "integer", "format": "int32"}},
+                    "properties": {"x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
                     "required": ["x"]
                 },
                 "color": {
@@ -176,7 +176,7 @@ fn recursive_and_mutually_recursive_definitions_are_kept() {
                 "inner": {
                     "description": "Inner doc.",
                     "type": "object",
-                    "properties": {"x": {"type": "integer", "format": "int32"}},
+                    "properties": {"x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
                     "required": ["x"]
                 }
             },

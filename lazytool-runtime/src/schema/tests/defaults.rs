@@ -28,7 +28,7 @@ fn option_fields_and_null_defaults() {
     let inner = json!({
         "description": "Inner doc.",
         "type": "object",
-        "properties": {"x": {"type": "integer", "format": "int32"}},
+        "properties": {"x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
         "required": ["x"]
     });
     assert_json(
@@ -36,11 +36,11 @@ fn option_fields_and_null_defaults() {
         &json!({
             "type": "object",
             "properties": {
-                "plain": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+                "plain": {"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX},
                 "defaulted": {
                     "type": ["integer", "null"],
-                    "format": "uint32",
                     "minimum": 0,
+                    "maximum": u32::MAX,
                     "default": null
                 },
                 "inner": {
@@ -48,7 +48,7 @@ fn option_fields_and_null_defaults() {
                     "anyOf": [inner, {"type": "null"}],
                     "default": null
                 },
-                "count": {"type": "integer", "format": "uint32", "minimum": 0, "default": 0},
+                "count": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "default": 0},
                 "name": {"type": "string", "default": ""}
             }
         }),
@@ -60,13 +60,13 @@ fn option_fields_and_null_defaults() {
         &json!({
             "type": "object",
             "properties": {
-                "plain": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
-                "defaulted": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+                "plain": {"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX},
+                "defaulted": {"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX},
                 "inner": {
                     "description": "Maybe inner.",
                     "anyOf": [inner, {"type": "null"}]
                 },
-                "count": {"type": "integer", "format": "uint32", "minimum": 0, "default": 0},
+                "count": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "default": 0},
                 "name": {"type": "string", "default": ""}
             }
         }),
@@ -81,11 +81,11 @@ fn property_defaults() {
     assert!(!set_property_default(&mut schema, "nope", json!(1)));
     assert_json(
         &schema["properties"]["count"],
-        &json!({"type": "integer", "format": "uint32", "minimum": 0, "default": 7}),
+        &json!({"type": "integer", "minimum": 0, "maximum": u32::MAX, "default": 7}),
     );
     assert_json(
         &schema["properties"]["plain"],
-        &json!({"type": ["integer", "null"], "format": "uint32", "minimum": 0, "default": 1}),
+        &json!({"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX, "default": 1}),
     );
 
     let mut boolean = json!({"type": "object", "properties": {"any": true, "n": 3}});

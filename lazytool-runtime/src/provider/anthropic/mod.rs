@@ -1,15 +1,21 @@
 //! Anthropic Messages (`POST /v1/messages`): the request's `tools`, the `tool_use` blocks of
-//! a response, and `tool_result` blocks in a user message.
+//! a response (whole, or streamed: [`StreamAssembler`]), and `tool_result` blocks in a user
+//! message ([`run_turn`] runs a turn's calls and builds it).
+
+mod stream;
 
 use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+pub use stream::StreamAssembler;
+
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::turn::{self, Turn};
 use super::{ParseError, Provider, Reader, join, object_root};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
 use crate::session::Session;
-use crate::tool::ToolDefinition;
+use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
 /// the schema sent as it is (Anthropic takes JSON Schema).
@@ -95,6 +101,26 @@ pub fn tool_reference_block(call: &ToolCall, result: &ToolResult) -> Value {
     json!({"type": "tool_result", "tool_use_id": call.id, "content": content})
 }
 
+/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: discovery calls are
+/// answered with [`tool_reference_block`], so that the API loads the deferred tools they
+/// found.
+pub fn run_turn_deferred(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+) -> impl Future<Output = Turn> + Send + 'static {
+    turn::run(session, calls, concurrency, |calls, results| {
+        let blocks = turn::each(calls.iter().zip(results), |call, result| {
+            if call.name == DISCOVERY_TOOL_NAME {
+                tool_reference_block(call, result)
+            } else {
+                tool_result_block(call, result)
+            }
+        });
+        vec![json!({"role": "user", "content": blocks})]
+    })
+}
+
 /// The tool calls of a Messages API response (its `content` blocks) or of a bare content
 /// array: the `tool_use` blocks (`id`, `name`, `input`), in order. Other blocks (text,
 /// thinking, server tool use) are skipped; a message whose `content` is a plain string has
@@ -168,7 +194,36 @@ pub fn tool_result_block(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    super::one_for_all(turn, "content", tool_result_block)
+    vec![json!({"role": "user", "content": turn::each(turn, tool_result_block)})]
+}
+
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`]; for tools rendered
+    /// with [`render_tools_deferred`], use [`run_turn_deferred`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::anthropic;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"role": "assistant", "content": [
+    ///     {"type": "text", "text": "Checking."},
+    ///     {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}
+    /// ]});
+    /// let turn = anthropic::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages, [json!({"role": "user", "content": [
+    ///     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00"}
+    /// ]})]);
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads the Messages items of one history message: its `tool_use` blocks, and its

@@ -1,11 +1,17 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`): the request's `tools`, the
-//! `tool_calls` of an assistant message, and `role: "tool"` result messages.
+//! `tool_calls` of an assistant message (whole, or streamed: [`StreamAssembler`]), and
+//! `role: "tool"` result messages ([`run_turn`] runs a turn's calls and builds them).
+
+mod stream;
 
 use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+pub use stream::StreamAssembler;
+
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::turn;
 use super::{ParseError, Provider, Reader, join, object_root};
 use crate::call::{ToolCall, ToolResult};
 use crate::schema::dialect;
@@ -19,27 +25,53 @@ pub struct OpenAiChatOptions {
     /// Send every tool with `"strict": true` and its schema rewritten by
     /// [`dialect::openai_strict`]: the model's arguments then always match the schema, but
     /// optional properties arrive as `null` (see
-    /// [`strip_strict_nulls`](crate::schema::strip_strict_nulls)).
+    /// [`strip_strict_nulls`](crate::schema::strip_strict_nulls)). A tool whose schema strict
+    /// mode cannot express (a map, a value of any type) is sent with `"strict": false`
+    /// instead (see [`render_tools`]).
     pub strict: bool,
 }
 
 /// The array for the request's `tools` field:
 /// `[{"type": "function", "function": {"name", "description", "parameters"}}]`, with
-/// `"strict": true` in `function` only when `options.strict`.
+/// `"strict"` in `function` only when `options.strict`.
+///
+/// In strict mode each tool is sent with `"strict": true` and its schema rewritten by
+/// [`dialect::openai_strict`], unless strict mode cannot express part of it (a map, a value
+/// of any type: see [`dialect::openai_strict_rewrite`]): that tool alone is sent with
+/// `"strict": false` and its canonical schema, which OpenAI allows per function, and a
+/// `debug` event (target `lazytool::schema`) names it and what strict mode could not say.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
+/// use serde_json::json;
+///
+/// let tool = |name: &str, property| ToolDefinition {
+///     name: name.into(),
+///     description: "A tool.".into(),
+///     input_schema: json!({"type": "object", "properties": {"p": property}}),
+/// };
+/// let tools = [
+///     tool("plain", json!({"type": "string"})),
+///     tool("mapped", json!({"type": "object", "additionalProperties": {"type": "integer"}})),
+/// ];
+/// let rendered = openai_chat::render_tools(&tools, &OpenAiChatOptions { strict: true });
+/// assert_eq!(rendered[0]["function"]["strict"], true);
+/// assert_eq!(rendered[1]["function"]["strict"], false);
+/// assert_eq!(rendered[1]["function"]["parameters"], tools[1].input_schema);
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChatOptions) -> Value {
     let rendered = tools
         .iter()
         .map(Borrow::borrow)
         .map(|tool: &ToolDefinition| {
+            let (parameters, strict) = parameters(&tool.name, &tool.input_schema, options);
             let mut function = Map::new();
             function.insert("name".to_owned(), json!(tool.name));
             function.insert("description".to_owned(), json!(tool.description));
-            function.insert(
-                "parameters".to_owned(),
-                parameters(&tool.input_schema, options),
-            );
+            function.insert("parameters".to_owned(), parameters);
             if options.strict {
-                function.insert("strict".to_owned(), Value::Bool(true));
+                function.insert("strict".to_owned(), Value::Bool(strict));
             }
             json!({"type": "function", "function": Value::Object(function)})
         })
@@ -47,14 +79,25 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChat
     Value::Array(rendered)
 }
 
-/// A tool's `parameters` schema: rewritten by [`dialect::openai_strict`] in strict mode, the
+/// A tool's `parameters` schema and whether it is sent strict: rewritten by
+/// [`dialect::openai_strict`] in strict mode when strict mode expresses all of it, the
 /// canonical schema otherwise. (The Responses API takes the same.)
-pub(crate) fn parameters(schema: &Value, options: &OpenAiChatOptions) -> Value {
-    if options.strict {
-        dialect::openai_strict(schema)
-    } else {
-        object_root(schema)
+pub(crate) fn parameters(name: &str, schema: &Value, options: &OpenAiChatOptions) -> (Value, bool) {
+    if !options.strict {
+        return (object_root(schema), false);
     }
+    let rewrite = dialect::openai_strict_rewrite(schema);
+    if rewrite.losses.is_empty() {
+        return (rewrite.schema, true);
+    }
+    tracing::debug!(
+        target: "lazytool::schema",
+        tool = name,
+        dialect = "openai_strict",
+        losses = %super::losses_text(&rewrite.losses),
+        "sent without strict mode, which cannot express all of its schema"
+    );
+    (object_root(schema), false)
 }
 
 /// The tool calls of a response: a whole `chat.completion` (read from
@@ -131,6 +174,50 @@ fn parse_call(reader: &Reader, call: &Value, path: &str) -> Result<ToolCall, Par
     })
 }
 
+/// The assistant message that carries a turn's calls back into the history, as a streaming
+/// loop must write it itself: `{"role": "assistant", "content", "tool_calls": [{"id",
+/// "type": "function", "function": {"name", "arguments"}}]}`, the arguments as the
+/// JSON-encoded string Chat Completions wants (an object is encoded), `content` `null` when
+/// there is no text, no `tool_calls` when there are no calls.
+///
+/// ```
+/// use lazytool_runtime::ToolCall;
+/// use lazytool_runtime::provider::openai_chat;
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "now".into(), arguments: json!("{}") };
+/// assert_eq!(
+///     openai_chat::assistant_message("", &[call]),
+///     json!({"role": "assistant", "content": null, "tool_calls": [
+///         {"id": "call_1", "type": "function", "function": {"name": "now", "arguments": "{}"}}
+///     ]})
+/// );
+/// ```
+pub fn assistant_message(content: &str, calls: &[ToolCall]) -> Value {
+    let mut message = Map::new();
+    message.insert("role".to_owned(), json!("assistant"));
+    let content = if content.is_empty() {
+        Value::Null
+    } else {
+        json!(content)
+    };
+    message.insert("content".to_owned(), content);
+    if !calls.is_empty() {
+        let calls: Vec<Value> = (calls.iter())
+            .map(|call| {
+                let arguments = match &call.arguments {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                json!({"id": call.id, "type": "function",
+                    "function": {"name": call.name, "arguments": arguments}})
+            })
+            .collect();
+        message.insert("tool_calls".to_owned(), Value::Array(calls));
+    }
+    Value::Object(message)
+}
+
 /// The message that returns one result: `{"role": "tool", "tool_call_id", "content"}`, the
 /// content being [`ToolResult::text`]. (Chat Completions has no error flag: an error is sent
 /// as its message.)
@@ -145,17 +232,11 @@ fn parse_call(reader: &Reader, call: &Value, path: &str) -> Result<ToolCall, Par
 /// assert_eq!(message, json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
 /// ```
 pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
-    role_tool_message(call, result, "tool_call_id")
-}
-
-/// `{"role": "tool", id_key: call.id, "content": result.text()}`: the result message of Chat
-/// Completions, and of TanStack AI under its own id key.
-pub(super) fn role_tool_message(call: &ToolCall, result: &ToolResult, id_key: &str) -> Value {
-    let mut message = Map::new();
-    message.insert("role".to_owned(), json!("tool"));
-    message.insert(id_key.to_owned(), json!(call.id));
-    message.insert("content".to_owned(), json!(result.text()));
-    Value::Object(message)
+    json!({
+        "role": "tool",
+        "tool_call_id": call.id,
+        "content": result.text(),
+    })
 }
 
 /// The messages that return the results of one assistant turn, in call order: one
@@ -163,7 +244,36 @@ pub(super) fn role_tool_message(call: &ToolCall, result: &ToolResult, id_key: &s
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    super::one_per_result(turn, tool_result_message)
+    turn::each(turn, tool_result_message)
+}
+
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::openai_chat;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let add = DynamicTool::new("add", "Adds two numbers.", json!({"type": "object"}),
+    ///     |arguments, _| async move {
+    ///         Ok::<_, String>(json!(arguments["a"].as_i64().unwrap_or(0) + arguments["b"].as_i64().unwrap_or(0)))
+    ///     });
+    /// let registry = Registry::builder().without_inventory().tool(add).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+    ///     {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}},
+    ///     {"id": "call_2", "type": "function", "function": {"name": "nope", "arguments": "{}"}}
+    /// ]}}]});
+    /// let turn = openai_chat::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages[0], json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
+    /// assert!(turn.results[1].is_error()); // an unknown tool: an error result for the model
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads the Chat Completions items of one history message: the `tool_calls` of an

@@ -1,15 +1,23 @@
 //! OpenAI Responses (`POST /v1/responses`): the request's `tools`, the `function_call` items
-//! of a response's `output`, and `function_call_output` input items; and client-executed
-//! tool search (`tool_search_call` / `tool_search_output`) for native deferred loading.
+//! of a response's `output` (whole, or streamed: [`StreamAssembler`]), and
+//! `function_call_output` input items ([`run_turn`] runs a turn's calls and builds them);
+//! and client-executed tool search (`tool_search_call` / `tool_search_output`) for native
+//! deferred loading.
+
+mod stream;
 
 use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+pub use stream::StreamAssembler;
+
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::parameters;
+use super::turn::{self, Turn};
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use crate::registry::Registry;
 use crate::session::Session;
 use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
@@ -19,7 +27,9 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 pub type OpenAiResponsesOptions = super::openai_chat::OpenAiChatOptions;
 
 /// The array for the request's `tools` field; the Responses API flattens function tools:
-/// `[{"type": "function", "name", "description", "parameters", "strict"}]`.
+/// `[{"type": "function", "name", "description", "parameters", "strict"}]`. In strict mode a
+/// tool whose schema strict mode cannot express is sent with `"strict": false`, as
+/// [`openai_chat::render_tools`](super::openai_chat::render_tools) does.
 pub fn render_tools<D: Borrow<ToolDefinition>>(
     tools: &[D],
     options: &OpenAiResponsesOptions,
@@ -50,8 +60,9 @@ fn function_tool(
     tool.insert("type".to_owned(), json!("function"));
     tool.insert("name".to_owned(), json!(name));
     tool.insert("description".to_owned(), json!(description));
-    tool.insert("parameters".to_owned(), parameters(schema, options));
-    tool.insert("strict".to_owned(), Value::Bool(options.strict));
+    let (parameters, strict) = parameters(name, schema, options);
+    tool.insert("parameters".to_owned(), parameters);
+    tool.insert("strict".to_owned(), Value::Bool(strict));
     tool
 }
 
@@ -78,7 +89,7 @@ pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions
                     "type": "tool_search",
                     "execution": "client",
                     "description": tool.description,
-                    "parameters": parameters(&tool.input_schema, options),
+                    "parameters": parameters(&tool.name, &tool.input_schema, options).0,
                 });
             }
             let mut rendered =
@@ -128,10 +139,20 @@ pub fn tool_search_output_item(
     result: &ToolResult,
     options: &OpenAiResponsesOptions,
 ) -> Value {
+    search_output_item(session.registry(), call, result, options)
+}
+
+/// [`tool_search_output_item`], the tools looked up in `registry`.
+fn search_output_item(
+    registry: &Registry,
+    call: &ToolCall,
+    result: &ToolResult,
+    options: &OpenAiResponsesOptions,
+) -> Value {
     let found = result.discovered().filter(|_| !result.is_error());
     let tools: Vec<Value> = (found.into_iter())
         .flat_map(|discovered| &discovered.tools)
-        .filter_map(|name| session.registry().get(name))
+        .filter_map(|name| registry.get(name))
         .map(|tool| {
             let mut description = tool.description().to_owned();
             if let Some(skill) = tool.skill() {
@@ -150,6 +171,29 @@ pub fn tool_search_output_item(
         "call_id": call.id,
         "status": "completed",
         "tools": tools,
+    })
+}
+
+/// [`run_turn`] for tools rendered with [`render_tools_deferred`]: the discovery tool is then
+/// a client-executed tool search, so discovery calls are answered with
+/// [`tool_search_output_item`] (rendered with `options`), the others with
+/// [`tool_result_item`].
+pub fn run_turn_deferred(
+    session: &Session,
+    calls: Vec<ToolCall>,
+    concurrency: usize,
+    options: &OpenAiResponsesOptions,
+) -> impl Future<Output = Turn> + Send + 'static {
+    let registry = session.registry().clone();
+    let options = options.clone();
+    turn::run(session, calls, concurrency, move |calls, results| {
+        turn::each(calls.iter().zip(results), |call, result| {
+            if call.name == DISCOVERY_TOOL_NAME {
+                search_output_item(&registry, call, result, &options)
+            } else {
+                tool_result_item(call, result)
+            }
+        })
     })
 }
 
@@ -179,51 +223,51 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     };
     let mut calls = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let item_path = join(&path, index);
-        let item = reader.object(item, &item_path, "an output item")?;
-        match item.get("type").and_then(Value::as_str) {
-            Some("function_call") => {}
-            Some("tool_search_call")
-                if item.get("execution").and_then(Value::as_str) == Some("client") =>
-            {
-                let id = reader.non_empty_string(item, &item_path, "call_id")?;
-                let arguments = match item.get("arguments") {
-                    Some(arguments @ Value::Object(_)) => arguments.clone(),
-                    None | Some(Value::Null) => Value::Object(Map::new()),
-                    Some(_) => {
-                        return Err(reader.error(
-                            &join(&item_path, "arguments"),
-                            "the search's arguments object",
-                        ));
-                    }
-                };
-                calls.push(ToolCall {
-                    id,
-                    name: DISCOVERY_TOOL_NAME.to_owned(),
-                    arguments,
-                });
-                continue;
-            }
-            _ => continue,
-        }
-        let id = reader.non_empty_string(item, &item_path, "call_id")?;
-        let name = reader.non_empty_string(item, &item_path, "name")?;
-        let arguments = match item.get("arguments") {
-            Some(arguments @ (Value::String(_) | Value::Object(_))) => arguments.clone(),
-            _ => {
-                return Err(reader.error(
-                    &join(&item_path, "arguments"),
-                    "the arguments as a JSON-encoded string",
-                ));
-            }
-        };
-        calls.push(ToolCall {
-            id,
-            name,
-            arguments,
-        });
+        calls.extend(parse_item(&reader, item, &join(&path, index))?);
     }
     Ok(calls)
+}
+
+/// The call of one output item: a `function_call`, or a client-executed `tool_search_call`
+/// as a discovery call; `None` for any other item.
+fn parse_item(reader: &Reader, item: &Value, path: &str) -> Result<Option<ToolCall>, ParseError> {
+    let item = reader.object(item, path, "an output item")?;
+    let (name, arguments) = match item.get("type").and_then(Value::as_str) {
+        Some("function_call") => {
+            let name = reader.non_empty_string(item, path, "name")?;
+            match item.get("arguments") {
+                Some(arguments @ (Value::String(_) | Value::Object(_))) => {
+                    (name, arguments.clone())
+                }
+                _ => {
+                    return Err(reader.error(
+                        &join(path, "arguments"),
+                        "the arguments as a JSON-encoded string",
+                    ));
+                }
+            }
+        }
+        Some("tool_search_call")
+            if item.get("execution").and_then(Value::as_str) == Some("client") =>
+        {
+            let arguments = match item.get("arguments") {
+                Some(arguments @ Value::Object(_)) => arguments.clone(),
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(_) => {
+                    return Err(
+                        reader.error(&join(path, "arguments"), "the search's arguments object")
+                    );
+                }
+            };
+            (DISCOVERY_TOOL_NAME.to_owned(), arguments)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(ToolCall {
+        id: reader.non_empty_string(item, path, "call_id")?,
+        name,
+        arguments,
+    }))
 }
 
 /// The input item that returns one result:
@@ -253,7 +297,33 @@ pub fn tool_result_item(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    super::one_per_result(turn, tool_result_item)
+    turn::each(turn, tool_result_item)
+}
+
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`]; for tools rendered
+    /// with [`render_tools_deferred`], use [`run_turn_deferred`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::openai_responses;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"output": [
+    ///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "now", "arguments": "{}"}
+    /// ]});
+    /// let turn = openai_responses::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages, [json!({"type": "function_call_output", "call_id": "call_1", "output": "12:00"})]);
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads one history item of the Responses API: a `function_call` (under its `call_id`), a

@@ -1,14 +1,21 @@
 //! Google Gemini `generateContent`: the request's `tools`, the `functionCall` parts of a
-//! response, and `functionResponse` parts.
+//! response (whole, or streamed: [`StreamAssembler`]), and `functionResponse` parts
+//! ([`run_turn`] runs a turn's calls and builds them).
+
+mod json_path;
+mod stream;
 
 use std::borrow::Borrow;
 
 use serde_json::{Map, Value, json};
 
+pub use stream::StreamAssembler;
+
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::turn;
 use super::{ParseError, Provider, Reader, join};
 use crate::call::{DiscoveredSet, ToolCall, ToolResult};
-use crate::schema::dialect;
+use crate::schema::dialect::{self, SchemaLoss};
 use crate::tool::ToolDefinition;
 
 /// The prefix of the ids given to calls that arrive without one.
@@ -30,6 +37,11 @@ pub enum GeminiSchemaField {
 /// `"parameters"` for [`GeminiSchemaField::OpenApiParameters`]. There `parameters` is left out
 /// when the rewritten schema has no properties, since Gemini rejects an object without them.
 /// No tools give an empty array.
+///
+/// The OpenAPI subset cannot express everything (maps, recursion, values of any type: see
+/// [`dialect::gemini_openapi_rewrite`]), and Gemini takes no other dialect in `parameters`:
+/// each such tool is reported by a `warn` event (target `lazytool::schema`) naming it and
+/// every path left out. Check a tool set once, at startup, with [`openapi_losses`].
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaField) -> Value {
     if tools.is_empty() {
         return json!([]);
@@ -49,7 +61,17 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
                     );
                 }
                 GeminiSchemaField::OpenApiParameters => {
-                    let parameters = dialect::gemini_openapi(&tool.input_schema);
+                    let rewrite = dialect::gemini_openapi_rewrite(&tool.input_schema);
+                    if !rewrite.losses.is_empty() {
+                        tracing::warn!(
+                            target: "lazytool::schema",
+                            tool = tool.name,
+                            dialect = "gemini_openapi",
+                            losses = %super::losses_text(&rewrite.losses),
+                            "Gemini's OpenAPI subset cannot express all of the tool's schema"
+                        );
+                    }
+                    let parameters = rewrite.schema;
                     let has_properties = parameters
                         .get("properties")
                         .and_then(Value::as_object)
@@ -63,6 +85,42 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
         })
         .collect();
     json!([{"functionDeclarations": declarations}])
+}
+
+/// What the OpenAPI subset of Gemini's `parameters` field cannot express in each tool's
+/// schema (see [`dialect::gemini_openapi_rewrite`]), as `(tool name, loss)` in tool order;
+/// empty when every tool renders whole with [`GeminiSchemaField::OpenApiParameters`]. Call
+/// it when the tool set is built to fail early, or to choose
+/// [`GeminiSchemaField::ParametersJsonSchema`], which loses nothing.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::gemini;
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "book".into(),
+///     description: "Books rooms.".into(),
+///     input_schema: json!({"type": "object", "properties": {
+///         "nights": {"type": "integer"},
+///         "ranges": {"type": "object", "additionalProperties": {"type": "string"}}
+///     }}),
+/// };
+/// let losses = gemini::openapi_losses(&[tool]);
+/// assert_eq!(losses.len(), 1);
+/// assert_eq!((losses[0].0.as_str(), losses[0].1.path.as_str()), ("book", "/properties/ranges"));
+/// ```
+pub fn openapi_losses<D: Borrow<ToolDefinition>>(tools: &[D]) -> Vec<(String, SchemaLoss)> {
+    tools
+        .iter()
+        .map(Borrow::borrow)
+        .flat_map(|tool: &ToolDefinition| {
+            (dialect::gemini_openapi_rewrite(&tool.input_schema)
+                .losses
+                .into_iter())
+            .map(|loss| (tool.name.clone(), loss))
+        })
+        .collect()
 }
 
 /// The tool calls of a `generateContent` response (`candidates[0].content.parts`) or of a
@@ -132,8 +190,16 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     Ok(calls)
 }
 
-/// Whether an id was synthesized by [`parse_tool_calls`] (`gemini-call-{index}`).
-pub(super) fn is_synthesized(id: &str) -> bool {
+/// Whether a call's id was synthesized (`gemini-call-{n}`) by [`parse_tool_calls`] or a
+/// [`StreamAssembler`] because the call came without one; such an id is not sent back.
+///
+/// ```
+/// use lazytool_runtime::provider::gemini;
+///
+/// assert!(gemini::is_synthesized_id("gemini-call-0"));
+/// assert!(!gemini::is_synthesized_id("call_abc"));
+/// ```
+pub fn is_synthesized_id(id: &str) -> bool {
     id.strip_prefix(SYNTHESIZED_ID_PREFIX)
         .is_some_and(|index| !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -156,7 +222,7 @@ pub(super) fn is_synthesized(id: &str) -> bool {
 pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
     let mut response = Map::new();
     response.insert("name".to_owned(), json!(call.name));
-    if !is_synthesized(&call.id) {
+    if !is_synthesized_id(&call.id) {
         response.insert("id".to_owned(), json!(call.id));
     }
     let payload = if result.is_error() {
@@ -173,7 +239,34 @@ pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    super::one_for_all(turn, "parts", function_response_part)
+    vec![json!({"role": "user", "parts": turn::each(turn, function_response_part)})]
+}
+
+super::turn::turn_functions! {
+    /// The calls come from [`parse_tool_calls`] or a [`StreamAssembler`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::gemini;
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let session = registry.session();
+    ///
+    /// let response = json!({"candidates": [{"content": {"role": "model", "parts": [
+    ///     {"functionCall": {"name": "now", "args": {}}}
+    /// ]}}]});
+    /// let turn = gemini::run_response(&session, &response, 4).await.unwrap();
+    /// assert_eq!(turn.messages, [json!({"role": "user", "parts": [
+    ///     {"functionResponse": {"name": "now", "response": {"result": "12:00"}}}
+    /// ]})]);
+    /// # }
+    /// ```
+    results: tool_results,
+    parse: parse_tool_calls
 }
 
 /// Reads the Gemini items of one history message: `functionCall` and `functionResponse`

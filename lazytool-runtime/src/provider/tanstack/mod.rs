@@ -1,0 +1,118 @@
+//! TanStack AI's message formats: `ModelMessage` (the Chat Completions shape in camelCase,
+//! `toolCalls` on assistant messages and `toolCallId` on `role: "tool"` results) and
+//! `UIMessage` (`parts`, with `tool-call` parts carrying their `output` and `tool-result`
+//! parts), both of which TanStack's `chat()` accepts. TanStack's adapters render the tools and
+//! parse the responses; lazytool reads these histories and writes messages TanStack reads
+//! back ([`assistant_message`], [`tool_result_message`], [`run_turn`]).
+//!
+//! What matches `@tanstack/ai` 0.58 and what differs on purpose is listed in the README
+//! ("The discovery protocol"); `tests/fixtures/tanstack/` holds what the real package did.
+
+mod ui_message;
+
+use serde_json::{Map, Value, json};
+
+use super::history::{HistoryScan, member, str_field};
+use super::openai_chat::read_chat_message;
+use super::turn;
+use crate::call::{ToolCall, ToolResult};
+
+/// The assistant message that carries a turn's calls, in TanStack's `ModelMessage` shape:
+/// `{"role": "assistant", "content", "toolCalls": [{"id", "type": "function", "function":
+/// {"name", "arguments"}}]}`, the arguments as a JSON-encoded string, `content` `null` when
+/// there is no text, no `toolCalls` when there are no calls.
+///
+/// ```
+/// use lazytool_runtime::ToolCall;
+/// use lazytool_runtime::provider::tanstack;
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "tc_1".into(), name: "add".into(), arguments: json!({"a": 1}) };
+/// assert_eq!(
+///     tanstack::assistant_message("", &[call]),
+///     json!({"role": "assistant", "content": null, "toolCalls": [
+///         {"id": "tc_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}}
+///     ]})
+/// );
+/// ```
+pub fn assistant_message(content: &str, calls: &[ToolCall]) -> Value {
+    let mut message = match super::openai_chat::assistant_message(content, calls) {
+        Value::Object(message) => message,
+        _ => Map::new(),
+    };
+    if let Some(calls) = message.shift_remove("tool_calls") {
+        message.insert("toolCalls".to_owned(), calls);
+    }
+    Value::Object(message)
+}
+
+/// The message that returns one result, as TanStack's `chat()` writes it:
+/// `{"role": "tool", "content", "toolCallId"}`, the content being [`ToolResult::text`] for a
+/// success (a string as is, other values as compact JSON) and `{"error": message}` as JSON
+/// for a failure.
+///
+/// ```
+/// use lazytool_runtime::provider::tanstack;
+/// use lazytool_runtime::{ToolCall, ToolErrorKind, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "tc_1".into(), name: "add".into(), arguments: json!({}) };
+/// let message = tanstack::tool_result_message(&call, &ToolResult::success(json!(5)));
+/// assert_eq!(message, json!({"role": "tool", "content": "5", "toolCallId": "tc_1"}));
+/// let failed = ToolResult::error(ToolErrorKind::ToolFailed, "no such product");
+/// let message = tanstack::tool_result_message(&call, &failed);
+/// assert_eq!(message["content"], "{\"error\":\"no such product\"}");
+/// ```
+pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
+    let content = if result.is_error() {
+        json!({"error": result.text()}).to_string()
+    } else {
+        result.text()
+    };
+    json!({
+        "role": "tool",
+        "content": content,
+        "toolCallId": call.id,
+    })
+}
+
+/// The messages that return the results of one assistant turn, in call order: one
+/// [`tool_result_message`] per call.
+pub fn tool_results<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+) -> Vec<Value> {
+    turn::each(turn, tool_result_message)
+}
+
+super::turn::turn_functions! {
+    /// TanStack's adapters read the calls; here they come from another format's parser or
+    /// assembler.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::provider::tanstack;
+    /// use lazytool_runtime::{DynamicTool, Registry, ToolCall};
+    /// use serde_json::json;
+    ///
+    /// let now = DynamicTool::new("now", "The current time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tool(now).build().unwrap();
+    /// let call = ToolCall { id: "tc_1".into(), name: "now".into(), arguments: json!({}) };
+    /// let turn = tanstack::run_turn(&registry.session(), vec![call], 4).await;
+    /// assert_eq!(turn.messages, [json!({"role": "tool", "content": "12:00", "toolCallId": "tc_1"})]);
+    /// # }
+    /// ```
+    results: tool_results
+}
+
+/// Reads TanStack's items of one history message: `ModelMessage` `toolCalls` (with or
+/// without the `function` wrapper) and a `role: "tool"` message's result under its
+/// `toolCallId`; an assistant `UIMessage`'s `tool-call` and `tool-result` parts.
+pub(super) fn read_history<'m>(message: &'m Map<String, Value>, scan: &mut HistoryScan<'m>) {
+    read_chat_message(message, scan, "toolCalls", "toolCallId");
+    if str_field(message, "role") == Some("assistant")
+        && let Some(Value::Array(parts)) = member(message, "parts")
+    {
+        ui_message::read_parts(parts, scan);
+    }
+}
