@@ -25,7 +25,7 @@ mod validation;
 
 use serde_json::Value;
 
-pub(crate) use admission::{Admitted, admit};
+pub(crate) use admission::{Admitted, admit, check_limits};
 pub(crate) use arguments::{invalid, normalize};
 pub(crate) use panic::panic_message;
 pub(crate) use run::run;

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::Session;
+use super::call_through::Routed;
 use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult};
 use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
 use crate::dispatch::{Admitted, admit, run, run_all};
@@ -55,6 +56,10 @@ impl Session {
         arguments: Value,
         context: ToolContext,
     ) -> Result<Admitted, ToolResult> {
+        let arguments = match self.route_through(name, arguments, &context) {
+            Routed::Done(admitted) => return admitted,
+            Routed::Pass(arguments) => arguments,
+        };
         if name == DISCOVERY_TOOL_NAME
             && let Some(discovery) = self.shared.discovery()
         {
@@ -75,7 +80,7 @@ impl Session {
         admit(tool, arguments, context)
     }
 
-    fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
+    pub(super) fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
         let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
             .then(std::time::Instant::now);
         let registry = &self.shared.registry;
