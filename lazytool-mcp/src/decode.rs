@@ -80,7 +80,7 @@ fn parse_error(line: &[u8], error: &serde_json::Error) -> Decoded {
 
 /// A JSON-RPC error response line; `id` is `null` when it could not be read, as JSON-RPC 2.0
 /// requires (rmcp's own type would leave it out).
-fn reply(id: Option<Value>, code: ErrorCode, message: &str) -> Vec<u8> {
+pub(crate) fn reply(id: Option<Value>, code: ErrorCode, message: &str) -> Vec<u8> {
     let reply = json!({
         "jsonrpc": "2.0",
         "id": id,

@@ -58,16 +58,22 @@ mod connection;
 mod decode;
 mod error;
 mod lines;
-mod listeners;
 mod listing;
+mod principal;
 mod request_id;
 mod server;
+mod streamable_http;
 mod structured;
 mod transport;
 
 pub use connection::McpConnection;
 pub use error::McpError;
-pub use server::{DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use principal::Principal;
+pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use streamable_http::{
+    DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,
+    OriginPatternError,
+};
 pub use structured::WRAPPED_RESULT_KEY;
 
 /// The rmcp this crate is built on (3.11.x, feature `server`): its types for serving an

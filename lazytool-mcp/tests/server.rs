@@ -1,5 +1,5 @@
 //! The MCP server over in-memory pipes, speaking raw JSON-RPC lines: the newest protocol
-//! (2026-07-28, no handshake, `subscriptions/listen`), the 2025-11-25 handshake, structured
+//! (2026-07-28, no handshake, stateless, calls through), the 2025-11-25 handshake, structured
 //! output and annotations, cancellation, and hostile input that must always be answered.
 
 use std::sync::OnceLock;
@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use lazytool_mcp::{McpError, McpServer};
-use lazytool_runtime::{CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool};
+use lazytool_runtime::{
+    CALL_THROUGH_TOOL_NAME, CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool,
+};
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::io::{
@@ -219,7 +221,7 @@ fn text(response: &Value) -> &str {
 }
 
 #[tokio::test]
-async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
+async fn newest_protocol_is_stateless_and_calls_through() {
     let mut client = Client::connect(server());
     let discovered = client
         .request(1, "server/discover", json!({"_meta": meta()}))
@@ -231,10 +233,6 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
             .expect("versions")
             .contains(&json!(NEWEST)),
         "{discovered}"
-    );
-    assert_eq!(
-        discovered["result"]["capabilities"]["tools"]["listChanged"],
-        json!(true)
     );
 
     let listed = client
@@ -249,11 +247,14 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
             "getProducts",
             "wait",
             "whoAmI",
-            DISCOVERY_TOOL_NAME
+            DISCOVERY_TOOL_NAME,
+            CALL_THROUGH_TOOL_NAME
         ]
     );
+    assert_eq!(listed["result"]["ttlMs"], json!(300_000), "{listed}");
+    assert_eq!(listed["result"]["cacheScope"], json!("private"), "{listed}");
 
-    // The listen request stays open: its acknowledgment and notifications carry its id.
+    // A listen request is acknowledged, and never told of a change: there is none.
     let listen = json!({"_meta": meta(), "notifications": {"toolsListChanged": true}});
     client
         .send(
@@ -270,26 +271,41 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
     let params = json!({"_meta": meta(), "name": DISCOVERY_TOOL_NAME, "arguments": arguments});
     let discovery = client.request(4, "tools/call", params).await;
     assert_eq!(discovery["result"]["isError"], json!(false), "{discovery}");
-    let [changed] = client.notifications.as_slice() else {
-        panic!(
-            "one notification before the result: {:?}",
-            client.notifications
-        );
-    };
-    assert_eq!(changed["method"], json!("notifications/tools/list_changed"));
-    assert_eq!(
-        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
-        json!(3)
+    let found: Value = serde_json::from_str(text(&discovery)).expect("JSON");
+    assert!(
+        found["howToCall"]
+            .as_str()
+            .is_some_and(|how| how.contains(CALL_THROUGH_TOOL_NAME))
+    );
+    assert!(
+        client.notifications.is_empty(),
+        "{:?}",
+        client.notifications
     );
 
-    let listed = client
+    let again = client
         .request(5, "tools/list", json!({"_meta": meta()}))
         .await;
-    assert_eq!(tool_names(&listed).last(), Some(&"calculateFinancing"));
-    let arguments = json!({"price": 480.0, "months": 12});
-    let params = json!({"_meta": meta(), "name": "calculateFinancing", "arguments": arguments});
+    assert_eq!(again["result"], listed["result"], "the list never changes");
+    let arguments =
+        json!({"name": "calculateFinancing", "arguments": {"price": 480.0, "months": 12}});
+    let params = json!({"_meta": meta(), "name": CALL_THROUGH_TOOL_NAME, "arguments": arguments});
     let called = client.request(6, "tools/call", params).await;
     assert_eq!(text(&called), "40.0");
+    let arguments =
+        json!({"name": "calculateFinancing", "arguments": {"price": "free", "months": 12}});
+    let params = json!({"_meta": meta(), "name": CALL_THROUGH_TOOL_NAME, "arguments": arguments});
+    let invalid = client.request(7, "tools/call", params).await;
+    assert_eq!(invalid["result"]["isError"], json!(true), "{invalid}");
+    assert!(text(&invalid).contains("/price"), "{invalid}");
+    let arguments = json!({"name": "nope"});
+    let params = json!({"_meta": meta(), "name": CALL_THROUGH_TOOL_NAME, "arguments": arguments});
+    let unknown = client.request(8, "tools/call", params).await;
+    assert_eq!(unknown["result"]["isError"], json!(true), "{unknown}");
+    assert!(
+        text(&unknown).contains("calculateFinancing, compareProducts"),
+        "{unknown}"
+    );
     // Closing the input ends the listen request at once, with its final result.
     let [ended] = client.close().await.try_into().expect("one last message");
     assert_eq!(
