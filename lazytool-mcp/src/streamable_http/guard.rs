@@ -115,6 +115,7 @@ impl Guard {
             return refused;
         };
         parts.extensions.insert(principal);
+        let deleting = parts.method == Method::DELETE;
         let body = if parts.method == Method::POST {
             match self.admit(body).await {
                 Ok(body) => body,
