@@ -124,10 +124,14 @@ impl Guard {
         } else {
             Bytes::new()
         };
-        let response = self
+        let mut response = self
             .rmcp
             .handle(Request::from_parts(parts, Full::new(body)))
             .await;
+        // rmcp ends a session with 202; the official clients expect 200 or 204.
+        if deleting && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
         response.map(Body::new)
     }
 
