@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::call_result::call_result;
 use crate::listing::mcp_tool;
 use crate::principal::Principal;
+use crate::request::McpRequest;
 use crate::server::McpServer;
 
 /// One MCP connection, HTTP session or stateless HTTP request.
@@ -238,7 +239,8 @@ impl ServerHandler for McpConnection {
         let tool_context = ToolContext::new()
             .with_call_id(context.id.to_string())
             .with_cancellation(context.ct.clone());
-        let call = session.call_with_context(&name, arguments, tool_context);
+        let request = McpRequest::new(context.clone(), principal(&context));
+        let call = request.scope(session.call_with_context(&name, arguments, tool_context));
         let result = tokio::select! {
             result = call => result,
             // rmcp drops the response to a cancelled request; this only stops the call.

@@ -55,11 +55,13 @@
 
 mod call_result;
 mod connection;
+mod content;
 mod decode;
 mod error;
 mod lines;
 mod listing;
 mod principal;
+mod request;
 mod request_id;
 mod server;
 mod streamable_http;
@@ -67,8 +69,10 @@ mod structured;
 mod transport;
 
 pub use connection::McpConnection;
+pub use content::{MCP_CONTENT_KEY, McpContent};
 pub use error::McpError;
 pub use principal::Principal;
+pub use request::McpRequest;
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
 pub use streamable_http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,
