@@ -4,18 +4,17 @@
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
-use lazytool_mcp::{McpError, McpServer};
+use lazytool_mcp::McpServer;
 use lazytool_runtime::{
     CALL_THROUGH_TOOL_NAME, CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::io::{
-    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
-};
-use tokio::task::JoinHandle;
+
+mod support;
+
+use support::{Client, NEWEST, eventually, meta, text, tool_names};
 
 #[derive(Serialize, schemars::JsonSchema)]
 struct Product {
@@ -93,131 +92,8 @@ async fn compare_products(ids: Vec<u32>) -> Vec<u32> {
     ids
 }
 
-const TIMEOUT: Duration = Duration::from_secs(10);
-const NEWEST: &str = "2026-07-28";
-
 fn server() -> McpServer {
     McpServer::new(Registry::from_inventory().expect("valid tools"))
-}
-
-/// A client end of a connection, reading the server's lines.
-struct Client {
-    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
-    writer: WriteHalf<DuplexStream>,
-    server: JoinHandle<Result<(), McpError>>,
-    /// Notifications read while waiting for responses.
-    notifications: Vec<Value>,
-}
-
-impl Client {
-    fn connect(server: McpServer) -> Client {
-        let (client, served) = tokio::io::duplex(64 * 1024);
-        let (server_reader, server_writer) = tokio::io::split(served);
-        let server = tokio::spawn(async move { server.serve(server_reader, server_writer).await });
-        let (reader, writer) = tokio::io::split(client);
-        Client {
-            lines: BufReader::new(reader).lines(),
-            writer,
-            server,
-            notifications: Vec::new(),
-        }
-    }
-
-    async fn send_raw(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).await.expect("server reads");
-        self.writer.write_all(b"\n").await.expect("server reads");
-    }
-
-    async fn send(&mut self, message: Value) {
-        self.send_raw(message.to_string().as_bytes()).await;
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(TIMEOUT, self.lines.next_line())
-            .await
-            .expect("the server answers in time")
-            .expect("readable")
-            .expect("the server is still writing");
-        serde_json::from_str(&line).expect("the server writes JSON lines")
-    }
-
-    /// The next response or error, keeping the notifications that come before it.
-    async fn response(&mut self) -> Value {
-        loop {
-            let message = self.next().await;
-            if message.get("id").is_some() {
-                return message;
-            }
-            self.notifications.push(message);
-        }
-    }
-
-    async fn request(&mut self, id: u32, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let response = self.response().await;
-        assert_eq!(response["id"], json!(id), "{response}");
-        response
-    }
-
-    async fn initialize(&mut self, version: &str) -> Value {
-        let params = json!({
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        });
-        let response = self.request(0, "initialize", params).await;
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        response
-    }
-
-    /// Closes the input, waits for the server to stop, and returns what it wrote last.
-    async fn close(mut self) -> Vec<Value> {
-        self.writer.shutdown().await.expect("closable");
-        let served = tokio::time::timeout(TIMEOUT, self.server).await;
-        served
-            .expect("the server stops")
-            .expect("no panic")
-            .expect("served cleanly");
-        let mut rest = Vec::new();
-        while let Some(line) = self.lines.next_line().await.expect("readable") {
-            rest.push(serde_json::from_str(&line).expect("the server writes JSON lines"));
-        }
-        rest
-    }
-}
-
-async fn eventually(condition: impl Fn() -> bool) {
-    let wait = async {
-        while !condition() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(TIMEOUT, wait).await.expect("in time");
-}
-
-/// Request `_meta` of protocol 2026-07-28, which has no handshake.
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": NEWEST,
-        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-fn tool_names(response: &Value) -> Vec<&str> {
-    let tools = response["result"]["tools"].as_array().expect("a tool list");
-    tools
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect()
-}
-
-fn text(response: &Value) -> &str {
-    response["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
 }
 
 #[tokio::test]
