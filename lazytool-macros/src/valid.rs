@@ -12,6 +12,7 @@ use crate::attr::ToolAttr;
 use crate::errors::Errors;
 
 pub(crate) const DISCOVERY_TOOL_NAME: &str = "__lazy__tool__discovery__";
+const CALL_THROUGH_TOOL_NAME: &str = "__lazy__tool__call__";
 const MAX_NAME_LEN: usize = 64;
 
 /// Where the `#[tool]` fn is: free, or a method of a `#[tools]` impl.
@@ -134,6 +135,10 @@ fn check_name(item: &ItemFn, attr: &ToolAttr, errors: &mut Errors) {
     } else if name == DISCOVERY_TOOL_NAME {
         Some(format!(
             "`{DISCOVERY_TOOL_NAME}` is reserved for the discovery tool; choose another name"
+        ))
+    } else if name == CALL_THROUGH_TOOL_NAME {
+        Some(format!(
+            "`{CALL_THROUGH_TOOL_NAME}` is reserved for the call-through tool; choose another name"
         ))
     } else {
         None

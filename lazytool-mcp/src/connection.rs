@@ -1,28 +1,45 @@
-//! One client connection: a [`Session`] served as an rmcp [`ServerHandler`].
+//! One client connection (or HTTP session, or stateless HTTP request) served as an rmcp
+//! [`ServerHandler`]: stateful requests by the connection's [`Session`], stateless ones by a
+//! fresh call-through session each.
+
+use std::sync::{Arc, OnceLock};
 
 use lazytool_runtime::{
     CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::call_result::call_result;
-use crate::listeners::Listeners;
 use crate::listing::mcp_tool;
+use crate::principal::Principal;
+use crate::request::McpRequest;
+use crate::server::McpServer;
 
-/// One MCP connection: its own [`Session`], so what one client discovers is listed and
-/// callable on its connection only.
+/// One MCP connection, HTTP session or stateless HTTP request.
 ///
-/// [`McpServer::serve`](crate::McpServer::serve) makes one per connection. To serve over
-/// another rmcp transport (streamable HTTP with stateful sessions, say), hand rmcp a new one
-/// per session from [`McpServer::connection`](crate::McpServer::connection): it implements
-/// [`rmcp::ServerHandler`]. Only `serve` and `serve_stdio` answer malformed input that rmcp
-/// itself drops.
+/// - Requests of protocol versions with a handshake (up to 2025-11-25) are stateful: the
+///   connection's own [`Session`], bound to the principal of its `initialize`, so what one
+///   client discovers is listed and callable on its connection only, and announced with
+///   `notifications/tools/list_changed`. A request of another principal is refused.
+/// - Requests of 2026-07-28 and later are stateless (no handshake, no sessions): each is
+///   answered by a fresh session with
+///   [`call_through`](lazytool_runtime::SessionOptions::call_through), gated for the
+///   request's principal only, so `tools/list` is the same for every request of that
+///   principal and carries `ttlMs`.
+///
+/// [`McpServer::serve`](crate::McpServer::serve) makes one per connection and
+/// [`McpHttp`](crate::McpHttp) one per HTTP session or stateless request. To serve over
+/// another rmcp transport, hand rmcp one from
+/// [`McpServer::connection`](crate::McpServer::connection): it implements
+/// [`rmcp::ServerHandler`]. Only `serve`, `serve_stdio` and `McpHttp` answer malformed input
+/// that rmcp itself drops.
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::rmcp::ServiceExt;
@@ -35,20 +52,24 @@ use crate::listing::mcp_tool;
 /// # Ok(()) }
 /// ```
 pub struct McpConnection {
-    session: Session,
-    config: ServerConfig,
-    listeners: Listeners,
+    server: Arc<McpServer>,
+    /// The stateful session and the principal it belongs to, from the first stateful request.
+    bound: OnceLock<Bound>,
     /// Cancelled when the client's input ends: rmcp waits for open `subscriptions/listen`
     /// requests before it closes, which would otherwise take its 5 s drain timeout.
     input_closed: CancellationToken,
 }
 
+struct Bound {
+    principal: Principal,
+    session: Session,
+}
+
 impl McpConnection {
-    pub(crate) fn new(session: Session, config: ServerConfig) -> Self {
+    pub(crate) fn new(server: Arc<McpServer>) -> Self {
         McpConnection {
-            session,
-            config,
-            listeners: Listeners::default(),
+            server,
+            bound: OnceLock::new(),
             input_closed: CancellationToken::new(),
         }
     }
@@ -57,36 +78,99 @@ impl McpConnection {
         self.input_closed.clone()
     }
 
-    /// The connection's session: what it discovered so far, say.
+    /// The connection's stateful session: what it discovered so far, say. `None` until a
+    /// stateful request (or [`McpServer::connection`](crate::McpServer::connection), for the
+    /// anonymous principal) created it.
     ///
     /// ```
     /// use lazytool_mcp::McpServer;
     ///
     /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
     /// let connection = McpServer::new(registry).connection();
-    /// let discovered: Vec<String> = connection.session().discovered().tools;
-    /// assert!(discovered.is_empty());
+    /// let discovered = connection.session().map(|session| session.discovered().tools);
+    /// assert_eq!(discovered, Some(Vec::new()));
     /// ```
-    pub fn session(&self) -> &Session {
-        &self.session
+    pub fn session(&self) -> Option<&Session> {
+        self.bound.get().map(|bound| &bound.session)
     }
 
-    async fn announce_tool_list_changed(&self, context: &RequestContext<RoleServer>) {
-        let subscriptions_only = context
-            .protocol_version()
-            .is_some_and(|version| !version.has_initialize());
-        if subscriptions_only {
-            self.listeners.notify_tool_list_changed().await;
-        } else if let Err(error) = context.peer.notify_tool_list_changed().await {
-            tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+    /// Creates the stateful session for `principal`, unless one exists.
+    pub(crate) fn bind(&self, principal: &Principal) {
+        self.stateful(principal).ok();
+    }
+
+    /// The stateful session, created for `principal` by its first request.
+    fn stateful(&self, principal: &Principal) -> Result<&Session, ErrorData> {
+        let bound = self.bound.get_or_init(|| Bound {
+            principal: principal.clone(),
+            session: self
+                .server
+                .registry()
+                .session_with(self.server.options_for(principal)),
+        });
+        if bound.principal == *principal {
+            Ok(&bound.session)
+        } else {
+            tracing::warn!(target: "lazytool::mcp", principal = principal.name(), "refusing a request for another principal's session");
+            Err(ErrorData::invalid_request(
+                "this MCP session belongs to another principal",
+                None,
+            ))
         }
     }
+
+    /// The session answering one request: the connection's own, or for a stateless request
+    /// a fresh call-through one (cheap: ungated sessions share their presentation).
+    fn session_for(&self, context: &RequestContext<RoleServer>) -> Result<Served<'_>, ErrorData> {
+        let principal = principal(context);
+        if is_stateless(context) {
+            let options = self.server.options_for(&principal).call_through(true);
+            Ok(Served::Stateless(
+                self.server.registry().session_with(options),
+            ))
+        } else {
+            self.stateful(&principal).map(Served::Stateful)
+        }
+    }
+}
+
+/// The session a request is answered by.
+enum Served<'a> {
+    Stateful(&'a Session),
+    Stateless(Session),
+}
+
+impl Served<'_> {
+    fn session(&self) -> &Session {
+        match self {
+            Served::Stateful(session) => session,
+            Served::Stateless(session) => session,
+        }
+    }
+}
+
+/// Whether the request is of a protocol version without a handshake (2026-07-28 on), whose
+/// tool list must not depend on earlier requests.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
+}
+
+/// The principal the HTTP guard authenticated; anonymous on stdio.
+fn principal(context: &RequestContext<RoleServer>) -> Principal {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .cloned()
+        .unwrap_or_else(Principal::anonymous)
 }
 
 impl std::fmt::Debug for McpConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpConnection")
-            .field("session", &self.session)
+            .field("session", &self.session())
             .finish_non_exhaustive()
     }
 }
@@ -101,17 +185,28 @@ pub(crate) fn capabilities() -> ServerCapabilities {
 
 impl ServerHandler for McpConnection {
     fn get_info(&self) -> ServerConfig {
-        self.config.clone()
+        self.server.config()
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.stateful(&principal(&context))?;
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let registry = self.session.registry();
-        let tools = self
-            .session
+        let served = self.session_for(&context)?;
+        let session = served.session();
+        let registry = session.registry();
+        let tools = session
             .active_tools()
             .into_iter()
             .map(|definition| {
@@ -119,7 +214,14 @@ impl ServerHandler for McpConnection {
                 mcp_tool(definition, tool)
             })
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let listed = ListToolsResult::with_all_items(tools);
+        Ok(match served {
+            // A function of the deployment and the principal only (SEP-2549).
+            Served::Stateless(_) => listed
+                .with_ttl_ms(self.server.list_ttl_ms())
+                .with_cache_scope(CacheScope::Private),
+            Served::Stateful(_) => listed,
+        })
     }
 
     async fn call_tool(
@@ -127,16 +229,18 @@ impl ServerHandler for McpConnection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let served = self.session_for(&context)?;
+        let session = served.session();
         let name = request.name;
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let discovered_before =
-            (name == DISCOVERY_TOOL_NAME).then(|| self.session.discovered().tools.len());
+        let discovered_before = (name == DISCOVERY_TOOL_NAME
+            && matches!(served, Served::Stateful(_)))
+        .then(|| session.discovered().tools.len());
         let tool_context = ToolContext::new()
             .with_call_id(context.id.to_string())
             .with_cancellation(context.ct.clone());
-        let call = self
-            .session
-            .call_with_context(&name, arguments, tool_context);
+        let request = McpRequest::new(context.clone(), principal(&context));
+        let call = request.scope(session.call_with_context(&name, arguments, tool_context));
         let result = tokio::select! {
             result = call => result,
             // rmcp drops the response to a cancelled request; this only stops the call.
@@ -147,14 +251,12 @@ impl ServerHandler for McpConnection {
         if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
             return Err(ErrorData::invalid_params(result.text(), None));
         }
-        if discovered_before.is_some_and(|before| self.session.discovered().tools.len() > before) {
-            self.announce_tool_list_changed(&context).await;
+        if discovered_before.is_some_and(|before| session.discovered().tools.len() > before)
+            && let Err(error) = context.peer.notify_tool_list_changed().await
+        {
+            tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
         }
-        let output_schema = self
-            .session
-            .registry()
-            .get(&name)
-            .and_then(Tool::output_schema);
+        let output_schema = session.registry().get(&name).and_then(Tool::output_schema);
         Ok(call_result(result, output_schema).into())
     }
 
@@ -187,12 +289,11 @@ impl ServerHandler for McpConnection {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(requested.supported_by(&self.config.capabilities))
+        Some(requested.supported_by(&capabilities()))
     }
 
+    // Subscribers speak 2026-07-28, whose tool list never changes: nothing to send them.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let _registration = (context.accepted().tools_list_changed == Some(true))
-            .then(|| self.listeners.register(context.sink().clone()));
         tokio::select! {
             () = context.cancelled() => {}
             () = self.input_closed.cancelled() => {}

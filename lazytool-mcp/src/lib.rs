@@ -55,19 +55,29 @@
 
 mod call_result;
 mod connection;
+mod content;
 mod decode;
 mod error;
 mod lines;
-mod listeners;
 mod listing;
+mod principal;
+mod request;
 mod request_id;
 mod server;
+mod streamable_http;
 mod structured;
 mod transport;
 
 pub use connection::McpConnection;
+pub use content::{MCP_CONTENT_KEY, McpContent};
 pub use error::McpError;
-pub use server::{DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use principal::Principal;
+pub use request::McpRequest;
+pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use streamable_http::{
+    DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,
+    OriginPatternError,
+};
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;
 

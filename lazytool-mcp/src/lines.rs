@@ -3,7 +3,7 @@
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// How much of an oversized line is kept, to read its request id from.
-const KEPT_PREFIX: usize = 4096;
+pub(crate) const KEPT_PREFIX: usize = 4096;
 
 /// Reads lines of at most `max` bytes (newline excluded). A longer line is never buffered
 /// whole: its first bytes are reported, the rest is skipped up to its newline.

@@ -2,14 +2,16 @@
 
 use std::sync::Arc;
 
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition};
+use lazytool_runtime::{
+    CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, Tool, ToolAnnotations, ToolDefinition,
+};
 use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
 use crate::structured;
 
 /// The MCP tool for `definition`, with the annotations and output schema of `tool`, the
-/// registry's tool of that name (`None` for the discovery tool).
+/// registry's tool of that name (`None` for lazytool's own tools).
 pub(crate) fn mcp_tool(definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
     let input_schema = match definition.input_schema {
         Value::Object(schema) => schema,
@@ -17,6 +19,9 @@ pub(crate) fn mcp_tool(definition: ToolDefinition, tool: Option<&Tool>) -> McpTo
     };
     let annotations = if definition.name == DISCOVERY_TOOL_NAME {
         Some(discovery_annotations())
+    } else if definition.name == CALL_THROUGH_TOOL_NAME {
+        // Its hints are those of whichever tool it runs: none can be promised.
+        Some(McpAnnotations::with_title("Run a discovered tool"))
     } else {
         tool.map(Tool::annotations)
             .filter(|annotations| !annotations.is_empty())

@@ -1,6 +1,10 @@
 //! Serving a registry over MCP: [`McpServer`].
 
-use lazytool_runtime::{Registry, SessionOptions};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lazytool_runtime::{Registry, SessionOptions, Tool};
 use rmcp::ServiceExt;
 use rmcp::model::{Implementation, ServerConfig};
 use rmcp::service::ServerInitializeError;
@@ -9,7 +13,14 @@ use tokio::sync::mpsc;
 
 use crate::connection::{McpConnection, capabilities};
 use crate::error::McpError;
+use crate::principal::Principal;
+use crate::streamable_http::McpHttp;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
+
+/// The default of [`McpServer::list_ttl`]: 5 minutes.
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+type Gate = Arc<dyn Fn(&Principal, &Tool) -> bool + Send + Sync>;
 
 /// The default of [`McpServer::max_line_bytes`]: 4 MiB.
 ///
@@ -22,7 +33,11 @@ use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
 /// ```
 pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
-/// An MCP server for a [`Registry`], one [`Session`](lazytool_runtime::Session) per connection.
+/// An MCP server for a [`Registry`]: one [`Session`](lazytool_runtime::Session) per
+/// connection for clients of protocol versions with a handshake, a fixed call-through tool
+/// list for the stateless 2026-07-28 protocol (see [`McpConnection`]); on stdio
+/// ([`serve_stdio`](McpServer::serve_stdio)), any byte stream ([`serve`](McpServer::serve)) or
+/// streamable HTTP ([`serve_http`](McpServer::serve_http), [`http`](McpServer::http)).
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::McpServer;
@@ -38,15 +53,31 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// ```
 ///
 /// Cheap to clone; [`serve`](McpServer::serve) may run for many connections at once.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use]
 pub struct McpServer {
     registry: Registry,
     options: SessionOptions,
+    gate: Option<Gate>,
+    list_ttl: Duration,
     max_line_bytes: usize,
     name: String,
     version: String,
     instructions: Option<String>,
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("registry", &self.registry)
+            .field("options", &self.options)
+            .field("gated_per_principal", &self.gate.is_some())
+            .field("list_ttl", &self.list_ttl)
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
 }
 
 impl McpServer {
@@ -65,6 +96,8 @@ impl McpServer {
         McpServer {
             registry,
             options: SessionOptions::default(),
+            gate: None,
+            list_ttl: DEFAULT_LIST_TTL,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             name: "lazytool".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -85,6 +118,45 @@ impl McpServer {
     /// ```
     pub fn options(mut self, options: SessionOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Restricts what each principal may use: a request of `principal` may list, discover
+    /// and run `tool` only if `allow(principal, tool)` (and the
+    /// [`options`](McpServer::options)' own [`allow`](SessionOptions::allow)) is true. The
+    /// principal is who the HTTP server authenticated
+    /// ([`McpHttp::bearer_token_for`](crate::McpHttp::bearer_token_for)), else
+    /// [`Principal::anonymous`].
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// // Everyone reads; only `admin` may use the other tools.
+    /// let server = McpServer::new(registry)
+    ///     .allow_for(|principal, tool| principal.name() == "admin" || tool.name().starts_with("get"));
+    /// ```
+    pub fn allow_for(
+        mut self,
+        allow: impl Fn(&Principal, &Tool) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.gate = Some(Arc::new(allow));
+        self
+    }
+
+    /// How long stateless clients (2026-07-28) may cache the tool list: its `ttlMs`
+    /// (SEP-2549). The list is a function of the deployment and the principal, so it changes
+    /// only when the server is redeployed with other tools. Default: [`DEFAULT_LIST_TTL`].
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use std::time::Duration;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).list_ttl(Duration::from_secs(3600));
+    /// ```
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
         self
     }
 
@@ -129,7 +201,8 @@ impl McpServer {
         self
     }
 
-    /// A new connection with a fresh session, for serving over another rmcp transport.
+    /// A new connection with a fresh session for the anonymous principal, for serving over
+    /// another rmcp transport.
     ///
     /// ```
     /// use lazytool_mcp::McpServer;
@@ -144,18 +217,78 @@ impl McpServer {
     /// let registry = Registry::builder().without_inventory().tool(echo).build().unwrap();
     /// let server = McpServer::new(registry);
     /// let (first, second) = (server.connection(), server.connection());
+    /// let (first, second) = (first.session().unwrap(), second.session().unwrap());
     ///
     /// // What one connection discovers, the other does not see.
-    /// first.session().call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["echo"]})).await;
-    /// assert_eq!(first.session().discovered().tools, ["echo"]);
-    /// assert!(second.session().discovered().tools.is_empty());
+    /// first.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["echo"]})).await;
+    /// assert_eq!(first.discovered().tools, ["echo"]);
+    /// assert!(second.discovered().tools.is_empty());
     /// # }
     /// ```
     pub fn connection(&self) -> McpConnection {
+        let connection = McpConnection::new(Arc::new(self.clone()));
+        connection.bind(&Principal::anonymous());
+        connection
+    }
+
+    /// Streamable HTTP serving for this server, with the defaults of [`McpHttp::new`]; set
+    /// its options, then serve it or mount it in an axum router.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # async fn run(server: McpServer) -> Result<(), Box<dyn std::error::Error>> {
+    /// server.http().bearer_token("a secret").serve("127.0.0.1:8080").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn http(&self) -> McpHttp {
+        McpHttp::new(self.clone())
+    }
+
+    /// Serves streamable HTTP at `http://ADDR/mcp` until the process ends, with the defaults
+    /// of [`McpHttp::new`] (no token, localhost origins): `server.http().serve(addr)`.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// McpServer::new(Registry::from_inventory()?).serve_http("127.0.0.1:8080").await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
+        self.http().serve(addr).await
+    }
+
+    pub(crate) fn max_message_bytes(&self) -> usize {
+        self.max_line_bytes
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The session options for requests of `principal`.
+    pub(crate) fn options_for(&self, principal: &Principal) -> SessionOptions {
+        let Some(gate) = &self.gate else {
+            return self.options.clone();
+        };
+        let (base, gate, principal) = (self.options.clone(), Arc::clone(gate), principal.clone());
+        self.options
+            .clone()
+            .allow(move |tool| base.allows(tool) && gate(&principal, tool))
+    }
+
+    pub(crate) fn list_ttl_ms(&self) -> u64 {
+        u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// What `initialize` and `server/discover` tell clients.
+    pub(crate) fn config(&self) -> ServerConfig {
         let mut config = ServerConfig::new(capabilities())
             .with_server_info(Implementation::new(&self.name, &self.version));
         config.instructions.clone_from(&self.instructions);
-        McpConnection::new(self.registry.session_with(self.options.clone()), config)
+        config
     }
 
     /// Serves one connection on the process's stdin and stdout until the client closes

@@ -1,19 +1,22 @@
 //! The MCP server over in-memory pipes, speaking raw JSON-RPC lines: the newest protocol
-//! (2026-07-28, no handshake, `subscriptions/listen`), the 2025-11-25 handshake, structured
+//! (2026-07-28, no handshake, stateless, calls through), the 2025-11-25 handshake, structured
 //! output and annotations, cancellation, and hostile input that must always be answered.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use lazytool_mcp::{McpError, McpServer};
-use lazytool_runtime::{CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool};
+use lazytool_mcp::McpServer;
+use lazytool_runtime::{
+    CALL_THROUGH_TOOL_NAME, CancellationToken, DISCOVERY_TOOL_NAME, Registry, ToolContext, tool,
+};
 use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::io::{
-    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
-};
-use tokio::task::JoinHandle;
+
+mod support;
+
+use support::{Client, NEWEST, TIMEOUT, eventually, meta, text, tool_names};
+use tokio::io::AsyncWriteExt;
 
 #[derive(Serialize, schemars::JsonSchema)]
 struct Product {
@@ -91,9 +94,6 @@ async fn compare_products(ids: Vec<u32>) -> Vec<u32> {
     ids
 }
 
-const TIMEOUT: Duration = Duration::from_secs(10);
-const NEWEST: &str = "2026-07-28";
-
 /// The tools of the backpressure tests, served on their own.
 const LOAD_TOOLS: [&str; 3] = ["gate", "bulky", "whoAmI"];
 
@@ -111,128 +111,8 @@ fn load_server() -> McpServer {
     McpServer::new(registry.expect("valid tools"))
 }
 
-/// A client end of a connection, reading the server's lines.
-struct Client {
-    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
-    writer: WriteHalf<DuplexStream>,
-    server: JoinHandle<Result<(), McpError>>,
-    /// Notifications read while waiting for responses.
-    notifications: Vec<Value>,
-}
-
-impl Client {
-    fn connect(server: McpServer) -> Client {
-        let (client, served) = tokio::io::duplex(64 * 1024);
-        let (server_reader, server_writer) = tokio::io::split(served);
-        let server = tokio::spawn(async move { server.serve(server_reader, server_writer).await });
-        let (reader, writer) = tokio::io::split(client);
-        Client {
-            lines: BufReader::new(reader).lines(),
-            writer,
-            server,
-            notifications: Vec::new(),
-        }
-    }
-
-    async fn send_raw(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).await.expect("server reads");
-        self.writer.write_all(b"\n").await.expect("server reads");
-    }
-
-    async fn send(&mut self, message: Value) {
-        self.send_raw(message.to_string().as_bytes()).await;
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(TIMEOUT, self.lines.next_line())
-            .await
-            .expect("the server answers in time")
-            .expect("readable")
-            .expect("the server is still writing");
-        serde_json::from_str(&line).expect("the server writes JSON lines")
-    }
-
-    /// The next response or error, keeping the notifications that come before it.
-    async fn response(&mut self) -> Value {
-        loop {
-            let message = self.next().await;
-            if message.get("id").is_some() {
-                return message;
-            }
-            self.notifications.push(message);
-        }
-    }
-
-    async fn request(&mut self, id: u32, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let response = self.response().await;
-        assert_eq!(response["id"], json!(id), "{response}");
-        response
-    }
-
-    async fn initialize(&mut self, version: &str) -> Value {
-        let params = json!({
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        });
-        let response = self.request(0, "initialize", params).await;
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        response
-    }
-
-    /// Closes the input, waits for the server to stop, and returns what it wrote last.
-    async fn close(mut self) -> Vec<Value> {
-        self.writer.shutdown().await.expect("closable");
-        let served = tokio::time::timeout(TIMEOUT, self.server).await;
-        served
-            .expect("the server stops")
-            .expect("no panic")
-            .expect("served cleanly");
-        let mut rest = Vec::new();
-        while let Some(line) = self.lines.next_line().await.expect("readable") {
-            rest.push(serde_json::from_str(&line).expect("the server writes JSON lines"));
-        }
-        rest
-    }
-}
-
-async fn eventually(condition: impl Fn() -> bool) {
-    let wait = async {
-        while !condition() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(TIMEOUT, wait).await.expect("in time");
-}
-
-/// Request `_meta` of protocol 2026-07-28, which has no handshake.
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": NEWEST,
-        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-fn tool_names(response: &Value) -> Vec<&str> {
-    let tools = response["result"]["tools"].as_array().expect("a tool list");
-    tools
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect()
-}
-
-fn text(response: &Value) -> &str {
-    response["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-}
-
 #[tokio::test]
-async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
+async fn newest_protocol_is_stateless_and_calls_through() {
     let mut client = Client::connect(server());
     let discovered = client
         .request(1, "server/discover", json!({"_meta": meta()}))
@@ -244,10 +124,6 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
             .expect("versions")
             .contains(&json!(NEWEST)),
         "{discovered}"
-    );
-    assert_eq!(
-        discovered["result"]["capabilities"]["tools"]["listChanged"],
-        json!(true)
     );
 
     let listed = client
@@ -262,11 +138,14 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
             "getProducts",
             "wait",
             "whoAmI",
-            DISCOVERY_TOOL_NAME
+            DISCOVERY_TOOL_NAME,
+            CALL_THROUGH_TOOL_NAME
         ]
     );
+    assert_eq!(listed["result"]["ttlMs"], json!(300_000), "{listed}");
+    assert_eq!(listed["result"]["cacheScope"], json!("private"), "{listed}");
 
-    // The listen request stays open: its acknowledgment and notifications carry its id.
+    // A listen request is acknowledged, and never told of a change: there is none.
     let listen = json!({"_meta": meta(), "notifications": {"toolsListChanged": true}});
     client
         .send(
@@ -283,26 +162,41 @@ async fn newest_protocol_discovers_lazily_and_notifies_listeners() {
     let params = json!({"_meta": meta(), "name": DISCOVERY_TOOL_NAME, "arguments": arguments});
     let discovery = client.request(4, "tools/call", params).await;
     assert_eq!(discovery["result"]["isError"], json!(false), "{discovery}");
-    let [changed] = client.notifications.as_slice() else {
-        panic!(
-            "one notification before the result: {:?}",
-            client.notifications
-        );
-    };
-    assert_eq!(changed["method"], json!("notifications/tools/list_changed"));
-    assert_eq!(
-        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
-        json!(3)
+    let found: Value = serde_json::from_str(text(&discovery)).expect("JSON");
+    assert!(
+        found["howToCall"]
+            .as_str()
+            .is_some_and(|how| how.contains(CALL_THROUGH_TOOL_NAME))
+    );
+    assert!(
+        client.notifications.is_empty(),
+        "{:?}",
+        client.notifications
     );
 
-    let listed = client
+    let again = client
         .request(5, "tools/list", json!({"_meta": meta()}))
         .await;
-    assert_eq!(tool_names(&listed).last(), Some(&"calculateFinancing"));
-    let arguments = json!({"price": 480.0, "months": 12});
-    let params = json!({"_meta": meta(), "name": "calculateFinancing", "arguments": arguments});
+    assert_eq!(again["result"], listed["result"], "the list never changes");
+    let arguments =
+        json!({"name": "calculateFinancing", "arguments": {"price": 480.0, "months": 12}});
+    let params = json!({"_meta": meta(), "name": CALL_THROUGH_TOOL_NAME, "arguments": arguments});
     let called = client.request(6, "tools/call", params).await;
     assert_eq!(text(&called), "40.0");
+    let arguments =
+        json!({"name": "calculateFinancing", "arguments": {"price": "free", "months": 12}});
+    let params = json!({"_meta": meta(), "name": CALL_THROUGH_TOOL_NAME, "arguments": arguments});
+    let invalid = client.request(7, "tools/call", params).await;
+    assert_eq!(invalid["result"]["isError"], json!(true), "{invalid}");
+    assert!(text(&invalid).contains("/price"), "{invalid}");
+    let arguments = json!({"name": "nope"});
+    let params = json!({"_meta": meta(), "name": CALL_THROUGH_TOOL_NAME, "arguments": arguments});
+    let unknown = client.request(8, "tools/call", params).await;
+    assert_eq!(unknown["result"]["isError"], json!(true), "{unknown}");
+    assert!(
+        text(&unknown).contains("calculateFinancing, compareProducts"),
+        "{unknown}"
+    );
     // Closing the input ends the listen request at once, with its final result.
     let [ended] = client.close().await.try_into().expect("one last message");
     assert_eq!(

@@ -255,7 +255,7 @@ pub use discovery::{SigningKey, SigningKeyError};
 pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{
-    CatalogError, DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN, SchemaError, SourceLocation,
-    State, Tool, ToolAnnotations, ToolDefinition, ToolMethods, ToolNameError, ToolSpec,
-    catalog_tools, validate_tool_name,
+    CALL_THROUGH_TOOL_NAME, CatalogError, DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN,
+    SchemaError, SourceLocation, State, Tool, ToolAnnotations, ToolDefinition, ToolMethods,
+    ToolNameError, ToolSpec, catalog_tools, validate_tool_name,
 };

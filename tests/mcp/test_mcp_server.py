@@ -16,12 +16,12 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.subscriptions import ToolsListChanged, listen
 from mcp.shared.exceptions import MCPError
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = Path(os.environ.get("LAZYTOOL_MCP_SERVER", ROOT / "target/debug/examples/mcp_server"))
 DISCOVERY = "__lazy__tool__discovery__"
+CALL = "__lazy__tool__call__"
 TIMEOUT = 10
 
 pytestmark = pytest.mark.anyio
@@ -163,16 +163,20 @@ async def test_connections_do_not_share_discoveries() -> None:
         assert "must be discovered first" in text(refused)
 
 
-async def test_newest_protocol_notifies_listeners() -> None:
-    async with connect() as (session, _):
+async def test_newest_protocol_is_stateless_and_calls_through() -> None:
+    async with connect() as (session, changes):
         await session.discover()
         assert session.protocol_version == "2026-07-28"
-        assert await names(session) == ["getProducts", DISCOVERY]
-        async with listen(session, tools_list_changed=True) as subscription:
-            await session.call_tool(DISCOVERY, {"toolNames": ["compareProducts"]})
-            with anyio.fail_after(TIMEOUT):
-                assert isinstance(await anext(subscription), ToolsListChanged)
-        assert await names(session) == ["getProducts", DISCOVERY, "compareProducts"]
+        listed = await session.list_tools()
+        assert [tool.name for tool in listed.tools] == ["getProducts", DISCOVERY, CALL]
+        assert listed.ttl_ms == 300_000
+        found = await session.call_tool(DISCOVERY, {"toolNames": ["compareProducts"]})
+        assert CALL in json.loads(text(found))["howToCall"]
+        again = await session.list_tools()
+        assert again.tools == listed.tools
+        compared = await session.call_tool(CALL, {"name": "compareProducts", "arguments": {"productIds": [1, 2]}})
+        assert json.loads(text(compared))["cheapest"] == "Office chair"
+        assert changes.count == 0
 
 
 class RawClient:

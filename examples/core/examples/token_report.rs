@@ -5,7 +5,8 @@
 //! Loads a catalog (`{"tools":[{"name","description","inputSchema"}]}`, the shape of
 //! `data/github-mcp-tools.json`) with every tool lazy and counts, with tiktoken's
 //! `o200k_base`, the tools JSON of the first request in each mode (eager, names, search,
-//! auto, cache-stable), and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
+//! auto, cache-stable, and names calling through `__lazy__tool__call__`, the fixed list a
+//! stateless MCP server sends), and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
 //! discovered after request 1, 2 after request 2 and 2 after request 5. The lazy total counts
 //! the tools JSON of every request plus the JSON of every discovery result.
 
@@ -54,17 +55,22 @@ struct Figures {
     auto: usize,
     auto_mode: ResolvedMode,
     cache_stable: usize,
+    call_through: usize,
     cumulative_eager: usize,
     cumulative_lazy: usize,
 }
 
 fn first_request(
     registry: &Registry,
-    mode: DiscoveryMode,
+    options: SessionOptions,
     format: Format,
 ) -> (usize, ResolvedMode) {
-    let session = registry.session_with(SessionOptions::new().mode(mode));
+    let session = registry.session_with(options);
     (format.tokens(&session.active_tools()), session.mode())
+}
+
+fn mode(mode: DiscoveryMode) -> SessionOptions {
+    SessionOptions::new().mode(mode)
 }
 
 async fn measure(registry: &Registry, catalog_order: &[String], format: Format) -> Figures {
@@ -72,10 +78,12 @@ async fn measure(registry: &Registry, catalog_order: &[String], format: Format) 
     let eager = format.tokens(&every_tool);
     let session: Session = registry.session();
     let names = format.tokens(&session.active_tools());
-    let (search, _) = first_request(registry, DiscoveryMode::Search, format);
-    let (auto, auto_mode) =
-        first_request(registry, DiscoveryMode::Auto(AutoBudget::default()), format);
-    let (cache_stable, _) = first_request(registry, DiscoveryMode::CacheStable, format);
+    let (search, _) = first_request(registry, mode(DiscoveryMode::Search), format);
+    let auto_budget = DiscoveryMode::Auto(AutoBudget::default());
+    let (auto, auto_mode) = first_request(registry, mode(auto_budget), format);
+    let (cache_stable, _) = first_request(registry, mode(DiscoveryMode::CacheStable), format);
+    let call_through_options = SessionOptions::new().call_through(true);
+    let (call_through, _) = first_request(registry, call_through_options, format);
 
     let mut cumulative_lazy = 0;
     for request in 1..=REQUESTS {
@@ -97,6 +105,7 @@ async fn measure(registry: &Registry, catalog_order: &[String], format: Format) 
         auto,
         auto_mode,
         cache_stable,
+        call_through,
         cumulative_eager: eager * REQUESTS,
         cumulative_lazy,
     }
@@ -139,6 +148,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ("search", figures.search),
             (auto_label.as_str(), figures.auto),
             ("cache-stable", figures.cache_stable),
+            ("names, calling through", figures.call_through),
         ] {
             println!(
                 "| {mode} | {tokens} | {:.1}% |",
@@ -161,13 +171,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(figures) = last {
         println!(
-            "token_report: eager={} names={} search={} auto={} cumulative_eager={} cumulative_lazy={}",
+            "token_report: eager={} names={} search={} auto={} cumulative_eager={} cumulative_lazy={} call_through={}",
             figures.eager,
             figures.names,
             figures.search,
             figures.auto,
             figures.cumulative_eager,
-            figures.cumulative_lazy
+            figures.cumulative_lazy,
+            figures.call_through
         );
     }
     Ok(())

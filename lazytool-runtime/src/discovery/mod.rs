@@ -6,6 +6,7 @@
 //! Works on [`Tool`](crate::Tool)s, not on a registry; sessions put it to use.
 
 mod answer;
+pub(crate) mod call_through;
 pub(crate) mod compaction;
 mod listing;
 mod mode;

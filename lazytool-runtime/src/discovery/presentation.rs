@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::call_through;
 use super::listing::{DiscoveryListing, first_sentence};
 use super::mode::ResolvedMode;
 use super::tool::DiscoveryTool;
@@ -19,9 +20,25 @@ pub(crate) struct Presentation {
 }
 
 impl Presentation {
-    pub(crate) fn new(lazy: &[&Tool], mode: ResolvedMode, listing: DiscoveryListing) -> Self {
+    /// With `call_through`, the discovery tool's description points at the call-through tool.
+    pub(crate) fn new(
+        lazy: &[&Tool],
+        mode: ResolvedMode,
+        listing: DiscoveryListing,
+        call_through: bool,
+    ) -> Self {
+        let mut discovery = DiscoveryTool::new(lazy, mode, listing);
+        if let Some(discovery) = &mut discovery
+            && call_through
+            && let Some(description) = call_through::discovery_description(lazy, mode, listing)
+        {
+            discovery.definition = Arc::new(ToolDefinition {
+                description,
+                ..ToolDefinition::clone(&discovery.definition)
+            });
+        }
         Presentation {
-            discovery: DiscoveryTool::new(lazy, mode, listing),
+            discovery,
             stubs: if mode == ResolvedMode::CacheStable {
                 lazy.iter().map(|tool| Arc::new(stub(tool))).collect()
             } else {

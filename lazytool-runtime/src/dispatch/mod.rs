@@ -31,10 +31,11 @@ mod validation;
 use serde_json::Value;
 
 pub(crate) use admission::{Admitted, admit};
+pub(crate) use arguments::{invalid, normalize};
 pub(crate) use panic::panic_message;
 pub(crate) use parse::{output_value, parse_arguments};
 pub(crate) use run::run;
-pub(crate) use screen::{bound, refuse, screen};
+pub(crate) use screen::{bound, recheck, refuse, screen};
 pub(crate) use turn::run_all;
 
 use crate::call::{ToolContext, ToolResult};

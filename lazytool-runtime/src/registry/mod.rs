@@ -53,7 +53,8 @@ struct RegistryInner {
     presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
 }
 
-type PresentationKey = (ResolvedMode, DiscoveryListing);
+/// Mode, listing, and whether lazy tools are run through the call-through tool.
+type PresentationKey = (ResolvedMode, DiscoveryListing, bool);
 
 /// The search index over the lazy tools, built on the first search.
 struct LazySearch {
@@ -205,12 +206,11 @@ impl Registry {
             .collect()
     }
 
-    /// The presentation of the lazy tools that ungated sessions in `mode` with `listing`
-    /// share, built with `build` the first time.
+    /// The presentation of the lazy tools that ungated sessions with this `key` share, built
+    /// with `build` the first time.
     pub(crate) fn presentation(
         &self,
-        mode: ResolvedMode,
-        listing: DiscoveryListing,
+        key: PresentationKey,
         build: impl FnOnce() -> Presentation,
     ) -> Arc<Presentation> {
         // A panic while holding the lock cannot leave the list half-written: recover it.
@@ -219,7 +219,6 @@ impl Registry {
             .presentations
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let key = (mode, listing);
         if let Some((_, shared)) = presentations.iter().find(|(k, _)| *k == key) {
             return Arc::clone(shared);
         }

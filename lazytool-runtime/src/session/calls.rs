@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::Session;
+use super::call_through::Routed;
 use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult, quote};
 use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
 use crate::dispatch::{Admitted, admit, bound, refuse, run, run_all, screen};
@@ -58,6 +59,10 @@ impl Session {
         arguments: Value,
         context: ToolContext,
     ) -> Result<Admitted, ToolResult> {
+        let arguments = match self.route_through(name, arguments, &context) {
+            Routed::Done(admitted) => return admitted,
+            Routed::Pass(arguments) => arguments,
+        };
         let limits = self.shared.registry.limits();
         if name == DISCOVERY_TOOL_NAME
             && let Some(discovery) = self.shared.discovery()
@@ -80,7 +85,7 @@ impl Session {
         admit(tool, arguments, context)
     }
 
-    fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
+    pub(super) fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
         let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
             .then(std::time::Instant::now);
         let registry = &self.shared.registry;

@@ -1,6 +1,7 @@
 //! One conversation's view of a registry: which lazy tools are discovered, what each request
 //! carries, and which calls may run.
 
+mod call_through;
 mod calls;
 mod catalog_change;
 mod options;
@@ -167,15 +168,12 @@ impl Session {
             .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
             .cloned()
             .collect();
+        let (listing, call_through) = (options.discovery_listing(), options.is_call_through());
         let presentation = if options.is_gated() {
-            Arc::new(Presentation::new(
-                &lazy(),
-                mode,
-                options.discovery_listing(),
-            ))
+            Arc::new(Presentation::new(&lazy(), mode, listing, call_through))
         } else {
-            registry.presentation(mode, options.discovery_listing(), || {
-                Presentation::new(&lazy(), mode, options.discovery_listing())
+            registry.presentation((mode, listing, call_through), || {
+                Presentation::new(&lazy(), mode, listing, call_through)
             })
         };
         Session {
@@ -271,6 +269,9 @@ impl Session {
     /// per tool and shared, so a turn costs what rendering the request costs. The providers'
     /// `render_tools` take these as well.
     pub fn active_definitions(&self) -> Vec<Arc<ToolDefinition>> {
+        if self.calls_through() {
+            return self.call_through_definitions();
+        }
         let discovered = {
             let mut state = self.lock();
             commit(&mut state);

@@ -37,6 +37,7 @@ pub struct SessionOptions {
     allow: Option<AllowFn>,
     signing: Option<SigningKey>,
     conversation: Option<Arc<str>>,
+    call_through: bool,
 }
 
 impl SessionOptions {
@@ -104,6 +105,51 @@ impl SessionOptions {
         self
     }
 
+    /// Lazy tools are run through [`CALL_THROUGH_TOOL_NAME`](crate::CALL_THROUGH_TOOL_NAME)
+    /// instead of joining the tool list: in names and search modes the list is fixed — eager
+    /// tools, the discovery tool, the call-through tool — whatever is discovered, so it can be
+    /// cached (stateless MCP, SEP-2549). Discovery results tell the model to run the tools
+    /// through it; its arguments, `{"name": "...", "arguments": {...}}`, are checked against
+    /// the limits, then validated against the named tool's own schema, and the tool runs with
+    /// every guarantee of a direct call. Lazy tools called by their own name run too, validated
+    /// the same way. Inline and cache-stable modes already list every tool; there it changes
+    /// nothing.
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, Registry, SessionOptions, tool};
+    /// use serde_json::json;
+    ///
+    /// /// Converts an amount between two currencies.
+    /// #[tool(lazy)]
+    /// async fn convert(amount: f64, rate: f64) -> f64 {
+    ///     amount * rate
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let registry = Registry::from_inventory().unwrap();
+    /// let session = registry.session_with(SessionOptions::new().call_through(true));
+    /// let listed = |session: &lazytool_runtime::Session| -> Vec<String> {
+    ///     session.active_tools().into_iter().map(|tool| tool.name).collect()
+    /// };
+    /// assert_eq!(listed(&session), [DISCOVERY_TOOL_NAME, CALL_THROUGH_TOOL_NAME]);
+    ///
+    /// session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["convert"]})).await;
+    /// assert_eq!(listed(&session), [DISCOVERY_TOOL_NAME, CALL_THROUGH_TOOL_NAME]);
+    /// let call = json!({"name": "convert", "arguments": {"amount": 10.0, "rate": 2.0}});
+    /// let result = session.call(CALL_THROUGH_TOOL_NAME, call).await;
+    /// assert_eq!(result.content(), &json!(20.0));
+    ///
+    /// // Arguments are validated against `convert`'s own schema.
+    /// let call = json!({"name": "convert", "arguments": {"amount": "ten", "rate": 2.0}});
+    /// let refused = session.call(CALL_THROUGH_TOOL_NAME, call).await;
+    /// assert!(refused.is_error() && refused.text().contains("/amount"));
+    /// # }
+    /// ```
+    pub fn call_through(mut self, call_through: bool) -> Self {
+        self.call_through = call_through;
+        self
+    }
+
     /// Restricts the session to the tools for which `allow` returns true (a tenant's tools,
     /// a user's permissions). A tool left out is never listed, discovered or run, whatever a
     /// message history claims: lazy loading saves tokens, gating is what authorizes.
@@ -114,9 +160,26 @@ impl SessionOptions {
 }
 
 impl SessionOptions {
-    /// Whether this session may use `tool`.
-    pub(crate) fn allows(&self, tool: &Tool) -> bool {
+    /// Whether a session with these options may use `tool` (every tool, unless
+    /// [`allow`](SessionOptions::allow) restricts them). A server that derives per-user options
+    /// from shared ones keeps the shared restriction with it:
+    ///
+    /// ```
+    /// use lazytool_runtime::SessionOptions;
+    ///
+    /// let shared = SessionOptions::new().allow(|tool| !tool.name().starts_with("admin_"));
+    /// let base = shared.clone();
+    /// let readers = shared.allow(move |tool| base.allows(tool) && tool.name().starts_with("get"));
+    /// # let _ = readers;
+    /// ```
+    pub fn allows(&self, tool: &Tool) -> bool {
         self.allow.as_ref().is_none_or(|allow| allow(tool))
+    }
+}
+
+impl SessionOptions {
+    pub(crate) fn is_call_through(&self) -> bool {
+        self.call_through
     }
 
     /// Whether an `allow` filter is set.
@@ -149,6 +212,7 @@ impl fmt::Debug for SessionOptions {
             .field("gated", &self.allow.is_some())
             .field("signed", &self.signing.is_some())
             .field("conversation", &self.conversation)
+            .field("call_through", &self.call_through)
             .finish()
     }
 }

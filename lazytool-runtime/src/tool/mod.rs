@@ -24,7 +24,10 @@ pub use catalog::{CatalogError, catalog_tools};
 pub use definition::ToolDefinition;
 pub use dynamic::DynamicTool;
 pub use location::SourceLocation;
-pub use name::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError, validate_tool_name};
+pub use name::{
+    CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError,
+    validate_tool_name,
+};
 pub(crate) use schemas::CompiledSchemas;
 pub use schemas::SchemaError;
 pub use spec::{CallFuture, Invocation, Registration, SpecCache, ToolMethods, ToolSpec};

@@ -5,6 +5,18 @@ use std::fmt;
 /// The name of the synthetic tool through which the model discovers lazy tools.
 pub const DISCOVERY_TOOL_NAME: &str = "__lazy__tool__discovery__";
 
+/// The name of the synthetic tool that runs a lazy tool by name, with arguments validated
+/// against that tool's schema: input `{"name": string, "arguments": object}`. Sessions list it
+/// when they call through ([`SessionOptions::call_through`](crate::SessionOptions::call_through)),
+/// as stateless MCP servers do.
+///
+/// ```
+/// use lazytool_runtime::{CALL_THROUGH_TOOL_NAME, ToolNameError, validate_tool_name};
+///
+/// assert_eq!(validate_tool_name(CALL_THROUGH_TOOL_NAME), Err(ToolNameError::Reserved));
+/// ```
+pub const CALL_THROUGH_TOOL_NAME: &str = "__lazy__tool__call__";
+
 /// The longest tool name every provider accepts.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 
@@ -24,7 +36,8 @@ pub enum ToolNameError {
         /// The first such character.
         found: char,
     },
-    /// The name is [`DISCOVERY_TOOL_NAME`], which the discovery tool uses.
+    /// The name is [`DISCOVERY_TOOL_NAME`] or [`CALL_THROUGH_TOOL_NAME`], which lazytool's
+    /// own tools use.
     Reserved,
 }
 
@@ -42,7 +55,7 @@ impl fmt::Display for ToolNameError {
             ),
             ToolNameError::Reserved => write!(
                 f,
-                "`{DISCOVERY_TOOL_NAME}` is reserved for the discovery tool"
+                "`{DISCOVERY_TOOL_NAME}` and `{CALL_THROUGH_TOOL_NAME}` are reserved for lazytool's own tools"
             ),
         }
     }
@@ -51,7 +64,7 @@ impl fmt::Display for ToolNameError {
 impl std::error::Error for ToolNameError {}
 
 /// Checks `name` against `^[a-zA-Z0-9_-]{1,64}$`, the strictest common rule of OpenAI,
-/// Anthropic and Gemini, and against the reserved discovery tool name.
+/// Anthropic and Gemini, and against the reserved names of lazytool's own tools.
 ///
 /// `#[tool]` applies the same rule at compile time; this check covers dynamic tools.
 ///
@@ -77,7 +90,7 @@ pub fn validate_tool_name(name: &str) -> Result<(), ToolNameError> {
     {
         return Err(ToolNameError::InvalidCharacter { found });
     }
-    if name == DISCOVERY_TOOL_NAME {
+    if name == DISCOVERY_TOOL_NAME || name == CALL_THROUGH_TOOL_NAME {
         return Err(ToolNameError::Reserved);
     }
     Ok(())
@@ -109,6 +122,7 @@ mod tests {
             "café",
             &"x".repeat(65),
             DISCOVERY_TOOL_NAME,
+            CALL_THROUGH_TOOL_NAME,
         ] {
             assert!(validate_tool_name(name).is_err(), "{name}");
         }
