@@ -1,6 +1,76 @@
 //! Google Gemini `generateContent`: the request's `tools`, the `functionCall` parts of a
 //! response (whole, or streamed: [`StreamAssembler`]), and `functionResponse` parts
 //! ([`run_turn`] runs a turn's calls and builds them).
+//!
+//! # A complete loop
+//!
+//! Each request carries [`render_tools`] of the session's
+//! [`active_definitions`](crate::Session::active_definitions); [`run_response`] runs the
+//! `functionCall` parts of the response; the candidate's content and the turn's content of
+//! `functionResponse` parts go into `contents`. The responses are scripted here in the shape
+//! of a `GenerateContentResponse`; a real loop POSTs each request to
+//! `/v1beta/models/{model}:generateContent`.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use lazytool_runtime::provider::gemini::{self, GeminiSchemaField};
+//! use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
+//! use serde_json::{Value, json};
+//!
+//! let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+//!     |_, _| async { Ok::<_, String>(json!("12:00")) });
+//! let city = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+//! let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.", city,
+//!     |arguments, _| async move {
+//!         Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?"))))
+//!     })
+//!     .lazy(true);
+//! let registry = Registry::builder().without_inventory().tools([time, forecast]).build()?;
+//! let session = registry.session(); // one per conversation
+//!
+//! // A GenerateContentResponse as the API returns it.
+//! let response = |parts: Value| json!({
+//!     "candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": "STOP", "index": 0}],
+//!     "usageMetadata": {"promptTokenCount": 82, "candidatesTokenCount": 17, "totalTokenCount": 99},
+//!     "modelVersion": "gemini-2.5-flash", "responseId": "mAitaLmkHPPlz7IPvtfUqQ4"
+//! });
+//! let call = |name: &str, args: Value| json!([{"functionCall": {"name": name, "args": args}}]);
+//! let replies = [
+//!     response(call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]}))),
+//!     response(call("get_forecast", json!({"city": "Paris"}))),
+//!     response(json!([{"text": "Sunny in Paris tomorrow."}])),
+//! ];
+//!
+//! let mut contents = vec![json!({"role": "user", "parts": [{"text": "Weather in Paris tomorrow?"}]})];
+//! let mut tools_sent = Vec::new();
+//! for response in replies {
+//!     let tools = gemini::render_tools(&session.active_definitions(), GeminiSchemaField::ParametersJsonSchema);
+//!     let request = json!({"contents": contents, "tools": tools});
+//!     tools_sent.push(request["tools"][0]["functionDeclarations"].as_array().map_or(Vec::new(), |tools| {
+//!         tools.iter().map(|tool| tool["name"].clone()).collect()
+//!     }));
+//!     // let response = client.post(".../v1beta/models/gemini-2.5-flash:generateContent")...;
+//!     let turn = gemini::run_response(&session, &response, 4).await?;
+//!     contents.push(response["candidates"][0]["content"].clone());
+//!     if turn.is_empty() {
+//!         break; // the model answered
+//!     }
+//!     contents.extend(turn.messages);
+//! }
+//!
+//! assert_eq!(tools_sent[0], [json!("get_time"), json!(DISCOVERY_TOOL_NAME)]);
+//! // Discovered during the first turn, `get_forecast` is sent from the next request on.
+//! assert_eq!(tools_sent[1], [json!("get_time"), json!("get_forecast")]);
+//! // The calls came without ids, so the responses carry none either.
+//! assert_eq!(contents[4], json!({"role": "user", "parts": [
+//!     {"functionResponse": {"name": "get_forecast", "response": {"result": "Sunny in Paris"}}}
+//! ]}));
+//! // A stateless server rebuilds the same session from the contents.
+//! assert_eq!(Session::from_history(&registry, &contents).discovered().tools, ["get_forecast"]);
+//! # Ok(())
+//! # }
+//! ```
 
 mod json_path;
 mod stream;
