@@ -303,7 +303,7 @@ pub use lazytool_macros::tools;
 ///   not imported (only `JsonSchema` is).
 ///
 /// Without either, and without a dependency of your own, the derive fails with
-/// "failed to resolve: use of unresolved module or unlinked crate `schemars`". serde works
+/// "cannot find module or crate `schemars` in this scope". serde works
 /// the same way, but is not re-exported: depend on `serde` with the `derive` feature.
 ///
 /// ```rust,standalone_crate

@@ -93,6 +93,23 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
 /// the schema sent as it is (Anthropic takes JSON Schema).
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::anthropic;
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// assert_eq!(anthropic::render_tools(&[tool.clone()]), json!([{
+///     "name": "get_forecast",
+///     "description": "Tomorrow's weather in a city.",
+///     "input_schema": tool.input_schema,
+/// }]));
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
     let rendered = tools
         .iter()
@@ -114,6 +131,23 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
 /// deferred tool by calling the discovery tool, whose result goes back as `tool_reference`
 /// blocks ([`tool_reference_block`]), and the API expands them into the tools' definitions.
 /// Requests need the beta header `anthropic-beta: advanced-tool-use-2025-11-20`.
+///
+/// ```
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let tools = anthropic::render_tools_deferred(&session);
+/// assert_eq!(tools[0]["name"], "get_time");
+/// assert_eq!(tools[1]["name"], DISCOVERY_TOOL_NAME);
+/// assert_eq!((&tools[2]["name"], &tools[2]["defer_loading"]), (&json!("get_forecast"), &json!(true)));
+/// ```
 pub fn render_tools_deferred(session: &Session) -> Value {
     let rendered = session
         .deferrable_tools()
@@ -178,6 +212,27 @@ pub fn tool_reference_block(call: &ToolCall, result: &ToolResult) -> Value {
 /// [`run_turn`] for tools rendered with [`render_tools_deferred`]: discovery calls are
 /// answered with [`tool_reference_block`], so that the API loads the deferred tools they
 /// found.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let response = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+///     "name": DISCOVERY_TOOL_NAME, "input": {"toolNames": ["get_forecast"]}}]});
+/// let calls = anthropic::parse_tool_calls(&response).unwrap();
+/// let turn = anthropic::run_turn_deferred(&session, calls, 4).await;
+/// assert_eq!(turn.messages, [json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+///     "content": [{"type": "tool_reference", "tool_name": "get_forecast"}]}]})]);
+/// # }
+/// ```
 pub fn run_turn_deferred(
     session: &Session,
     calls: Vec<ToolCall>,
@@ -199,6 +254,27 @@ pub fn run_turn_deferred(
 /// array: the `tool_use` blocks (`id`, `name`, `input`), in order. Other blocks (text,
 /// thinking, server tool use) are skipped; a message whose `content` is a plain string has
 /// no calls.
+///
+/// ```
+/// use lazytool_runtime::provider::anthropic;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
+///     "model": "claude-sonnet-4-5-20250929",
+///     "content": [
+///         {"type": "text", "text": "I'll check the weather."},
+///         {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_forecast",
+///          "input": {"city": "Paris"}}
+///     ],
+///     "stop_reason": "tool_use", "stop_sequence": null,
+///     "usage": {"input_tokens": 472, "output_tokens": 57}
+/// });
+/// let calls = anthropic::parse_tool_calls(&response).unwrap();
+/// assert_eq!(calls.len(), 1);
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("toolu_01A09q90qw90lq917835lq9", "get_forecast"));
+/// assert_eq!(calls[0].arguments, json!({"city": "Paris"}));
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::Anthropic,

@@ -92,6 +92,22 @@ use crate::tool::ToolDefinition;
 const SYNTHESIZED_ID_PREFIX: &str = "gemini-call-";
 
 /// Which field of a function declaration carries the schema.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::gemini::{self, GeminiSchemaField};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// let json_schema = gemini::render_tools(&[tool.clone()], GeminiSchemaField::ParametersJsonSchema);
+/// assert_eq!(json_schema[0]["functionDeclarations"][0]["parametersJsonSchema"], tool.input_schema);
+/// let openapi = gemini::render_tools(&[tool], GeminiSchemaField::OpenApiParameters);
+/// assert_eq!(openapi[0]["functionDeclarations"][0]["parameters"]["properties"]["city"]["type"], "string");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GeminiSchemaField {
     /// `parametersJsonSchema`: the JSON Schema as it is.
@@ -112,6 +128,25 @@ pub enum GeminiSchemaField {
 /// [`dialect::gemini_openapi_rewrite`]), and Gemini takes no other dialect in `parameters`:
 /// each such tool is reported by a `warn` event (target `lazytool::schema`) naming it and
 /// every path left out. Check a tool set once, at startup, with [`openapi_losses`].
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::gemini::{self, GeminiSchemaField};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// assert_eq!(gemini::render_tools(&[tool.clone()], GeminiSchemaField::default()), json!([{
+///     "functionDeclarations": [{
+///         "name": "get_forecast",
+///         "description": "Tomorrow's weather in a city.",
+///         "parametersJsonSchema": tool.input_schema,
+///     }]
+/// }]));
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaField) -> Value {
     if tools.is_empty() {
         return json!([]);
@@ -198,6 +233,26 @@ pub fn openapi_losses<D: Borrow<ToolDefinition>>(tools: &[D]) -> Vec<(String, Sc
 /// `functionCall` (`name`, `args`, optional `id`), in order. A missing `args` is `{}`; a call
 /// without an id gets `gemini-call-{index}`, its index among the calls. A candidate without
 /// content (a safety stop, a malformed function call) has no calls.
+///
+/// ```
+/// use lazytool_runtime::provider::gemini;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "candidates": [{
+///         "content": {"role": "model", "parts": [
+///             {"functionCall": {"name": "get_forecast", "args": {"city": "Paris"}}},
+///             {"functionCall": {"id": "fc-7", "name": "get_time"}}
+///         ]},
+///         "finishReason": "STOP", "index": 0
+///     }],
+///     "usageMetadata": {"promptTokenCount": 82, "candidatesTokenCount": 17, "totalTokenCount": 99},
+///     "modelVersion": "gemini-2.5-flash"
+/// });
+/// let calls = gemini::parse_tool_calls(&response).unwrap();
+/// assert_eq!((calls[0].id.as_str(), &calls[0].arguments), ("gemini-call-0", &json!({"city": "Paris"})));
+/// assert_eq!((calls[1].id.as_str(), &calls[1].arguments), ("fc-7", &json!({})));
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::Gemini,

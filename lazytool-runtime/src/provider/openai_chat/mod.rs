@@ -91,6 +91,22 @@ use crate::tool::ToolDefinition;
 /// How tools are rendered for Chat Completions (and, as
 /// [`OpenAiResponsesOptions`](super::openai_responses::OpenAiResponsesOptions), for the
 /// Responses API).
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// let strict = openai_chat::render_tools(&[tool], &OpenAiChatOptions { strict: true });
+/// assert_eq!(strict[0]["function"]["strict"], true);
+/// // Strict mode requires every property and closes the object.
+/// assert_eq!(strict[0]["function"]["parameters"]["additionalProperties"], false);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct OpenAiChatOptions {
     /// Send every tool with `"strict": true` and its schema rewritten by
@@ -178,6 +194,28 @@ pub(crate) fn parameters(name: &str, schema: &Value, options: &OpenAiChatOptions
 /// Each call is `{"id", "type": "function", "function": {"name", "arguments"}}`; its
 /// `arguments` (a JSON-encoded string) is kept as that string (an object, as some compatible
 /// servers send, is kept as the object).
+///
+/// ```
+/// use lazytool_runtime::provider::openai_chat;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", "object": "chat.completion",
+///     "created": 1741570283, "model": "gpt-4.1-2025-04-14",
+///     "choices": [{
+///         "index": 0,
+///         "message": {"role": "assistant", "content": null, "refusal": null, "tool_calls": [
+///             {"id": "call_12345xyz", "type": "function",
+///              "function": {"name": "get_forecast", "arguments": "{\"city\":\"Paris\"}"}}
+///         ]},
+///         "logprobs": null, "finish_reason": "tool_calls"
+///     }],
+///     "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}
+/// });
+/// let calls = openai_chat::parse_tool_calls(&response).unwrap();
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_12345xyz", "get_forecast"));
+/// assert_eq!(calls[0].arguments, json!("{\"city\":\"Paris\"}")); // validated when the call runs
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::OpenAiChat,

@@ -96,12 +96,38 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 /// How tools are rendered for the Responses API: the Chat Completions options re-used.
 /// Without `strict`, tools are sent with `"strict": false` (spelled out: the Responses API's
 /// default is strict).
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses::OpenAiResponsesOptions;
+///
+/// let options = OpenAiResponsesOptions { strict: true };
+/// # let _ = options;
+/// ```
 pub type OpenAiResponsesOptions = super::openai_chat::OpenAiChatOptions;
 
 /// The array for the request's `tools` field; the Responses API flattens function tools:
 /// `[{"type": "function", "name", "description", "parameters", "strict"}]`. In strict mode a
 /// tool whose schema strict mode cannot express is sent with `"strict": false`, as
 /// [`openai_chat::render_tools`](super::openai_chat::render_tools) does.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// assert_eq!(openai_responses::render_tools(&[tool.clone()], &OpenAiResponsesOptions::default()), json!([{
+///     "type": "function",
+///     "name": "get_forecast",
+///     "description": "Tomorrow's weather in a city.",
+///     "parameters": tool.input_schema,
+///     "strict": false,
+/// }]));
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(
     tools: &[D],
     options: &OpenAiResponsesOptions,
@@ -151,6 +177,23 @@ fn function_tool(
 /// discovery, so gating and validation work as in every mode) and answer it with
 /// [`tool_search_output_item`]. `DiscoveryMode::Search` pairs best with it: its parameters are
 /// a query, where names mode lists every lazy name once more.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let tools = openai_responses::render_tools_deferred(&session, &OpenAiResponsesOptions::default());
+/// assert_eq!(tools[0]["name"], "get_time");
+/// assert_eq!((&tools[1]["type"], &tools[1]["execution"]), (&json!("tool_search"), &json!("client")));
+/// assert_eq!((&tools[2]["name"], &tools[2]["defer_loading"]), (&json!("get_forecast"), &json!(true)));
+/// ```
 pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions) -> Value {
     let rendered = session
         .deferrable_tools()
@@ -250,6 +293,27 @@ fn search_output_item(
 /// a client-executed tool search, so discovery calls are answered with
 /// [`tool_search_output_item`] (rendered with `options`), the others with
 /// [`tool_result_item`].
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let response = json!({"output": [{"type": "tool_search_call", "execution": "client",
+///     "call_id": "call_1", "status": "completed", "arguments": {"toolNames": ["get_forecast"]}}]});
+/// let calls = openai_responses::parse_tool_calls(&response).unwrap();
+/// let turn = openai_responses::run_turn_deferred(&session, calls, 4, &OpenAiResponsesOptions::default()).await;
+/// assert_eq!(turn.messages[0]["type"], "tool_search_output");
+/// assert_eq!(turn.messages[0]["tools"][0]["name"], "get_forecast");
+/// # }
+/// ```
 pub fn run_turn_deferred(
     session: &Session,
     calls: Vec<ToolCall>,
@@ -278,6 +342,25 @@ pub fn run_turn_deferred(
 ///
 /// [`ToolCall::id`] is the item's `call_id` (not its `fc_...` `id`), the id results are sent
 /// back under; `arguments` is kept as the JSON-encoded string it arrives as.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "id": "resp_67ccd2bed1ec8190b14f964abc054267", "object": "response",
+///     "created_at": 1741476542, "status": "completed", "model": "gpt-4.1-2025-04-14",
+///     "output": [
+///         {"type": "reasoning", "id": "rs_1", "summary": []},
+///         {"type": "function_call", "id": "fc_12345xyz", "call_id": "call_12345xyz",
+///          "name": "get_forecast", "arguments": "{\"city\":\"Paris\"}", "status": "completed"}
+///     ],
+///     "usage": {"input_tokens": 82, "output_tokens": 17, "total_tokens": 99}
+/// });
+/// let calls = openai_responses::parse_tool_calls(&response).unwrap();
+/// assert_eq!(calls.len(), 1);
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_12345xyz", "get_forecast"));
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::OpenAiResponses,
