@@ -65,6 +65,17 @@ impl McpContent {
     }
 
     /// The same result with structured content.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpContent;
+    /// use lazytool_mcp::rmcp::model::ContentBlock;
+    /// use serde_json::json;
+    ///
+    /// let result = McpContent::new(vec![ContentBlock::text("22 °C in Paris")])
+    ///     .with_structured(json!({"celsius": 22, "city": "Paris"}));
+    /// let json = serde_json::to_value(&result).unwrap();
+    /// assert_eq!(json["structuredContent"]["celsius"], 22);
+    /// ```
     pub fn with_structured(mut self, structured: Value) -> Self {
         self.structured = Some(structured);
         self

@@ -21,6 +21,12 @@ pub struct Principal(Arc<str>);
 
 impl Principal {
     /// A principal named `name`.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    ///
+    /// assert_eq!(Principal::new("ci-bot"), Principal::new(String::from("ci-bot")));
+    /// ```
     pub fn new(name: impl Into<Arc<str>>) -> Self {
         Principal(name.into())
     }
@@ -35,6 +41,12 @@ impl Principal {
     }
 
     /// The principal's name.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    ///
+    /// assert_eq!(Principal::new("alice").name(), "alice");
+    /// ```
     pub fn name(&self) -> &str {
         &self.0
     }

@@ -60,24 +60,228 @@ impl McpRequest {
     }
 
     /// Who sent the request (see [`McpHttp`](crate::McpHttp)'s authentication).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_mcp::{McpRequest, McpServer};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::{Value, json};
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// # /// Calls `tool` once over an in-process MCP connection (stdio's protocol on a pipe), with
+    /// # /// a progress token; returns the `tools/call` result and the notifications sent before it.
+    /// # async fn call_over_mcp(tool: DynamicTool) -> (Value, Vec<Value>) {
+    /// #     let name = tool.name().to_owned();
+    /// #     let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// #     let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// #     let (reader, writer) = tokio::io::split(connection);
+    /// #     let server = McpServer::new(registry);
+    /// #     let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    /// #     let (output, mut input) = tokio::io::split(client);
+    /// #     let mut lines = BufReader::new(output).lines();
+    /// #     let messages = [
+    /// #         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+    /// #             "capabilities": {}, "clientInfo": {"name": "doc-client", "version": "1.0.0"}}}),
+    /// #         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    /// #         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    /// #             "params": {"name": name, "arguments": {}, "_meta": {"progressToken": "p1"}}}),
+    /// #     ];
+    /// #     for message in messages {
+    /// #         input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    /// #     }
+    /// #     let mut notifications = Vec::new();
+    /// #     let result = loop {
+    /// #         let message: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    /// #         match message["id"].as_i64() {
+    /// #             Some(2) => break message["result"].clone(),
+    /// #             Some(_) => {}
+    /// #             None => notifications.push(message),
+    /// #         }
+    /// #     };
+    /// #     input.shutdown().await.unwrap();
+    /// #     serving.await.unwrap().unwrap();
+    /// #     (result, notifications)
+    /// # }
+    /// // `call_over_mcp` (hidden) calls the tool through an `McpServer` on an in-process pipe.
+    /// let whoami = DynamicTool::new("whoami", "Who is calling.", json!({"type": "object"}), |_, _| async {
+    ///     let request = McpRequest::current().ok_or("not called over MCP")?;
+    ///     Ok::<_, &str>(json!(request.principal().name()))
+    /// });
+    /// let (result, _) = call_over_mcp(whoami).await;
+    /// assert_eq!(result["content"][0]["text"], "anonymous"); // stdio has no authentication
+    /// # }
+    /// ```
     pub fn principal(&self) -> &Principal {
         &self.principal
     }
 
     /// The client: send it requests (`create_message` for sampling, `elicit` for
     /// elicitation) and notifications.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_mcp::{McpRequest, McpServer};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::{Value, json};
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// # /// Calls `tool` once over an in-process MCP connection (stdio's protocol on a pipe), with
+    /// # /// a progress token; returns the `tools/call` result and the notifications sent before it.
+    /// # async fn call_over_mcp(tool: DynamicTool) -> (Value, Vec<Value>) {
+    /// #     let name = tool.name().to_owned();
+    /// #     let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// #     let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// #     let (reader, writer) = tokio::io::split(connection);
+    /// #     let server = McpServer::new(registry);
+    /// #     let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    /// #     let (output, mut input) = tokio::io::split(client);
+    /// #     let mut lines = BufReader::new(output).lines();
+    /// #     let messages = [
+    /// #         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+    /// #             "capabilities": {}, "clientInfo": {"name": "doc-client", "version": "1.0.0"}}}),
+    /// #         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    /// #         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    /// #             "params": {"name": name, "arguments": {}, "_meta": {"progressToken": "p1"}}}),
+    /// #     ];
+    /// #     for message in messages {
+    /// #         input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    /// #     }
+    /// #     let mut notifications = Vec::new();
+    /// #     let result = loop {
+    /// #         let message: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    /// #         match message["id"].as_i64() {
+    /// #             Some(2) => break message["result"].clone(),
+    /// #             Some(_) => {}
+    /// #             None => notifications.push(message),
+    /// #         }
+    /// #     };
+    /// #     input.shutdown().await.unwrap();
+    /// #     serving.await.unwrap().unwrap();
+    /// #     (result, notifications)
+    /// # }
+    /// // `call_over_mcp` (hidden) calls the tool through an `McpServer` on an in-process pipe.
+    /// let client = DynamicTool::new("client", "The client's name.", json!({"type": "object"}), |_, _| async {
+    ///     let request = McpRequest::current().ok_or("not called over MCP")?;
+    ///     let info = request.peer().peer_info().ok_or("no handshake")?;
+    ///     Ok::<_, &str>(json!(info.client_info.name))
+    /// });
+    /// let (result, _) = call_over_mcp(client).await;
+    /// assert_eq!(result["content"][0]["text"], "doc-client");
+    /// # }
+    /// ```
     pub fn peer(&self) -> &Peer<RoleServer> {
         &self.context.peer
     }
 
     /// rmcp's context of the request: its id, `_meta`, cancellation token and extensions
     /// (over HTTP, the request's `http::request::Parts`).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_mcp::{McpRequest, McpServer};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::{Value, json};
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// # /// Calls `tool` once over an in-process MCP connection (stdio's protocol on a pipe), with
+    /// # /// a progress token; returns the `tools/call` result and the notifications sent before it.
+    /// # async fn call_over_mcp(tool: DynamicTool) -> (Value, Vec<Value>) {
+    /// #     let name = tool.name().to_owned();
+    /// #     let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// #     let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// #     let (reader, writer) = tokio::io::split(connection);
+    /// #     let server = McpServer::new(registry);
+    /// #     let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    /// #     let (output, mut input) = tokio::io::split(client);
+    /// #     let mut lines = BufReader::new(output).lines();
+    /// #     let messages = [
+    /// #         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+    /// #             "capabilities": {}, "clientInfo": {"name": "doc-client", "version": "1.0.0"}}}),
+    /// #         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    /// #         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    /// #             "params": {"name": name, "arguments": {}, "_meta": {"progressToken": "p1"}}}),
+    /// #     ];
+    /// #     for message in messages {
+    /// #         input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    /// #     }
+    /// #     let mut notifications = Vec::new();
+    /// #     let result = loop {
+    /// #         let message: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    /// #         match message["id"].as_i64() {
+    /// #             Some(2) => break message["result"].clone(),
+    /// #             Some(_) => {}
+    /// #             None => notifications.push(message),
+    /// #         }
+    /// #     };
+    /// #     input.shutdown().await.unwrap();
+    /// #     serving.await.unwrap().unwrap();
+    /// #     (result, notifications)
+    /// # }
+    /// // `call_over_mcp` (hidden) calls the tool through an `McpServer` on an in-process pipe.
+    /// let id = DynamicTool::new("request_id", "The id of this request.", json!({"type": "object"}), |_, _| async {
+    ///     let request = McpRequest::current().ok_or("not called over MCP")?;
+    ///     Ok::<_, &str>(json!(request.context().id))
+    /// });
+    /// let (result, _) = call_over_mcp(id).await;
+    /// assert_eq!(result["content"][0]["text"], "2");
+    /// # }
+    /// ```
     pub fn context(&self) -> &RequestContext<RoleServer> {
         &self.context
     }
 
     /// Sends `notifications/progress` if the client asked for progress (a `progressToken`
     /// in the request's `_meta`); returns whether it was sent.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_mcp::{McpRequest, McpServer};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::{Value, json};
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// # /// Calls `tool` once over an in-process MCP connection (stdio's protocol on a pipe), with
+    /// # /// a progress token; returns the `tools/call` result and the notifications sent before it.
+    /// # async fn call_over_mcp(tool: DynamicTool) -> (Value, Vec<Value>) {
+    /// #     let name = tool.name().to_owned();
+    /// #     let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// #     let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// #     let (reader, writer) = tokio::io::split(connection);
+    /// #     let server = McpServer::new(registry);
+    /// #     let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    /// #     let (output, mut input) = tokio::io::split(client);
+    /// #     let mut lines = BufReader::new(output).lines();
+    /// #     let messages = [
+    /// #         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+    /// #             "capabilities": {}, "clientInfo": {"name": "doc-client", "version": "1.0.0"}}}),
+    /// #         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    /// #         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    /// #             "params": {"name": name, "arguments": {}, "_meta": {"progressToken": "p1"}}}),
+    /// #     ];
+    /// #     for message in messages {
+    /// #         input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    /// #     }
+    /// #     let mut notifications = Vec::new();
+    /// #     let result = loop {
+    /// #         let message: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    /// #         match message["id"].as_i64() {
+    /// #             Some(2) => break message["result"].clone(),
+    /// #             Some(_) => {}
+    /// #             None => notifications.push(message),
+    /// #         }
+    /// #     };
+    /// #     input.shutdown().await.unwrap();
+    /// #     serving.await.unwrap().unwrap();
+    /// #     (result, notifications)
+    /// # }
+    /// // `call_over_mcp` (hidden) calls the tool with `_meta.progressToken` "p1".
+    /// let work = DynamicTool::new("work", "Works in two steps.", json!({"type": "object"}), |_, _| async {
+    ///     let request = McpRequest::current().ok_or("not called over MCP")?;
+    ///     let sent = request.progress(1.0, Some(2.0), Some("half way")).await.map_err(|_| "closed")?;
+    ///     Ok::<_, &str>(json!(sent))
+    /// });
+    /// let (result, notifications) = call_over_mcp(work).await;
+    /// assert_eq!(result["content"][0]["text"], "true");
+    /// assert_eq!(notifications[0]["method"], "notifications/progress");
+    /// assert_eq!(notifications[0]["params"], json!({"progressToken": "p1", "progress": 1.0, "total": 2.0, "message": "half way"}));
+    /// # }
+    /// ```
     pub async fn progress(
         &self,
         progress: f64,

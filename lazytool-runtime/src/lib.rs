@@ -33,12 +33,55 @@
 //! # }
 //! ```
 //!
-//! The pieces:
-//! - [`tool`]: the attribute, with every key it takes.
+//! # Install
+//!
+//! Depend on the repository with git (pin a `rev` or a `tag` for reproducible builds), plus an
+//! async runtime, serde for your argument types, and serde_json:
+//!
+//! ```toml
+//! [dependencies]
+//! lazytool-runtime = { git = "https://github.com/lazytool/lazytool" }
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! serde = { version = "1", features = ["derive"] }
+//! serde_json = "1"
+//! ```
+//!
+//! Argument types derive schemars' `JsonSchema` through the re-export [`schemars`] (no
+//! dependency of your own needed). The optional features are listed under
+//! [Features](#features). MCP is the crate `lazytool-mcp`, from the same repository:
+//! `lazytool-mcp = { git = "https://github.com/lazytool/lazytool" }`.
+//!
+//! # The pieces
+//!
+//! - [`tool`] / [`tools`]: the attributes, with every key they take.
 //! - [`Registry`] / [`RegistryBuilder`]: the tools of the application, states for
-//!   [`State<T>`] parameters, [`DynamicTool`]s built from a JSON Schema at run time.
-//! - [`Tool`]: one tool's name, description, schemas and call.
-//! - [`ToolResult`]: what a call gives back.
+//!   [`State<T>`] parameters, [`DynamicTool`]s built from a JSON Schema at run time
+//!   ([`catalog_tools`] builds them from an MCP `tools/list` catalog), [`CallLimits`].
+//! - [`Session`]: one conversation. [`Registry::session`] starts one,
+//!   [`Session::active_tools`] gives the tools of the next request,
+//!   [`Session::call`] / [`Session::call_turn`] run the model's calls under the discovery
+//!   rules, [`Session::from_history`] and [`Session::resume`] rebuild one (stateless
+//!   servers). [`SessionOptions`] sets the [`DiscoveryMode`], the [`DiscoveryListing`] and
+//!   gating.
+//! - [`provider`]: each LLM API's wire format, every module with a complete agent loop on
+//!   its page: [`openai_chat`](provider::openai_chat),
+//!   [`openai_responses`](provider::openai_responses), [`anthropic`](provider::anthropic),
+//!   [`gemini`](provider::gemini), [`tanstack`](provider::tanstack). Each renders the tools
+//!   (`render_tools`), runs a response's calls (`run_response`, `run_turn`) and assembles
+//!   streamed calls (`StreamAssembler`).
+//! - [`Tool`]: one tool's name, description, schemas and call; [`ToolDefinition`]: what a
+//!   request carries of it.
+//! - [`ToolCall`]: what the model asked for; [`ToolResult`]: what a call gives back;
+//!   [`ToolContext`]: the call id and cancellation a tool can take.
+//! - [`schema`]: canonical schemas and the providers' dialects; [`source`]: catalogs behind a
+//!   network call ([`CachedSource`](source::CachedSource)).
+//!
+//! # Features
+//!
+//! - `tokens`: `lazytool_runtime::tokens`, token counts with tiktoken-rs's `o200k_base`
+//!   (embeds about 8 MB of tables); also sharpens [`DiscoveryMode::Auto`].
+//! - `signing`: HMAC-SHA256 signatures on discoveries (`SessionOptions::signing_key`,
+//!   `SigningKey`).
 
 #![warn(unreachable_pub)]
 
@@ -240,6 +283,80 @@ pub use lazytool_macros::tool;
 /// # }
 /// ```
 pub use lazytool_macros::tools;
+
+/// The [schemars](https://docs.rs/schemars/1) crate this runtime is built with: schemars
+/// 1.x (1.2 or later; `Cargo.lock` has 1.2.3), whose `JsonSchema` every argument type of a
+/// [`tool`] must implement.
+///
+/// Use it to derive `JsonSchema` without a schemars dependency of your own, and so always
+/// with the version `#[tool]` checks against: a type deriving another major version's
+/// `JsonSchema` (schemars 0.8) implements another trait, and `#[tool]` rejects it with
+/// "'T' cannot be a tool argument". (A dependency of your own on `schemars = "1"` works too:
+/// cargo unifies it with this one.)
+///
+/// The derive refers to its crate as `schemars::…`, a path relative to where it is used, so
+/// the name `schemars` must be in scope there:
+///
+/// - `use lazytool_runtime::schemars::{self, JsonSchema};` in the module, then
+///   `#[derive(JsonSchema)]` as usual, or
+/// - `#[schemars(crate = "lazytool_runtime::schemars")]` on each type, when `schemars` is
+///   not imported (only `JsonSchema` is).
+///
+/// Without either, and without a dependency of your own, the derive fails with
+/// "cannot find module or crate `schemars` in this scope". serde works
+/// the same way, but is not re-exported: depend on `serde` with the `derive` feature.
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::schemars::{self, JsonSchema};
+/// use lazytool_runtime::{Registry, tool};
+/// use serde::Deserialize;
+///
+/// /// A date range.
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Range {
+///     /// The first day, `YYYY-MM-DD`.
+///     from: String,
+///     /// The number of nights.
+///     #[schemars(range(min = 1))]
+///     nights: u32,
+/// }
+///
+/// mod rooms {
+///     // Only the trait is imported here: the type names the crate instead.
+///     use lazytool_runtime::schemars::JsonSchema;
+///
+///     #[derive(serde::Deserialize, JsonSchema)]
+///     #[schemars(crate = "lazytool_runtime::schemars")]
+///     pub enum Room {
+///         Single,
+///         Double,
+///     }
+/// }
+///
+/// /// Books a room.
+/// #[tool]
+/// async fn book(range: Range, room: rooms::Room) -> String {
+///     let room = match room {
+///         rooms::Room::Single => "single",
+///         rooms::Room::Double => "double",
+///     };
+///     format!("{room} room, {} nights from {}", range.nights, range.from)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let registry = Registry::from_inventory().unwrap();
+/// let schema = registry.get("book").unwrap().input_schema();
+/// assert_eq!(schema["properties"]["range"]["properties"]["nights"]["minimum"], 1);
+/// assert_eq!(schema["properties"]["room"]["enum"], serde_json::json!(["Single", "Double"]));
+///
+/// let arguments = serde_json::json!({"range": {"from": "2026-05-01", "nights": 2}, "room": "Double"});
+/// let result = registry.call("book", arguments).await;
+/// assert_eq!(result.content(), "double room, 2 nights from 2026-05-01");
+/// let result = registry.call("book", serde_json::json!({"range": {"from": "2026-05-01", "nights": 0}, "room": "Single"})).await;
+/// assert!(result.is_error()); // the schema's bound is enforced
+/// # }
+/// ```
+pub use schemars;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

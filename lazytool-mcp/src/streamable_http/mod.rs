@@ -213,6 +213,23 @@ impl McpHttp {
     }
 
     /// The tower service answering MCP requests on whatever path it is mounted at.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// use tower_service::Service;
+    ///
+    /// let mut service = server.http().service();
+    /// // A browser page of a foreign origin is refused before MCP sees the request.
+    /// let request = http::Request::post("/mcp")
+    ///     .header("host", "localhost")
+    ///     .header("origin", "https://evil.example")
+    ///     .body(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")))
+    ///     .unwrap();
+    /// let response = service.call(request).await.unwrap();
+    /// assert_eq!(response.status(), http::StatusCode::FORBIDDEN);
+    /// # }
+    /// ```
     pub fn service(&self) -> McpHttpService {
         let mut config = StreamableHttpServerConfig::default()
             .with_json_response(true)
@@ -251,6 +268,18 @@ impl McpHttp {
 
     /// Binds `addr` and serves [`router`](McpHttp::router) until the
     /// [shutdown token](McpHttp::shutdown_on) is cancelled.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// use lazytool_runtime::CancellationToken;
+    ///
+    /// let stop = CancellationToken::new();
+    /// let serving = tokio::spawn(server.http().shutdown_on(stop.clone()).serve("127.0.0.1:0"));
+    /// stop.cancel(); // on a signal, say
+    /// serving.await.unwrap().unwrap();
+    /// # }
+    /// ```
     pub async fn serve(self, addr: impl ToSocketAddrs) -> Result<(), McpError> {
         let listener = TcpListener::bind(addr).await.map_err(McpError::Io)?;
         self.serve_on(listener).await

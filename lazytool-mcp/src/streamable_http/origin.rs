@@ -81,6 +81,15 @@ impl FromStr for OriginPattern {
 
 impl OriginPattern {
     /// Whether a request's `Origin` header value is this origin.
+    ///
+    /// ```
+    /// use lazytool_mcp::OriginPattern;
+    ///
+    /// let dev: OriginPattern = "http://localhost:5173".parse().unwrap();
+    /// assert!(dev.matches("http://localhost:5173"));
+    /// assert!(!dev.matches("http://localhost:3000"));
+    /// assert!(!dev.matches("null")); // what sandboxed pages send
+    /// ```
     pub fn matches(&self, origin: &str) -> bool {
         let Some(origin) = Origin::parse(origin) else {
             return false;

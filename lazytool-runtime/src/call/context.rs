@@ -66,12 +66,26 @@ impl CallCancellation {
 
 impl ToolContext {
     /// A context with no call id and a fresh cancellation token.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolContext;
+    ///
+    /// let context = ToolContext::new();
+    /// assert_eq!(context.call_id(), None);
+    /// assert!(!context.is_cancelled());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Sets the call id the provider gave this call (OpenAI `tool_call_id`, Anthropic
     /// `tool_use_id`, MCP request id).
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolContext;
+    ///
+    /// assert_eq!(ToolContext::new().with_call_id("call_1").call_id(), Some("call_1"));
+    /// ```
     pub fn with_call_id(mut self, call_id: impl Into<Arc<str>>) -> Self {
         self.call_id = Some(call_id.into());
         self
@@ -79,6 +93,15 @@ impl ToolContext {
 
     /// Makes cancelling `token` cancel the call: the tool's
     /// [`cancellation`](ToolContext::cancellation) token is a child of it.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CancellationToken, ToolContext};
+    ///
+    /// let token = CancellationToken::new();
+    /// let context = ToolContext::new().with_cancellation(token.clone());
+    /// token.cancel(); // the caller gives up: the call's own token follows
+    /// assert!(context.is_cancelled());
+    /// ```
     pub fn with_cancellation(self, token: CancellationToken) -> Self {
         ToolContext {
             call_id: self.call_id,
@@ -90,17 +113,45 @@ impl ToolContext {
     }
 
     /// The provider's id of this call, if the caller supplied one.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolContext;
+    ///
+    /// let context = ToolContext::new().with_call_id("toolu_01");
+    /// assert_eq!(context.call_id(), Some("toolu_01"));
+    /// ```
     pub fn call_id(&self) -> Option<&str> {
         self.call_id.as_deref()
     }
 
     /// The token that is cancelled when the call is given up: by the caller, by its
     /// timeout, or because the caller dropped it.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CancellationToken, ToolContext};
+    ///
+    /// let caller = CancellationToken::new();
+    /// let context = ToolContext::new().with_cancellation(caller.clone());
+    /// // Work tied to the call stops with it, e.g. `tokio::select!` on `cancelled()`.
+    /// let token = context.cancellation().clone();
+    /// caller.cancel();
+    /// assert!(token.is_cancelled());
+    /// ```
     pub fn cancellation(&self) -> &CancellationToken {
         self.cancellation.token()
     }
 
     /// Whether the call has been given up.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CancellationToken, ToolContext};
+    ///
+    /// let caller = CancellationToken::new();
+    /// let context = ToolContext::new().with_cancellation(caller.clone());
+    /// assert!(!context.is_cancelled());
+    /// caller.cancel();
+    /// assert!(context.is_cancelled());
+    /// ```
     pub fn is_cancelled(&self) -> bool {
         let cancellation = &*self.cancellation;
         match cancellation.token.get() {

@@ -32,6 +32,13 @@ pub struct DiscoveredSet {
 
 impl DiscoveredSet {
     /// An unsigned set of `tools`.
+    ///
+    /// ```
+    /// use lazytool_runtime::DiscoveredSet;
+    ///
+    /// let set = DiscoveredSet::new(["compareProducts", "calculateFinancing"]);
+    /// assert_eq!(serde_json::to_string(&set).unwrap(), r#"{"tools":["compareProducts","calculateFinancing"]}"#);
+    /// ```
     pub fn new<S: Into<String>>(tools: impl IntoIterator<Item = S>) -> Self {
         DiscoveredSet {
             tools: tools.into_iter().map(Into::into).collect(),
@@ -40,6 +47,13 @@ impl DiscoveredSet {
     }
 
     /// Whether no tool is in the set.
+    ///
+    /// ```
+    /// use lazytool_runtime::DiscoveredSet;
+    ///
+    /// assert!(DiscoveredSet::default().is_empty());
+    /// assert!(!DiscoveredSet::new(["compareProducts"]).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }

@@ -22,6 +22,23 @@ use super::size::{ESCAPE_EXTRA, escaped_len, fits};
 /// for results, escapes included (a NUL character takes six bytes once sent). A 20 MB string or a 100,000-level nested array is therefore an error
 /// result, never an out-of-memory or a stack overflow. The same limits bound the discovery
 /// tool, calls of unknown or undiscovered tools, and their answers.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use std::time::Duration;
+/// use lazytool_runtime::{CallLimits, DynamicTool, Registry, ToolErrorKind};
+/// use serde_json::json;
+///
+/// let slow = DynamicTool::new("slow", "Takes its time.", json!({"type": "object"}), |_, _| async {
+///     tokio::time::sleep(Duration::from_secs(60)).await;
+///     Ok::<_, String>(json!("done"))
+/// });
+/// let limits = CallLimits::default().timeout(Some(Duration::from_millis(10)));
+/// let registry = Registry::builder().without_inventory().tool(slow).limits(limits).build().unwrap();
+/// let result = registry.call("slow", json!({})).await;
+/// assert_eq!(result.error_kind(), Some(ToolErrorKind::TimedOut));
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CallLimits {
@@ -50,24 +67,68 @@ impl Default for CallLimits {
 
 impl CallLimits {
     /// Sets the largest arguments accepted, in bytes of JSON.
+    ///
+    /// ```
+    /// use lazytool_runtime::CallLimits;
+    ///
+    /// let limits = CallLimits::default().max_argument_bytes(64 * 1024);
+    /// assert_eq!(limits.max_argument_bytes, 65_536);
+    /// ```
     pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
         self.max_argument_bytes = bytes;
         self
     }
 
     /// Sets the deepest nesting accepted in arguments.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{CallLimits, DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let echo = DynamicTool::new("echo", "Echoes its arguments.", json!({"type": "object"}),
+    ///     |arguments, _| async move { Ok::<_, String>(arguments) });
+    /// let limits = CallLimits::default().max_argument_depth(3);
+    /// let registry = Registry::builder().without_inventory().tool(echo).limits(limits).build().unwrap();
+    /// assert!(!registry.call("echo", json!({"a": {"b": 1}})).await.is_error());
+    /// assert!(registry.call("echo", json!({"a": {"b": {"c": [1]}}})).await.is_error());
+    /// # }
+    /// ```
     pub fn max_argument_depth(mut self, depth: usize) -> Self {
         self.max_argument_depth = depth;
         self
     }
 
     /// Sets how long a call may run (`None`: no limit).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_runtime::CallLimits;
+    ///
+    /// let limits = CallLimits::default().timeout(Some(Duration::from_secs(5)));
+    /// assert_eq!(limits.timeout, Some(Duration::from_secs(5)));
+    /// assert_eq!(CallLimits::default().timeout(None).timeout, None); // no limit
+    /// ```
     pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
         self.timeout = timeout;
         self
     }
 
     /// Sets the largest result sent back whole, in bytes of JSON.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{CallLimits, DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let big = DynamicTool::new("big", "A long text.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("x".repeat(10_000))) });
+    /// let limits = CallLimits::default().max_output_bytes(1_000);
+    /// let registry = Registry::builder().without_inventory().tool(big).limits(limits).build().unwrap();
+    /// let result = registry.call("big", json!({})).await;
+    /// assert!(result.text().len() <= 1_000); // cut, with a notice saying so
+    /// # }
+    /// ```
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
         self.max_output_bytes = bytes;
         self

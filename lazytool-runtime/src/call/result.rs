@@ -11,6 +11,35 @@ use super::DiscoveredSet;
 /// carries a JSON string with a message the model can act on, and [`is_error`] is true.
 /// Failures never panic or abort the caller's loop.
 ///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::{DynamicTool, Registry, ToolErrorKind};
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]});
+/// let price = DynamicTool::new("get_price", "The price of a product.", schema, |arguments, _| async move {
+///     match arguments["sku"].as_str() {
+///         Some("desk") => Ok(json!({"sku": "desk", "price": 480})),
+///         _ => Err("no such product"),
+///     }
+/// });
+/// let registry = Registry::builder().without_inventory().tool(price).build().unwrap();
+///
+/// let result = registry.call("get_price", json!({"sku": "desk"})).await;
+/// assert!(!result.is_error());
+/// assert_eq!(result.content()["price"], 480);
+/// assert_eq!(result.text(), r#"{"sku":"desk","price":480}"#); // what a tool message carries
+///
+/// let failed = registry.call("get_price", json!({"sku": "lamp"})).await;
+/// assert_eq!(failed.error_kind(), Some(ToolErrorKind::ToolFailed));
+/// assert_eq!(failed.text(), "no such product");
+///
+/// let invalid = registry.call("get_price", json!({})).await;
+/// assert_eq!(invalid.error_kind(), Some(ToolErrorKind::InvalidArguments));
+/// assert!(invalid.text().contains("sku"));
+/// # }
+/// ```
+///
 /// [`is_error`]: ToolResult::is_error
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
@@ -21,6 +50,17 @@ pub struct ToolResult {
 
 /// Why a call failed, for callers that treat failures differently (an MCP server answers an
 /// unknown tool with a protocol error, everything else with an error result).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::{Registry, ToolErrorKind};
+/// use serde_json::json;
+///
+/// let registry = Registry::builder().without_inventory().build().unwrap();
+/// let result = registry.call("get_weather", json!({})).await;
+/// assert_eq!(result.error_kind(), Some(ToolErrorKind::UnknownTool));
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ToolErrorKind {
@@ -42,6 +82,12 @@ pub enum ToolErrorKind {
 
 impl ToolErrorKind {
     /// A short snake_case label, as used in events.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolErrorKind;
+    ///
+    /// assert_eq!(ToolErrorKind::InvalidArguments.as_str(), "invalid_arguments");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             ToolErrorKind::UnknownTool => "unknown_tool",
@@ -57,6 +103,15 @@ impl ToolErrorKind {
 
 impl ToolResult {
     /// A successful result.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolResult;
+    /// use serde_json::json;
+    ///
+    /// let result = ToolResult::success(json!({"price": 480}));
+    /// assert!(!result.is_error());
+    /// assert_eq!(result.content(), &json!({"price": 480}));
+    /// ```
     #[inline]
     pub fn success(content: Value) -> Self {
         ToolResult {
@@ -67,6 +122,14 @@ impl ToolResult {
     }
 
     /// A failed result whose content is `message` as a JSON string.
+    ///
+    /// ```
+    /// use lazytool_runtime::{ToolErrorKind, ToolResult};
+    ///
+    /// let result = ToolResult::error(ToolErrorKind::ToolFailed, "no such product");
+    /// assert!(result.is_error());
+    /// assert_eq!(result.content(), "no such product");
+    /// ```
     #[inline]
     pub fn error(kind: ToolErrorKind, message: impl Into<String>) -> Self {
         ToolResult {
@@ -93,18 +156,43 @@ impl ToolResult {
     }
 
     /// Whether the call failed.
+    ///
+    /// ```
+    /// use lazytool_runtime::{ToolErrorKind, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// assert!(ToolResult::error(ToolErrorKind::TimedOut, "too slow").is_error());
+    /// assert!(!ToolResult::success(json!("ok")).is_error());
+    /// ```
     #[inline]
     pub fn is_error(&self) -> bool {
         self.error.is_some()
     }
 
     /// Why the call failed, or `None` for a success.
+    ///
+    /// ```
+    /// use lazytool_runtime::{ToolErrorKind, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let result = ToolResult::error(ToolErrorKind::InvalidArguments, "missing `sku`");
+    /// assert_eq!(result.error_kind(), Some(ToolErrorKind::InvalidArguments));
+    /// assert_eq!(ToolResult::success(json!(1)).error_kind(), None);
+    /// ```
     #[inline]
     pub fn error_kind(&self) -> Option<ToolErrorKind> {
         self.error
     }
 
     /// The tool's value, or the error message as a JSON string.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolResult;
+    /// use serde_json::json;
+    ///
+    /// let result = ToolResult::success(json!([1, 2]));
+    /// assert_eq!(result.content(), &json!([1, 2]));
+    /// ```
     #[inline]
     pub fn content(&self) -> &Value {
         &self.content
@@ -118,6 +206,21 @@ impl ToolResult {
     /// For a result of the discovery tool, the lazy tools it handed out (with their signature
     /// when the session signs): what a provider's native deferral answers with
     /// ([`provider::anthropic::tool_reference_block`](crate::provider::anthropic::tool_reference_block)).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let session = registry.session();
+    /// let found = session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})).await;
+    /// assert_eq!(found.discovered().unwrap().tools, ["get_forecast"]);
+    /// assert_eq!(session.call("get_forecast", json!({})).await.discovered(), None);
+    /// # }
+    /// ```
     #[inline]
     pub fn discovered(&self) -> Option<&DiscoveredSet> {
         self.discovered.as_deref()
@@ -130,6 +233,14 @@ impl ToolResult {
     }
 
     /// Takes the content out of the result.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolResult;
+    /// use serde_json::json;
+    ///
+    /// let value = ToolResult::success(json!({"price": 480})).into_content();
+    /// assert_eq!(value["price"], 480);
+    /// ```
     #[inline]
     pub fn into_content(self) -> Value {
         // Only discovery results carry a set: dropping it stays out of every other call's path.
@@ -141,6 +252,14 @@ impl ToolResult {
 
     /// The content as the text providers put into a tool-result message: a JSON string is
     /// sent as its contents, anything else as compact JSON.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolResult;
+    /// use serde_json::json;
+    ///
+    /// assert_eq!(ToolResult::success(json!("sunny")).text(), "sunny");
+    /// assert_eq!(ToolResult::success(json!({"price": 480})).text(), r#"{"price":480}"#);
+    /// ```
     pub fn text(&self) -> String {
         match &self.content {
             Value::String(text) => text.clone(),

@@ -3,9 +3,9 @@
 
 use crate::tool::ToolDefinition;
 
-/// How lazy tools reach the model.
+/// How lazy tools reach the model; set with [`SessionOptions::mode`](crate::SessionOptions::mode).
 ///
-/// ```rust,standalone_crate
+/// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DiscoveryMode, DynamicTool, Registry, SessionOptions};
 /// use serde_json::json;
@@ -20,6 +20,23 @@ use crate::tool::ToolDefinition;
 ///     .tool(tool("merge_pull_request", "Merges a pull request."))
 ///     .build()
 ///     .unwrap();
+///
+/// let first_request = |mode| {
+///     let session = registry.session_with(SessionOptions::new().mode(mode));
+///     session.active_tools().into_iter().map(|tool| tool.name).collect::<Vec<_>>()
+/// };
+/// // Names (the default) and search: the discovery tool alone, until tools are discovered.
+/// assert_eq!(first_request(DiscoveryMode::Names), [DISCOVERY_TOOL_NAME]);
+/// // Cache-stable: every lazy tool from the first request on, with an open schema.
+/// assert_eq!(
+///     first_request(DiscoveryMode::CacheStable),
+///     [DISCOVERY_TOOL_NAME, "create_issue", "merge_pull_request"]
+/// );
+/// // Auto: two small tools fit the inline budget, so they are sent like eager ones.
+/// assert_eq!(
+///     first_request(DiscoveryMode::Auto(Default::default())),
+///     ["create_issue", "merge_pull_request"]
+/// );
 ///
 /// // Search mode: the discovery tool takes a query instead of listing every name.
 /// let session = registry.session_with(SessionOptions::new().mode(DiscoveryMode::Search));
@@ -88,7 +105,22 @@ impl AutoBudget {
     }
 }
 
-/// What a session does with its lazy tools once [`DiscoveryMode::Auto`] has decided.
+/// What a session does with its lazy tools once [`DiscoveryMode::Auto`] has decided
+/// ([`Session::mode`](crate::Session::mode)).
+///
+/// ```
+/// use lazytool_runtime::{AutoBudget, DiscoveryMode, DynamicTool, Registry, ResolvedMode, SessionOptions};
+/// use serde_json::json;
+///
+/// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+/// let auto = |budget| registry.session_with(SessionOptions::new().mode(DiscoveryMode::Auto(budget))).mode();
+/// assert_eq!(auto(AutoBudget::default()), ResolvedMode::Inline);
+/// // A window too small for the tool's definition, large enough for its name.
+/// let small = AutoBudget { context_window: 400, inline_share: 0.05, names_share: 0.5 };
+/// assert_eq!(auto(small), ResolvedMode::Names);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ResolvedMode {

@@ -60,6 +60,27 @@ impl Session {
     /// [`Session::from_history`] with options: gating, and with a
     /// [signing key](SessionOptions::signing_key), only discoveries carrying a valid
     /// signature count.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, Session, SessionOptions};
+    ///
+    /// // The history claims a discovery; this user may not use lazy tools, so it counts for nothing.
+    /// let history = [
+    ///     json!({"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+    ///         "function": {"name": DISCOVERY_TOOL_NAME, "arguments": "{\"toolNames\":[\"get_forecast\"]}"}}]}),
+    ///     json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"tools\":[{\"name\":\"get_forecast\"}]}"}),
+    /// ];
+    /// assert_eq!(Session::from_history(&registry, &history).discovered().tools, ["get_forecast"]);
+    /// let options = SessionOptions::new().allow(|tool| !tool.is_lazy());
+    /// assert!(Session::from_history_with(&registry, &history, options).discovered().tools.is_empty());
+    /// ```
     pub fn from_history_with(
         registry: &Registry,
         history: &[Value],

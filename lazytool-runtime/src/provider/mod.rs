@@ -57,6 +57,21 @@ const FORMATS: &[HistoryReader] = &[
 ];
 
 /// Why a response could not be parsed.
+///
+/// ```
+/// use lazytool_runtime::provider::{Provider, openai_chat};
+/// use serde_json::json;
+///
+/// let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+///     {"id": "call_1", "type": "function", "function": {"name": "add"}}
+/// ]}}]});
+/// let error = openai_chat::parse_tool_calls(&response).unwrap_err();
+/// assert_eq!(error.provider(), Provider::OpenAiChat);
+/// assert_eq!(error.path(), "/choices/0/message/tool_calls/0/function/arguments");
+/// assert_eq!(error.expected(), "the arguments as a JSON-encoded string");
+/// assert_eq!(error.to_string(), "invalid OpenAI Chat Completions response: expected the arguments \
+///     as a JSON-encoded string at /choices/0/message/tool_calls/0/function/arguments");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {
     provider: Provider,
@@ -74,16 +89,40 @@ impl ParseError {
     }
 
     /// The provider whose response was being parsed.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{Provider, anthropic};
+    /// use serde_json::json;
+    ///
+    /// let error = anthropic::parse_tool_calls(&json!("not a message")).unwrap_err();
+    /// assert_eq!(error.provider(), Provider::Anthropic);
+    /// ```
     pub fn provider(&self) -> Provider {
         self.provider
     }
 
     /// Where in the response the problem is, as a JSON pointer (`""` is the whole response).
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::gemini;
+    /// use serde_json::json;
+    ///
+    /// let response = json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": ""}}]}}]});
+    /// assert_eq!(gemini::parse_tool_calls(&response).unwrap_err().path(), "/candidates/0/content/parts/0/functionCall/name");
+    /// ```
     pub fn path(&self) -> &str {
         &self.path
     }
 
     /// What was expected there.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::openai_responses;
+    /// use serde_json::json;
+    ///
+    /// let error = openai_responses::parse_tool_calls(&json!({"output": "none"})).unwrap_err();
+    /// assert_eq!(error.expected(), "the response's `output` array");
+    /// ```
     pub fn expected(&self) -> &str {
         &self.expected
     }
@@ -107,6 +146,15 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// The providers.
+///
+/// ```
+/// use lazytool_runtime::provider::{Provider, anthropic};
+/// use serde_json::json;
+///
+/// let error = anthropic::parse_tool_calls(&json!(42)).unwrap_err();
+/// assert_eq!(error.provider(), Provider::Anthropic);
+/// assert_eq!(Provider::Anthropic.to_string(), "Anthropic Messages");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Provider {
@@ -122,6 +170,12 @@ pub enum Provider {
 
 impl Provider {
     /// A short snake_case label: `openai_chat`, `openai_responses`, `anthropic`, `gemini`.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::Provider;
+    ///
+    /// assert_eq!(Provider::OpenAiResponses.as_str(), "openai_responses");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::OpenAiChat => "openai_chat",

@@ -48,13 +48,58 @@ use crate::call::ToolCall;
 pub trait AssembleCalls {
     /// Reads the next event; returns the calls it completed, in stream order. After an error
     /// the stream is over: every later `push` or `finish` returns that error again.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, openai_chat};
+    /// use serde_json::json;
+    ///
+    /// let chunk = |delta| json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+    ///     "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
+    /// let mut assembler = openai_chat::StreamAssembler::new();
+    /// let first = json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+    ///     "function": {"name": "add", "arguments": "{\"a\": 2"}}]});
+    /// assert!(assembler.push(&chunk(first)).unwrap().is_empty()); // the call is still open
+    /// let rest = json!({"tool_calls": [{"index": 0, "function": {"arguments": ", \"b\": 3}"}}]});
+    /// assembler.push(&chunk(rest)).unwrap();
+    /// let done = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+    ///     "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    /// let calls = assembler.push(&done).unwrap(); // the finish reason completes it
+    /// assert_eq!((calls[0].name.as_str(), &calls[0].arguments), ("add", &json!("{\"a\": 2, \"b\": 3}")));
+    /// ```
     fn push(&mut self, event: &Value) -> Result<Vec<ToolCall>, StreamError>;
 
     /// Ends the stream: an error if it was cut off (no end event, a call still open), else
     /// the calls the end completed (none for most providers).
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, StreamErrorKind, anthropic};
+    /// use serde_json::json;
+    ///
+    /// let mut assembler = anthropic::StreamAssembler::new();
+    /// assembler.push(&json!({"type": "message_start", "message": {"id": "msg_1", "content": []}})).unwrap();
+    /// assembler.push(&json!({"type": "message_stop"})).unwrap();
+    /// assert!(assembler.finish().unwrap().is_empty()); // a whole stream without calls
+    ///
+    /// let mut cut = anthropic::StreamAssembler::new();
+    /// cut.push(&json!({"type": "message_start", "message": {"id": "msg_2", "content": []}})).unwrap();
+    /// assert_eq!(cut.finish().unwrap_err().kind(), StreamErrorKind::Truncated);
+    /// ```
     fn finish(&mut self) -> Result<Vec<ToolCall>, StreamError>;
 
     /// Reads a whole stream: every call it holds, in stream order, or the first error.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, gemini};
+    /// use serde_json::json;
+    ///
+    /// // Gemini streams whole calls, one chunk of the response at a time.
+    /// let events = [
+    ///     json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "now", "args": {}}}]}}]}),
+    ///     json!({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP"}]}),
+    /// ];
+    /// let calls = gemini::StreamAssembler::new().assemble(&events).unwrap();
+    /// assert_eq!(calls[0].name, "now");
+    /// ```
     fn assemble<'e>(
         &mut self,
         events: impl IntoIterator<Item = &'e Value>,
@@ -72,6 +117,16 @@ pub trait AssembleCalls {
 }
 
 /// What went wrong in a stream.
+///
+/// ```
+/// use lazytool_runtime::provider::{AssembleCalls, StreamErrorKind, anthropic};
+/// use serde_json::json;
+///
+/// let mut assembler = anthropic::StreamAssembler::new();
+/// let error = assembler.push(&json!({"type": "error",
+///     "error": {"type": "overloaded_error", "message": "Overloaded"}})).unwrap_err();
+/// assert_eq!(error.kind(), StreamErrorKind::Provider);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StreamErrorKind {
@@ -111,21 +166,59 @@ pub struct StreamError {
 
 impl StreamError {
     /// The provider whose stream it is.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, Provider, StreamErrorKind, gemini};
+    /// use serde_json::json;
+    ///
+    /// let mut assembler = gemini::StreamAssembler::new();
+    /// let error = assembler.push(&json!({"error": {"code": 503, "message": "The model is overloaded."}})).unwrap_err();
+    /// assert_eq!(error.provider(), Provider::Gemini);
+    /// ```
     pub fn provider(&self) -> Provider {
         self.provider
     }
 
     /// What kind of problem it is.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, Provider, StreamErrorKind, gemini};
+    /// use serde_json::json;
+    ///
+    /// let mut assembler = gemini::StreamAssembler::new();
+    /// let error = assembler.push(&json!({"error": {"code": 503, "message": "The model is overloaded."}})).unwrap_err();
+    /// assert_eq!(error.kind(), StreamErrorKind::Provider);
+    /// ```
     pub fn kind(&self) -> StreamErrorKind {
         self.kind
     }
 
     /// The event at fault, counted from 1; `None` when the end of the stream is.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, Provider, StreamErrorKind, gemini};
+    /// use serde_json::json;
+    ///
+    /// let mut assembler = gemini::StreamAssembler::new();
+    /// let error = assembler.push(&json!({"error": {"code": 503, "message": "The model is overloaded."}})).unwrap_err();
+    /// assert_eq!(error.event(), Some(1));
+    /// let mut cut = gemini::StreamAssembler::new();
+    /// assert_eq!(cut.finish().unwrap_err().event(), None); // the end of the stream is at fault
+    /// ```
     pub fn event(&self) -> Option<usize> {
         self.event
     }
 
     /// What is wrong, without the provider and event.
+    ///
+    /// ```
+    /// use lazytool_runtime::provider::{AssembleCalls, Provider, StreamErrorKind, gemini};
+    /// use serde_json::json;
+    ///
+    /// let mut assembler = gemini::StreamAssembler::new();
+    /// let error = assembler.push(&json!({"error": {"code": 503, "message": "The model is overloaded."}})).unwrap_err();
+    /// assert_eq!(error.message(), "the provider reported an error: The model is overloaded.");
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }

@@ -37,11 +37,39 @@ pub struct Turn {
 
 impl Turn {
     /// Whether the model called no tool (its turn was an answer).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::Registry;
+    /// use lazytool_runtime::provider::anthropic;
+    /// use serde_json::json;
+    ///
+    /// let registry = Registry::builder().without_inventory().build().unwrap();
+    /// let answer = json!({"role": "assistant", "content": [{"type": "text", "text": "Done."}]});
+    /// let turn = anthropic::run_response(&registry.session(), &answer, 4).await.unwrap();
+    /// assert!(turn.is_empty() && turn.messages.is_empty());
+    /// # }
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
     }
 
     /// The calls with their results, in call order.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{Registry, ToolCall};
+    /// use lazytool_runtime::provider::gemini;
+    /// use serde_json::json;
+    ///
+    /// let registry = Registry::builder().without_inventory().build().unwrap();
+    /// let call = ToolCall { id: "gemini-call-0".into(), name: "missing".into(), arguments: json!({}) };
+    /// let turn = gemini::run_turn(&registry.session(), vec![call], 4).await;
+    /// for (call, result) in turn.iter() {
+    ///     assert_eq!((call.name.as_str(), result.is_error()), ("missing", true));
+    /// }
+    /// # }
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = (&ToolCall, &ToolResult)> {
         self.calls.iter().zip(&self.results)
     }

@@ -16,6 +16,40 @@ type SpecFilter = Box<dyn Fn(&ToolSpec) -> bool>;
 
 /// Builds a [`Registry`]: states for `State<T>` parameters, instances for tool methods,
 /// which `#[tool]`s to take, and dynamic tools. Start with [`Registry::builder`].
+///
+/// ```rust,standalone_crate
+/// use std::sync::Arc;
+/// use lazytool_runtime::{CallLimits, Registry, State, tool};
+///
+/// struct Prices {
+///     desk: u32,
+/// }
+///
+/// /// The price of the desk.
+/// #[tool]
+/// async fn desk_price(prices: State<Prices>) -> u32 {
+///     prices.desk
+/// }
+///
+/// /// Not wanted in this registry.
+/// #[tool(lazy)]
+/// async fn admin_reset() {}
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// // A tool takes `State<Prices>`: building without one is an error naming it.
+/// assert!(Registry::from_inventory().is_err());
+///
+/// let registry = Registry::builder()
+///     .state(Prices { desk: 480 })          // or `.state_arc(Arc::new(...))`, shared
+///     .filter(|spec| !spec.is_lazy())       // which `#[tool]`s to take
+///     .limits(CallLimits::default().max_output_bytes(10_000))
+///     .build()
+///     .unwrap();
+/// assert_eq!(registry.len(), 1);
+/// assert_eq!(registry.call("desk_price", serde_json::json!({})).await.content(), 480);
+/// # let _ = Arc::new(0);
+/// # }
+/// ```
 #[must_use]
 pub struct RegistryBuilder {
     limits: CallLimits,
@@ -40,11 +74,31 @@ impl RegistryBuilder {
     }
 
     /// Registers `value` for the tools that take `State<T>`.
+    ///
+    /// ```
+    /// use lazytool_runtime::Registry;
+    ///
+    /// struct Db;
+    /// // Registered once, read by every tool taking `State<Db>` (see the example on this type).
+    /// let registry = Registry::builder().without_inventory().state(Db).build().unwrap();
+    /// # let _ = registry;
+    /// ```
     pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
         self.state_arc(Arc::new(value))
     }
 
     /// Registers an already shared value for the tools that take `State<T>`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// struct Db;
+    /// let db = Arc::new(Db);
+    /// // The application keeps its own handle; tools taking `State<Db>` share it.
+    /// let registry = Registry::builder().without_inventory().state_arc(Arc::clone(&db)).build().unwrap();
+    /// # let _ = registry;
+    /// ```
     pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
         self.states.insert(value);
         self
@@ -93,6 +147,17 @@ impl RegistryBuilder {
 
     /// Keeps only the `#[tool]`s for which `keep` returns true (by name, module, laziness).
     /// Tools left out need no state.
+    ///
+    /// ```
+    /// use lazytool_runtime::Registry;
+    ///
+    /// // Only the `#[tool]`s of one module (of those linked into the binary).
+    /// let registry = Registry::builder()
+    ///     .filter(|spec| spec.module_path().starts_with("my_app::billing"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(registry.is_empty());
+    /// ```
     pub fn filter(mut self, keep: impl Fn(&ToolSpec) -> bool + 'static) -> Self {
         self.filter = Some(Box::new(keep));
         self
@@ -100,30 +165,88 @@ impl RegistryBuilder {
 
     /// Sets the limits every call obeys (argument size and depth, timeout, output size);
     /// see [`CallLimits`] for the defaults.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{CallLimits, DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let echo = DynamicTool::new("echo", "Echoes its text.", json!({"type": "object"}),
+    ///     |arguments, _| async move { Ok::<_, String>(arguments["text"].clone()) });
+    /// let limits = CallLimits::default().max_argument_bytes(64);
+    /// let registry = Registry::builder().without_inventory().tool(echo).limits(limits).build().unwrap();
+    /// let result = registry.call("echo", json!({"text": "x".repeat(100)})).await;
+    /// assert!(result.is_error()); // refused before the tool runs
+    /// # }
+    /// ```
     pub fn limits(mut self, limits: CallLimits) -> Self {
         self.limits = limits;
         self
     }
 
     /// Leaves out every `#[tool]` of the binary: the registry holds only dynamic tools.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let noop = DynamicTool::new("noop", "Does nothing.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let registry = Registry::builder().without_inventory().tool(noop).build().unwrap();
+    /// assert_eq!(registry.len(), 1); // whatever `#[tool]`s the binary holds
+    /// ```
     pub fn without_inventory(mut self) -> Self {
         self.use_inventory = false;
         self
     }
 
     /// Adds a dynamic tool.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let noop = DynamicTool::new("noop", "Does nothing.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let registry = Registry::builder().without_inventory().tool(noop).build().unwrap();
+    /// assert!(registry.get("noop").is_some());
+    /// ```
     pub fn tool(mut self, tool: DynamicTool) -> Self {
         self.dynamic.push(tool);
         self
     }
 
     /// Adds dynamic tools.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tools = ["a", "b", "c"].map(|name| DynamicTool::new(name, "A tool.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) }).lazy(true));
+    /// let registry = Registry::builder().without_inventory().tools(tools).build().unwrap();
+    /// assert_eq!(registry.session().lazy_tool_names(), ["a", "b", "c"]);
+    /// ```
     pub fn tools(mut self, tools: impl IntoIterator<Item = DynamicTool>) -> Self {
         self.dynamic.extend(tools);
         self
     }
 
     /// Checks every tool and builds the registry; all problems are reported together.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let error = Registry::builder()
+    ///     .without_inventory()
+    ///     .tools([tool("search"), tool("search"), tool("bad name")])
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(error.problems().len(), 2); // both reported
+    /// ```
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut problems = Vec::new();
         let mut tools = Vec::new();

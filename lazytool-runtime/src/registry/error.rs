@@ -8,12 +8,39 @@ use crate::tool::{SchemaError, SourceLocation, ToolNameError};
 ///
 /// Building a registry never panics: duplicate names, invalid names or schemas, and states
 /// nobody registered all end up here, each naming the tool and where it was declared.
+///
+/// ```
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let tool = DynamicTool::new("get forecast", "A tool.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!(null)) });
+/// let error = Registry::builder().without_inventory().tool(tool).build().unwrap_err();
+/// assert!(error.to_string().contains("get forecast"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryError {
     problems: Vec<RegistryProblem>,
 }
 
 /// One reason a registry could not be built.
+///
+/// ```
+/// use lazytool_runtime::{DynamicTool, Registry, RegistryProblem};
+/// use serde_json::json;
+///
+/// let run = |_, _| async { Ok::<_, String>(json!(null)) };
+/// let first = DynamicTool::new("search", "Searches issues.", json!({"type": "object"}), run);
+/// let second = DynamicTool::new("search", "Searches code.", json!({"type": "object"}), run);
+/// let error = Registry::builder().without_inventory().tools([first, second]).build().unwrap_err();
+/// match &error.problems()[0] {
+///     RegistryProblem::DuplicateName { name, first, second } => {
+///         assert_eq!(name, "search");
+///         assert_eq!(second.line(), first.line() + 1); // where each was built
+///     }
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryProblem {
@@ -72,6 +99,16 @@ impl RegistryError {
     }
 
     /// Every problem found, in a stable order.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry, RegistryProblem};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("lookup", "A tool.", json!({"type": "array"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let error = Registry::builder().without_inventory().tool(tool).build().unwrap_err();
+    /// assert!(matches!(&error.problems()[0], RegistryProblem::InvalidSchema { tool, .. } if tool == "lookup"));
+    /// ```
     pub fn problems(&self) -> &[RegistryProblem] {
         &self.problems
     }

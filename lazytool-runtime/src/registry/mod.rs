@@ -69,11 +69,38 @@ impl Registry {
     /// Tools declared in another crate are collected as long as that crate is linked: if
     /// nothing else refers to it, add `use that_crate as _;`. Tools that take `State<T>`
     /// need [`Registry::builder`]; here they are an error naming the tool and the type.
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{Registry, tool};
+    ///
+    /// /// Adds two numbers.
+    /// #[tool]
+    /// async fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let registry = Registry::from_inventory().unwrap();
+    /// assert_eq!(registry.tools().map(|tool| tool.name()).collect::<Vec<_>>(), ["add"]);
+    /// assert_eq!(registry.call("add", serde_json::json!({"a": 2, "b": 3})).await.content(), 5);
+    /// # }
+    /// ```
     pub fn from_inventory() -> Result<Registry, RegistryError> {
         Registry::builder().build()
     }
 
     /// A builder for registries with states, a filter over the `#[tool]`s, or dynamic tools.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CallLimits, Registry};
+    /// use std::time::Duration;
+    ///
+    /// let registry = Registry::builder()
+    ///     .limits(CallLimits::default().timeout(Some(Duration::from_secs(5))))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(registry.limits().timeout, Some(Duration::from_secs(5)));
+    /// ```
     pub fn builder() -> RegistryBuilder {
         RegistryBuilder::new()
     }
@@ -90,11 +117,43 @@ impl Registry {
     }
 
     /// The tools, in name order (byte order).
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    ///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ///     |arguments, _| async move { Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?")))) })
+    ///     .lazy(true)
+    ///     .tags(["weather", "temperature"]);
+    /// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tools([forecast, time]).build().unwrap();
+    /// let names: Vec<&str> = registry.tools().map(|tool| tool.name()).collect();
+    /// assert_eq!(names, ["get_forecast", "get_time"]);
+    /// ```
     pub fn tools(&self) -> std::slice::Iter<'_, Tool> {
         self.0.tools.iter()
     }
 
     /// The tool named `name`.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    ///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ///     |arguments, _| async move { Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?")))) })
+    ///     .lazy(true)
+    ///     .tags(["weather", "temperature"]);
+    /// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tools([forecast, time]).build().unwrap();
+    /// assert!(registry.get("get_forecast").is_some_and(|tool| tool.is_lazy()));
+    /// assert!(registry.get("get_weather").is_none());
+    /// ```
     #[inline]
     pub fn get(&self, name: &str) -> Option<&Tool> {
         let tools = &self.0.tools;
@@ -120,17 +179,58 @@ impl Registry {
     }
 
     /// How many tools there are.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    ///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ///     |arguments, _| async move { Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?")))) })
+    ///     .lazy(true)
+    ///     .tags(["weather", "temperature"]);
+    /// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tools([forecast, time]).build().unwrap();
+    /// assert_eq!(registry.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.0.tools.len()
     }
 
     /// Whether there are no tools.
+    ///
+    /// ```
+    /// use lazytool_runtime::Registry;
+    ///
+    /// assert!(Registry::builder().without_inventory().build().unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.0.tools.is_empty()
     }
 
     /// Calls the tool named `name` with `arguments`, without discovery gating. Every
     /// failure is an error result, never a panic: see [`Tool::call`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    ///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ///     |arguments, _| async move { Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?")))) })
+    ///     .lazy(true)
+    ///     .tags(["weather", "temperature"]);
+    /// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tools([forecast, time]).build().unwrap();
+    /// // No gating here: a lazy tool runs without being discovered.
+    /// let result = registry.call("get_forecast", json!({"city": "Paris"})).await;
+    /// assert_eq!(result.content(), "Sunny in Paris");
+    /// assert!(registry.call("get_forecast", json!({"town": "Paris"})).await.is_error());
+    /// # }
+    /// ```
     #[inline]
     pub fn call(
         &self,
@@ -141,6 +241,19 @@ impl Registry {
     }
 
     /// Like [`Registry::call`], with the call's id and cancellation token.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{CancellationToken, DynamicTool, Registry, ToolContext};
+    /// use serde_json::json;
+    ///
+    /// let whoami = DynamicTool::new("whoami", "The id of this call.", json!({"type": "object"}),
+    ///     |_, context: ToolContext| async move { Ok::<_, String>(json!(context.call_id())) });
+    /// let registry = Registry::builder().without_inventory().tool(whoami).build().unwrap();
+    /// let context = ToolContext::new().with_call_id("call_7").with_cancellation(CancellationToken::new());
+    /// assert_eq!(registry.call_with_context("whoami", json!({}), context).await.content(), "call_7");
+    /// # }
+    /// ```
     pub fn call_with_context(
         &self,
         name: &str,
@@ -165,6 +278,23 @@ impl Registry {
     /// The lazy tools best matching `query`, best first, at most `limit`: the ranking search
     /// discovery uses (BM25 over names split into words, descriptions, parameter names and
     /// descriptions, and tags). The index is built on the first search and kept.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    ///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ///     |arguments, _| async move { Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?")))) })
+    ///     .lazy(true)
+    ///     .tags(["weather", "temperature"]);
+    /// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+    /// let registry = Registry::builder().without_inventory().tools([forecast, time]).build().unwrap();
+    /// let found = registry.search("temperature tomorrow", 5);
+    /// assert_eq!(found[0].name(), "get_forecast");
+    /// assert!(registry.search("time", 5).is_empty()); // only lazy tools are searched
+    /// ```
     pub fn search(&self, query: &str, limit: usize) -> Vec<&Tool> {
         self.search_lazy(query, limit, |_| true)
     }

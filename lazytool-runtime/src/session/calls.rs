@@ -11,6 +11,24 @@ use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool};
 
 impl Session {
     /// Runs a tool call under the discovery rules; every failure is an error result.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::ToolErrorKind;
+    ///
+    /// let session = registry.session();
+    /// assert_eq!(session.call("get_time", json!({})).await.content(), "done");
+    /// let missing = session.call("get_weather", json!({})).await;
+    /// assert_eq!(missing.error_kind(), Some(ToolErrorKind::UnknownTool));
+    /// # }
+    /// ```
     pub fn call(
         &self,
         name: &str,
@@ -21,6 +39,20 @@ impl Session {
 
     /// [`Session::call`] with the call's id and cancellation token. Gating is decided when
     /// this is called; the returned future owns what it needs, so it can be spawned.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{DynamicTool, Registry, ToolContext};
+    /// use serde_json::json;
+    ///
+    /// let whoami = DynamicTool::new("whoami", "The id of this call.", json!({"type": "object"}),
+    ///     |_, context: ToolContext| async move { Ok::<_, String>(json!(context.call_id())) });
+    /// let registry = Registry::builder().without_inventory().tool(whoami).build().unwrap();
+    /// let context = ToolContext::new().with_call_id("call_7");
+    /// let result = registry.session().call_with_context("whoami", json!({}), context).await;
+    /// assert_eq!(result.content(), "call_7");
+    /// # }
+    /// ```
     pub fn call_with_context(
         &self,
         name: &str,
@@ -34,6 +66,30 @@ impl Session {
     /// turn (a tool discovered by one of them is callable from the next turn), then run
     /// concurrently, at most `concurrency` at a time (at least one); the results come back in
     /// call order, each with its call's id in its context.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, ToolCall, ToolErrorKind};
+    ///
+    /// let session = registry.session();
+    /// let call = |id: &str, name: &str, arguments| ToolCall { id: id.into(), name: name.into(), arguments };
+    /// let results = session.call_turn(vec![
+    ///     call("call_1", DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})),
+    ///     call("call_2", "get_forecast", json!({})), // discovered in this very turn: too early
+    ///     call("call_3", "get_time", json!({})),
+    /// ], 4).await;
+    /// assert!(!results[0].is_error());
+    /// assert_eq!(results[1].error_kind(), Some(ToolErrorKind::NotDiscovered));
+    /// assert_eq!(results[2].content(), "done");
+    /// # }
+    /// ```
     pub fn call_turn(
         &self,
         calls: Vec<ToolCall>,

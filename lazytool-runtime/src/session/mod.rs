@@ -137,11 +137,37 @@ impl DiscoveryState {
 
 impl Registry {
     /// A new conversation over every tool, nothing discovered yet.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// let session = registry.session();
+    /// assert_eq!(session.lazy_tool_names(), ["get_forecast"]);
+    /// ```
     pub fn session(&self) -> Session {
         Session::new(self, SessionOptions::default())
     }
 
     /// A new conversation with options (discovery listing, gating).
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::SessionOptions;
+    ///
+    /// let session = registry.session_with(SessionOptions::new().allow(|tool| !tool.is_lazy()));
+    /// assert!(session.lazy_tool_names().is_empty());
+    /// ```
     pub fn session_with(&self, options: SessionOptions) -> Session {
         Session::new(self, options)
     }
@@ -189,6 +215,22 @@ impl Session {
     }
 
     /// How this session presents its lazy tools, after [`DiscoveryMode::Auto`](crate::DiscoveryMode::Auto) decided.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::{AutoBudget, DiscoveryMode, ResolvedMode, SessionOptions};
+    ///
+    /// // One small lazy tool fits Auto's inline budget: it is sent like an eager tool.
+    /// let session = registry.session_with(SessionOptions::new().mode(DiscoveryMode::Auto(AutoBudget::default())));
+    /// assert_eq!(session.mode(), ResolvedMode::Inline);
+    /// assert_eq!(registry.session().mode(), ResolvedMode::Names);
+    /// ```
     pub fn mode(&self) -> ResolvedMode {
         self.shared.mode
     }
@@ -250,6 +292,18 @@ impl Session {
     }
 
     /// The registry this session serves.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// let session = registry.session();
+    /// assert_eq!(session.registry().len(), 2);
+    /// ```
     pub fn registry(&self) -> &Registry {
         &self.shared.registry
     }
@@ -258,6 +312,27 @@ impl Session {
     /// the discovery tool while some lazy tool is undiscovered, discovered tools in discovery
     /// order. Building the next request starts a new turn, so this also makes the tools
     /// discovered during the last turn callable (see [`begin_turn`](Session::begin_turn)).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::DISCOVERY_TOOL_NAME;
+    ///
+    /// let session = registry.session();
+    /// let names: Vec<String> = session.active_tools().into_iter().map(|tool| tool.name).collect();
+    /// assert_eq!(names, ["get_time", DISCOVERY_TOOL_NAME]);
+    ///
+    /// session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})).await;
+    /// let names: Vec<String> = session.active_tools().into_iter().map(|tool| tool.name).collect();
+    /// assert_eq!(names, ["get_time", "get_forecast"]); // every lazy tool found: no discovery tool
+    /// # }
+    /// ```
     pub fn active_tools(&self) -> Vec<ToolDefinition> {
         self.active_definitions()
             .into_iter()
@@ -268,6 +343,21 @@ impl Session {
     /// [`active_tools`](Session::active_tools) without copying: each definition is built once
     /// per tool and shared, so a turn costs what rendering the request costs. The providers'
     /// `render_tools` take these as well.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::provider::anthropic;
+    ///
+    /// let session = registry.session();
+    /// let tools = anthropic::render_tools(&session.active_definitions());
+    /// assert_eq!(tools[0]["name"], "get_time");
+    /// ```
     pub fn active_definitions(&self) -> Vec<Arc<ToolDefinition>> {
         if self.calls_through() {
             return self.call_through_definitions();
@@ -304,6 +394,21 @@ impl Session {
     /// deferred tools themselves, such as Anthropic's `defer_loading`
     /// ([`provider::anthropic::render_tools_deferred`](crate::provider::anthropic::render_tools_deferred)).
     /// Starts a new turn like [`active_tools`](Session::active_tools).
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::DISCOVERY_TOOL_NAME;
+    ///
+    /// let tools = registry.session().deferrable_tools();
+    /// let listed: Vec<(&str, bool)> = tools.iter().map(|(tool, deferred)| (tool.name.as_str(), *deferred)).collect();
+    /// assert_eq!(listed, [("get_time", false), (DISCOVERY_TOOL_NAME, false), ("get_forecast", true)]);
+    /// ```
     pub fn deferrable_tools(&self) -> Vec<(ToolDefinition, bool)> {
         self.begin_turn();
         let shared = &*self.shared;
@@ -326,12 +431,54 @@ impl Session {
 
     /// Starts a new model turn: tools discovered during the last one become callable.
     /// [`active_tools`](Session::active_tools) does this too.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, ToolErrorKind};
+    ///
+    /// let session = registry.session();
+    /// session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})).await;
+    /// // Discovered during this turn: callable from the next one.
+    /// let early = session.call("get_forecast", json!({})).await;
+    /// assert_eq!(early.error_kind(), Some(ToolErrorKind::NotDiscovered));
+    /// session.begin_turn();
+    /// assert!(!session.call("get_forecast", json!({})).await.is_error());
+    /// # }
+    /// ```
     pub fn begin_turn(&self) {
         commit(&mut self.lock());
     }
 
     /// The lazy tools discovered so far (including during the current turn), in discovery
     /// order; signed when the session signs, so that [`Session::resume`] accepts it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, Session, SessionOptions};
+    ///
+    /// let session = registry.session();
+    /// session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})).await;
+    /// let stored = serde_json::to_string(&session.discovered()).unwrap(); // kept with the conversation
+    /// assert_eq!(stored, r#"{"tools":["get_forecast"]}"#);
+    ///
+    /// let resumed = Session::resume(&registry, &serde_json::from_str(&stored).unwrap(), SessionOptions::new());
+    /// assert_eq!(resumed.discovered().tools, ["get_forecast"]);
+    /// # }
+    /// ```
     pub fn discovered(&self) -> DiscoveredSet {
         let set = {
             let state = self.lock();
@@ -347,11 +494,42 @@ impl Session {
     /// compacted history: [`Session::from_history`] restores the tools from it after the
     /// original discovery results are gone. It is text; put it anywhere in a message's text.
     /// Like any history, it is a claim by whoever writes the history: gating still applies.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, Session};
+    ///
+    /// let session = registry.session();
+    /// session.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})).await;
+    /// // The history is compacted into a summary that carries the marker.
+    /// let summary = format!("Earlier, the user asked about the weather. {}", session.compaction_marker());
+    /// let history = [json!({"role": "user", "content": summary})];
+    /// assert_eq!(Session::from_history(&registry, &history).discovered().tools, ["get_forecast"]);
+    /// # }
+    /// ```
     pub fn compaction_marker(&self) -> String {
         compaction::marker(&self.discovered())
     }
 
     /// The names of the lazy tools this session may discover, in name order.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
+    /// // `get_time` is eager, `get_forecast` lazy.
+    /// assert_eq!(registry.session().lazy_tool_names(), ["get_forecast"]);
+    /// ```
     pub fn lazy_tool_names(&self) -> &[String] {
         self.shared
             .discovery()

@@ -42,17 +42,62 @@ pub struct SessionOptions {
 
 impl SessionOptions {
     /// The defaults: names mode listing bare names, every tool allowed.
+    ///
+    /// ```
+    /// use lazytool_runtime::SessionOptions;
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, description: &str| DynamicTool::new(name.to_owned(), description.to_owned(),
+    /// #     json!({"type": "object"}), |_, _| async { Ok::<_, String>(json!("done")) }).lazy(true);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_forecast", "Tomorrow's weather. By city."), tool("get_alerts", "Weather alerts.")])
+    /// #     .build().unwrap();
+    /// // Two lazy tools, `get_alerts` and `get_forecast`.
+    /// let session = registry.session_with(SessionOptions::new());
+    /// assert_eq!(session.active_tools(), registry.session().active_tools());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// How lazy tools reach the model: names (the default), search, auto, or cache-stable.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DiscoveryMode, SessionOptions};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, description: &str| DynamicTool::new(name.to_owned(), description.to_owned(),
+    /// #     json!({"type": "object"}), |_, _| async { Ok::<_, String>(json!("done")) }).lazy(true);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_forecast", "Tomorrow's weather. By city."), tool("get_alerts", "Weather alerts.")])
+    /// #     .build().unwrap();
+    /// // Two lazy tools, `get_alerts` and `get_forecast`.
+    /// let session = registry.session_with(SessionOptions::new().mode(DiscoveryMode::CacheStable));
+    /// let names: Vec<String> = session.active_tools().into_iter().map(|tool| tool.name).collect();
+    /// assert_eq!(names, [DISCOVERY_TOOL_NAME, "get_alerts", "get_forecast"]); // from the first request on
+    /// ```
     pub fn mode(mut self, mode: DiscoveryMode) -> Self {
         self.mode = mode;
         self
     }
 
     /// How the discovery tool's description lists the lazy tools.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DiscoveryListing, SessionOptions};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, description: &str| DynamicTool::new(name.to_owned(), description.to_owned(),
+    /// #     json!({"type": "object"}), |_, _| async { Ok::<_, String>(json!("done")) }).lazy(true);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_forecast", "Tomorrow's weather. By city."), tool("get_alerts", "Weather alerts.")])
+    /// #     .build().unwrap();
+    /// // Two lazy tools, `get_alerts` and `get_forecast`.
+    /// let session = registry.session_with(SessionOptions::new().listing(DiscoveryListing::FirstSentence));
+    /// let description = &session.active_tools()[0].description;
+    /// assert!(description.contains("get_forecast: Tomorrow's weather."));
+    /// assert!(!description.contains("By city."));
+    /// ```
     pub fn listing(mut self, listing: DiscoveryListing) -> Self {
         self.listing = listing;
         self
@@ -153,6 +198,24 @@ impl SessionOptions {
     /// Restricts the session to the tools for which `allow` returns true (a tenant's tools,
     /// a user's permissions). A tool left out is never listed, discovered or run, whatever a
     /// message history claims: lazy loading saves tokens, gating is what authorizes.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, SessionOptions, ToolErrorKind};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = |name: &str, description: &str| DynamicTool::new(name.to_owned(), description.to_owned(),
+    /// #     json!({"type": "object"}), |_, _| async { Ok::<_, String>(json!("done")) }).lazy(true);
+    /// # let registry = Registry::builder().without_inventory()
+    /// #     .tools([tool("get_forecast", "Tomorrow's weather. By city."), tool("get_alerts", "Weather alerts.")])
+    /// #     .build().unwrap();
+    /// // Two lazy tools, `get_alerts` and `get_forecast`.
+    /// let session = registry.session_with(SessionOptions::new().allow(|tool| tool.name() != "get_alerts"));
+    /// assert_eq!(session.lazy_tool_names(), ["get_forecast"]);
+    /// let denied = session.call("get_alerts", json!({})).await;
+    /// assert_eq!(denied.error_kind(), Some(ToolErrorKind::UnknownTool));
+    /// # }
+    /// ```
     pub fn allow(mut self, allow: impl Fn(&Tool) -> bool + Send + Sync + 'static) -> Self {
         self.allow = Some(Arc::new(allow));
         self

@@ -35,6 +35,49 @@ type ListingFuture = Pin<Box<dyn Future<Output = Listing> + Send>>;
 /// No task is spawned: the callers drive the shared listing. Once every caller waiting on a
 /// listing has given up, the listing is dropped and its token cancelled.
 ///
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// # use std::sync::atomic::{AtomicUsize, Ordering};
+/// # use lazytool_runtime::DynamicTool;
+/// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+/// # use tokio_util::sync::CancellationToken;
+/// # use serde_json::json;
+/// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+/// # struct Hub { listings: AtomicUsize, fail_from: usize }
+/// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+/// # impl ToolSource for Hub {
+/// #     fn name(&self) -> &str { "hub" }
+/// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+/// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+/// #         Box::pin(async move {
+/// #             if fail {
+/// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+/// #             }
+/// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+/// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+/// #         })
+/// #     }
+/// # }
+/// use std::time::Duration;
+/// use lazytool_runtime::Registry;
+/// use lazytool_runtime::source::CachedSource;
+///
+/// // `Hub` (hidden) lists one tool, `search`, and counts its listings.
+/// let hub = CachedSource::new(Hub::new(usize::MAX), Duration::from_secs(300));
+/// let tools = hub.tools().await.unwrap();
+/// let registry = Registry::builder()
+///     .without_inventory()
+///     .tools(tools.iter().cloned().map(|tool| tool.lazy(true)))
+///     .build()
+///     .unwrap();
+/// assert_eq!(registry.session().lazy_tool_names(), ["search"]);
+///
+/// hub.tools().await.unwrap(); // fresh: served from the cache
+/// assert_eq!(hub.source().listings.load(Ordering::SeqCst), 1);
+/// # }
+/// ```
+///
 /// Share it behind an `Arc`.
 pub struct CachedSource<P> {
     source: Arc<P>,
@@ -65,6 +108,37 @@ enum Stage {
 
 impl<P: ToolSource> CachedSource<P> {
     /// Caches the tools of `source` for `ttl`. The source's name is read once, here.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::CachedSource;
+    ///
+    /// let hub = CachedSource::new(Hub::new(usize::MAX), Duration::from_secs(300));
+    /// assert_eq!(hub.tools().await.unwrap()[0].name(), "search");
+    /// # }
+    /// ```
     pub fn new(source: P, ttl: Duration) -> Self {
         let name = source.name().into();
         CachedSource {
@@ -80,6 +154,41 @@ impl<P: ToolSource> CachedSource<P> {
     /// Whether a failed listing returns the last good catalog instead of the error, when
     /// there is one (default: no). The failure is still reported as a `tracing` event, and
     /// not cached: every call lists again until a listing succeeds.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::CachedSource;
+    ///
+    /// // `Hub::new(2)`: the first listing succeeds, every later one fails.
+    /// let hub = CachedSource::new(Hub::new(2), Duration::from_secs(300)).stale_on_error(true);
+    /// hub.tools().await.unwrap();
+    /// hub.invalidate();
+    /// let tools = hub.tools().await.unwrap(); // the listing failed: the last good catalog
+    /// assert_eq!(tools[0].name(), "search");
+    /// # }
+    /// ```
     pub fn stale_on_error(mut self, yes: bool) -> Self {
         self.stale_on_error = yes;
         self
@@ -88,17 +197,101 @@ impl<P: ToolSource> CachedSource<P> {
     /// Fails a listing that takes longer than `timeout` with
     /// [`SourceErrorKind::TimedOut`](super::SourceErrorKind::TimedOut) and cancels it (default: no limit). The limit is the
     /// shared listing's, counted from its start, not each caller's.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::{CachedSource, ListToolsFuture, SourceErrorKind, ToolSource};
+    /// use tokio_util::sync::CancellationToken;
+    ///
+    /// struct Stuck;
+    /// impl ToolSource for Stuck {
+    ///     fn name(&self) -> &str {
+    ///         "stuck"
+    ///     }
+    ///     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    ///         Box::pin(std::future::pending())
+    ///     }
+    /// }
+    ///
+    /// let stuck = CachedSource::new(Stuck, Duration::from_secs(300)).timeout(Duration::from_millis(10));
+    /// assert_eq!(stuck.tools().await.unwrap_err().kind(), SourceErrorKind::TimedOut);
+    /// # }
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
     /// The wrapped source.
+    ///
+    /// ```
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::CachedSource;
+    ///
+    /// let hub = CachedSource::new(Hub::new(usize::MAX), Duration::from_secs(300));
+    /// assert_eq!(hub.source().name(), "hub");
+    /// ```
     pub fn source(&self) -> &P {
         &self.source
     }
 
     /// The tools: the cached catalog while it is fresh, a new listing otherwise.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::CachedSource;
+    ///
+    /// let hub = CachedSource::new(Hub::new(2), Duration::from_secs(300));
+    /// assert_eq!(hub.tools().await.unwrap().len(), 1);
+    /// hub.invalidate();
+    /// let error = hub.tools().await.unwrap_err(); // loud: never an empty catalog
+    /// assert_eq!(error.to_string(), "listing the tools of `hub` failed: 503 Service Unavailable");
+    /// # }
+    /// ```
     pub async fn tools(&self) -> Result<Arc<[DynamicTool]>, SourceError> {
         self.tools_with_cancel(CancellationToken::new()).await
     }
@@ -107,6 +300,40 @@ impl<P: ToolSource> CachedSource<P> {
     /// [`SourceErrorKind::Cancelled`](super::SourceErrorKind::Cancelled) as soon as `cancel` is cancelled (at once if it
     /// already is). The shared listing goes on for the other callers; it is cancelled only
     /// when every caller waiting on it has given up.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::{CachedSource, SourceErrorKind};
+    ///
+    /// let hub = CachedSource::new(Hub::new(usize::MAX), Duration::from_secs(300));
+    /// let cancel = CancellationToken::new();
+    /// cancel.cancel(); // the caller's request is gone
+    /// let error = hub.tools_with_cancel(cancel).await.unwrap_err();
+    /// assert_eq!(error.kind(), SourceErrorKind::Cancelled);
+    /// # }
+    /// ```
     pub async fn tools_with_cancel(
         &self,
         cancel: CancellationToken,
@@ -158,6 +385,40 @@ impl<P: ToolSource> CachedSource<P> {
     /// Makes the next call list again, even if the cache is fresh. A listing already running
     /// still answers its callers, but its catalog is not cached. [`last_good`](Self::last_good)
     /// is kept.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::CachedSource;
+    ///
+    /// let hub = CachedSource::new(Hub::new(usize::MAX), Duration::from_secs(300));
+    /// hub.tools().await.unwrap();
+    /// hub.invalidate(); // say, on an MCP `notifications/tools/list_changed`
+    /// hub.tools().await.unwrap();
+    /// assert_eq!(hub.source().listings.load(Ordering::SeqCst), 2);
+    /// # }
+    /// ```
     pub fn invalidate(&self) {
         let mut state = self.state();
         state.fetched_at = None;
@@ -165,6 +426,41 @@ impl<P: ToolSource> CachedSource<P> {
     }
 
     /// The catalog of the last successful listing, fresh or not.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// use std::time::Duration;
+    /// use lazytool_runtime::source::CachedSource;
+    ///
+    /// let hub = CachedSource::new(Hub::new(2), Duration::from_secs(300));
+    /// assert!(hub.last_good().is_none());
+    /// hub.tools().await.unwrap();
+    /// hub.invalidate();
+    /// assert!(hub.tools().await.is_err());
+    /// assert_eq!(hub.last_good().unwrap()[0].name(), "search");
+    /// # }
+    /// ```
     pub fn last_good(&self) -> Option<Arc<[DynamicTool]>> {
         self.state().last_good.clone()
     }

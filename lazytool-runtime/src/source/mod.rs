@@ -30,6 +30,14 @@ pub use cached::CachedSource;
 use crate::tool::DynamicTool;
 
 /// The future a [`ToolSource`] returns from [`list_tools`](ToolSource::list_tools).
+///
+/// ```
+/// use lazytool_runtime::DynamicTool;
+/// use lazytool_runtime::source::{ListToolsFuture, SourceError};
+///
+/// let empty: ListToolsFuture<'static> = Box::pin(async { Ok::<Vec<DynamicTool>, SourceError>(Vec::new()) });
+/// # drop(empty);
+/// ```
 pub type ListToolsFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Vec<DynamicTool>, SourceError>> + Send + 'a>>;
 
@@ -62,6 +70,31 @@ pub type ListToolsFuture<'a> =
 /// ```
 pub trait ToolSource: Send + Sync + 'static {
     /// A short name for events and errors (`"github-mcp"`).
+    ///
+    /// ```
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// assert_eq!(Hub::new(usize::MAX).name(), "hub");
+    /// ```
     fn name(&self) -> &str;
 
     /// Lists the tools. Called again when the cache expires.
@@ -69,6 +102,38 @@ pub trait ToolSource: Send + Sync + 'static {
     /// `cancel` is cancelled when nobody waits for the listing any more or it timed out;
     /// the future is dropped right after, so honoring it matters only for work the source
     /// started elsewhere (a spawned request, a subprocess).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// # use serde_json::json;
+    /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
+    /// # struct Hub { listings: AtomicUsize, fail_from: usize }
+    /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
+    /// # impl ToolSource for Hub {
+    /// #     fn name(&self) -> &str { "hub" }
+    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
+    /// #         Box::pin(async move {
+    /// #             if fail {
+    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
+    /// #             }
+    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
+    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
+    /// #         })
+    /// #     }
+    /// # }
+    /// // Without a cache, every call lists.
+    /// let hub = Hub::new(usize::MAX);
+    /// let tools = hub.list_tools(CancellationToken::new()).await.unwrap();
+    /// assert_eq!(tools[0].name(), "search");
+    /// hub.list_tools(CancellationToken::new()).await.unwrap();
+    /// assert_eq!(hub.listings.load(Ordering::SeqCst), 2);
+    /// # }
+    /// ```
     fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_>;
 }
 
@@ -110,6 +175,13 @@ pub struct SourceError {
 }
 
 /// What kind of failure a [`SourceError`] is.
+///
+/// ```
+/// use lazytool_runtime::source::{SourceError, SourceErrorKind};
+///
+/// assert_eq!(SourceError::new("hub", "401").kind(), SourceErrorKind::Failed);
+/// assert_eq!(SourceError::cancelled("hub", "shutting down").kind(), SourceErrorKind::Cancelled);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SourceErrorKind {
@@ -123,6 +195,13 @@ pub enum SourceErrorKind {
 
 impl SourceError {
     /// A failure of the source named `name`, described by `message`.
+    ///
+    /// ```
+    /// use lazytool_runtime::source::SourceError;
+    ///
+    /// let error = SourceError::new("github", "401 Unauthorized");
+    /// assert_eq!((error.source_name(), error.message()), ("github", "401 Unauthorized"));
+    /// ```
     pub fn new(name: impl Into<Arc<str>>, message: impl Into<Arc<str>>) -> Self {
         SourceError {
             name: name.into(),
@@ -134,6 +213,13 @@ impl SourceError {
 
     /// A listing of the source named `name` that was cancelled, for sources honoring their
     /// token.
+    ///
+    /// ```
+    /// use lazytool_runtime::source::SourceError;
+    ///
+    /// let error = SourceError::cancelled("github", "shutting down");
+    /// assert_eq!(error.to_string(), "listing the tools of `github` was cancelled: shutting down");
+    /// ```
     pub fn cancelled(name: impl Into<Arc<str>>, message: impl Into<Arc<str>>) -> Self {
         SourceError {
             kind: SourceErrorKind::Cancelled,
@@ -152,22 +238,49 @@ impl SourceError {
     }
 
     /// Attaches the underlying error, returned by [`Error::source`](std::error::Error::source).
+    ///
+    /// ```
+    /// use std::error::Error;
+    /// use lazytool_runtime::source::SourceError;
+    ///
+    /// let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+    /// let error = SourceError::new("github", "unreachable").with_cause(io);
+    /// assert_eq!(error.source().unwrap().to_string(), "connection refused");
+    /// ```
     pub fn with_cause(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.cause = Some(Arc::new(cause));
         self
     }
 
     /// The name of the source that failed ([`ToolSource::name`]).
+    ///
+    /// ```
+    /// use lazytool_runtime::source::SourceError;
+    ///
+    /// assert_eq!(SourceError::new("github", "401").source_name(), "github");
+    /// ```
     pub fn source_name(&self) -> &str {
         &self.name
     }
 
     /// What went wrong.
+    ///
+    /// ```
+    /// use lazytool_runtime::source::SourceError;
+    ///
+    /// assert_eq!(SourceError::new("github", "401 Unauthorized").message(), "401 Unauthorized");
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// What kind of failure this is.
+    ///
+    /// ```
+    /// use lazytool_runtime::source::{SourceError, SourceErrorKind};
+    ///
+    /// assert_eq!(SourceError::new("github", "401").kind(), SourceErrorKind::Failed);
+    /// ```
     pub fn kind(&self) -> SourceErrorKind {
         self.kind
     }

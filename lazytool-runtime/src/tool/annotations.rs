@@ -9,6 +9,22 @@ use std::borrow::Cow;
 /// open_world)]`, or with [`DynamicTool::annotations`](crate::DynamicTool::annotations). They
 /// are hints for clients (to ask for confirmation, say), not guarantees: never base a
 /// security decision on them.
+///
+/// ```
+/// use lazytool_runtime::{DynamicTool, ToolAnnotations};
+/// use serde_json::json;
+///
+/// let annotations = ToolAnnotations {
+///     title: Some("Delete a repository".into()),
+///     destructive: Some(true),
+///     idempotent: Some(true),
+///     ..ToolAnnotations::default()
+/// };
+/// let tool = DynamicTool::new("delete_repo", "Deletes a repository.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("deleted")) })
+///     .annotations(annotations);
+/// # let _ = tool;
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolAnnotations {
     /// A human-readable title (MCP `title`).
@@ -26,6 +42,13 @@ pub struct ToolAnnotations {
 
 impl ToolAnnotations {
     /// Whether no annotation is set.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolAnnotations;
+    ///
+    /// assert!(ToolAnnotations::default().is_empty());
+    /// assert!(!ToolAnnotations { read_only: Some(false), ..ToolAnnotations::default() }.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         *self == ToolAnnotations::default()
     }

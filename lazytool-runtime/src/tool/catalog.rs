@@ -170,6 +170,15 @@ fn read_annotations(entry: &Map<String, Value>) -> Result<ToolAnnotations, Strin
 }
 
 /// Why a catalog could not be read: one line per entry that could not (`tool 3: ...`).
+///
+/// ```
+/// use lazytool_runtime::catalog_tools;
+/// use serde_json::{Value, json};
+///
+/// let catalog = json!({"tools": [{"name": "get_me", "inputSchema": {"type": "object"}}, {"description": "No name."}]});
+/// let error = catalog_tools(&catalog, |_, _: Value, _| async { Ok::<_, String>(json!(null)) }).unwrap_err();
+/// assert!(error.to_string().starts_with("invalid tool catalog: tool 1"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CatalogError {
     problems: Vec<String>,
@@ -181,6 +190,15 @@ impl CatalogError {
     }
 
     /// Every problem, in catalog order.
+    ///
+    /// ```
+    /// use lazytool_runtime::catalog_tools;
+    /// use serde_json::{Value, json};
+    ///
+    /// let catalog = json!([{"description": "No name."}, {"name": "no_schema"}]);
+    /// let error = catalog_tools(&catalog, |_, _: Value, _| async { Ok::<_, String>(json!(null)) }).unwrap_err();
+    /// assert_eq!(error.problems().len(), 2); // every entry that cannot be read
+    /// ```
     pub fn problems(&self) -> &[String] {
         &self.problems
     }

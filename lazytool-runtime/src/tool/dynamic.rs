@@ -50,6 +50,25 @@ impl DynamicTool {
     /// A tool named `name` described by `description`, taking arguments that match
     /// `input_schema`, run by `handler`. An `Err` from the handler becomes an error result
     /// whose message is the error's `Display` text.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use lazytool_runtime::{DynamicTool, Registry, ToolErrorKind};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    /// let half = DynamicTool::new("half", "Halves an even number.", schema, |arguments, _| async move {
+    ///     match arguments["n"].as_i64() {
+    ///         Some(n) if n % 2 == 0 => Ok(json!(n / 2)),
+    ///         _ => Err("an even number, please"),
+    ///     }
+    /// });
+    /// let registry = Registry::builder().without_inventory().tool(half).build().unwrap();
+    /// assert_eq!(registry.call("half", json!({"n": 8})).await.content(), 4);
+    /// let odd = registry.call("half", json!({"n": 7})).await;
+    /// assert_eq!((odd.error_kind(), odd.text().as_str()), (Some(ToolErrorKind::ToolFailed), "an even number, please"));
+    /// # }
+    /// ```
     #[track_caller]
     pub fn new<F, Fut, E>(
         name: impl Into<Arc<str>>,
@@ -86,46 +105,125 @@ impl DynamicTool {
     }
 
     /// Marks the tool lazy (listed by the discovery tool instead of sent up front).
+    ///
+    /// ```
+    /// use lazytool_runtime::DynamicTool;
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("sunny")) });
+    /// assert!(tool.lazy(true).is_lazy());
+    /// ```
     pub fn lazy(mut self, lazy: bool) -> Self {
         self.lazy = lazy;
         self
     }
 
     /// Sets hints about the tool's behaviour for MCP clients.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("delete_repo", "Deletes a repository.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("deleted")) })
+    ///     .annotations(ToolAnnotations { destructive: Some(true), ..ToolAnnotations::default() });
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// assert_eq!(registry.get("delete_repo").unwrap().annotations().destructive, Some(true));
+    /// ```
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.metadata.annotations = annotations;
         self
     }
 
     /// Sets keywords that help search discovery find the tool.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true).tags(["rain", "umbrella"]);
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// assert_eq!(registry.search("umbrella", 1)[0].name(), "get_forecast");
+    /// ```
     pub fn tags<T: Into<Cow<'static, str>>>(mut self, tags: impl IntoIterator<Item = T>) -> Self {
         self.metadata.tags = tags.into_iter().map(Into::into).collect();
         self
     }
 
     /// Sets extended instructions sent to the model only when it discovers the tool.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("run_sql", "Runs a read-only SQL query.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!([])) })
+    ///     .skill("Tables: orders(id, total), customers(id, name). Always add a LIMIT.");
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// assert!(registry.get("run_sql").unwrap().skill().unwrap().starts_with("Tables"));
+    /// ```
     pub fn skill(mut self, skill: impl Into<Cow<'static, str>>) -> Self {
         self.metadata.skill = Some(skill.into());
         self
     }
 
     /// Declares the JSON Schema of the tool's successful output.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_price", "A price.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!({"cents": 1250})) })
+    ///     .output_schema(json!({"type": "object", "properties": {"cents": {"type": "integer"}}}));
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// assert_eq!(registry.get("get_price").unwrap().output_schema().unwrap()["type"], "object");
+    /// ```
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
     }
 
     /// The tool's name.
+    ///
+    /// ```
+    /// use lazytool_runtime::DynamicTool;
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("sunny")) });
+    /// assert_eq!(tool.name(), "get_forecast");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The tool's description.
+    ///
+    /// ```
+    /// use lazytool_runtime::DynamicTool;
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("sunny")) });
+    /// assert_eq!(tool.description(), "Tomorrow's weather.");
+    /// ```
     pub fn description(&self) -> &str {
         &self.description
     }
 
     /// Whether the tool is lazy.
+    ///
+    /// ```
+    /// use lazytool_runtime::DynamicTool;
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!("sunny")) });
+    /// assert!(!tool.is_lazy()); // eager unless marked
+    /// ```
     pub fn is_lazy(&self) -> bool {
         self.lazy
     }

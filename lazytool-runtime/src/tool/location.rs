@@ -29,16 +29,49 @@ impl SourceLocation {
     }
 
     /// The source file, as `file!()` gives it.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("noop", "Does nothing.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let location = registry.get("noop").unwrap().location();
+    /// assert!(location.file().ends_with(".rs"));
+    /// ```
     pub fn file(&self) -> &'static str {
         self.file
     }
 
     /// The line, starting at 1.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("noop", "Does nothing.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let location = registry.get("noop").unwrap().location();
+    /// assert!(location.line() >= 1);
+    /// ```
     pub fn line(&self) -> u32 {
         self.line
     }
 
     /// The column, starting at 1.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("noop", "Does nothing.", json!({"type": "object"}),
+    ///     |_, _| async { Ok::<_, String>(json!(null)) });
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let location = registry.get("noop").unwrap().location();
+    /// assert!(location.column() >= 1);
+    /// ```
     pub fn column(&self) -> u32 {
         self.column
     }

@@ -38,6 +38,21 @@ use crate::call::{CallLimits, ToolContext, ToolResult};
 
 /// A tool of a [`Registry`](crate::Registry): its name, description, schemas, and how to
 /// call it. Cheap to clone (an `Arc` inside).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::{DynamicTool, Registry, ToolContext};
+/// use serde_json::json;
+///
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) });
+/// let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+/// let tool = registry.get("get_forecast").unwrap();
+/// assert_eq!(tool.input_schema()["required"], json!(["city"]));
+/// assert_eq!(tool.call(json!({"city": "Paris"}), ToolContext::new()).await.content(), "sunny");
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Tool(Arc<ToolInner>);
 
@@ -83,32 +98,128 @@ impl Tool {
     }
 
     /// The name the model calls the tool by.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.name(), "get_forecast");
+    /// ```
     pub fn name(&self) -> &str {
         &self.0.name
     }
 
     /// What the tool does, as the model reads it.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.description(), "Tomorrow's weather in a city.");
+    /// ```
     pub fn description(&self) -> &str {
         &self.0.description
     }
 
     /// Whether the tool is lazy: listed by the discovery tool rather than sent up front.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert!(tool.is_lazy());
+    /// ```
     pub fn is_lazy(&self) -> bool {
         self.0.lazy
     }
 
     /// Hints about the tool's behaviour for MCP clients.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.annotations().read_only, Some(true));
+    /// ```
     pub fn annotations(&self) -> &ToolAnnotations {
         &self.0.metadata.annotations
     }
 
     /// Keywords that help search discovery find the tool (`#[tool(tags = [...])]`).
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.tags().collect::<Vec<_>>(), ["rain"]);
+    /// ```
     pub fn tags(&self) -> impl Iterator<Item = &str> {
         self.0.metadata.tags.iter().map(|tag| &**tag)
     }
 
     /// Extended instructions sent to the model only when it discovers the tool
     /// (`#[tool(skill = "...")]` or a `# Skill` section of the fn's docs).
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.skill(), Some("Cities are English names."));
+    /// ```
     pub fn skill(&self) -> Option<&str> {
         self.0.metadata.skill.as_deref()
     }
@@ -116,17 +227,66 @@ impl Tool {
     /// The canonical JSON Schema of the tool's arguments (an object schema without
     /// `$schema` or a root `title`, `$ref`s inlined unless recursive, `required` listing
     /// exactly the parameters that are neither `Option` nor defaulted).
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.input_schema()["properties"]["city"]["type"], "string");
+    /// ```
     pub fn input_schema(&self) -> &Value {
         &self.0.schemas.input
     }
 
     /// The JSON Schema of the tool's successful output, for tools declared with
     /// `#[tool(output_schema)]` or dynamic tools given one.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.output_schema().unwrap()["properties"]["sky"]["type"], "string");
+    /// ```
     pub fn output_schema(&self) -> Option<&Value> {
         self.0.schemas.output.as_deref()
     }
 
     /// The tool as a request carries it: name, description, input schema.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// let definition = tool.definition();
+    /// assert_eq!((definition.name.as_str(), &definition.input_schema), ("get_forecast", tool.input_schema()));
+    /// ```
     pub fn definition(&self) -> ToolDefinition {
         ToolDefinition::clone(&self.shared_definition())
     }
@@ -146,11 +306,43 @@ impl Tool {
 
     /// Where the tool was declared: the `#[tool]` function, or the call that built a
     /// [`DynamicTool`].
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert!(tool.location().file().ends_with(".rs")); // where `DynamicTool::new` was called
+    /// ```
     pub fn location(&self) -> &SourceLocation {
         &self.0.location
     }
 
     /// The limits every call of this tool obeys.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    /// #     |_, _| async { Ok::<_, String>(json!({"sky": "sunny"})) })
+    /// #     .lazy(true)
+    /// #     .tags(["rain"])
+    /// #     .skill("Cities are English names.")
+    /// #     .output_schema(json!({"type": "object", "properties": {"sky": {"type": "string"}}}))
+    /// #     .annotations(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() });
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.limits(), registry.limits()); // the registry's limits
+    /// ```
     pub fn limits(&self) -> &CallLimits {
         &self.0.limits
     }

@@ -21,6 +21,14 @@ pub const CALL_THROUGH_TOOL_NAME: &str = "__lazy__tool__call__";
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// Why a name cannot be a tool's name ([`validate_tool_name`]).
+///
+/// ```
+/// use lazytool_runtime::{ToolNameError, validate_tool_name};
+///
+/// assert_eq!(validate_tool_name(""), Err(ToolNameError::Empty));
+/// assert_eq!(validate_tool_name("get weather"), Err(ToolNameError::InvalidCharacter { found: ' ' }));
+/// assert_eq!(validate_tool_name(&"a".repeat(65)), Err(ToolNameError::TooLong { len: 65 }));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolNameError {

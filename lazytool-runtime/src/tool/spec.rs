@@ -29,6 +29,27 @@ pub struct Invocation<'a> {
 /// Generated code builds it in a `const` context; read it through the accessors. Registries
 /// built with [`RegistryBuilder::filter`](crate::RegistryBuilder::filter) show each spec to
 /// the filter before the tool is built.
+///
+/// ```rust,standalone_crate
+/// use lazytool_runtime::{Registry, tool};
+///
+/// /// Refunds an order.
+/// #[tool(lazy)]
+/// async fn refund(order: u64) -> String {
+///     format!("refunded {order}")
+/// }
+///
+/// let registry = Registry::builder()
+///     .filter(|spec| {
+///         assert_eq!((spec.name(), spec.description(), spec.is_lazy()), ("refund", "Refunds an order.", true));
+///         assert!(spec.module_path().starts_with("rust_out"));
+///         assert!(spec.location().file().ends_with(".rs"));
+///         !spec.is_lazy() // leave the lazy ones out
+///     })
+///     .build()
+///     .unwrap();
+/// assert!(registry.get("refund").is_none());
+/// ```
 pub struct ToolSpec {
     #[doc(hidden)]
     pub name: &'static str,

@@ -36,11 +36,34 @@ pub struct State<T: ?Sized>(Arc<T>);
 
 impl<T: ?Sized> State<T> {
     /// Wraps a shared value.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use lazytool_runtime::State;
+    ///
+    /// struct Config {
+    ///     currency: &'static str,
+    /// }
+    /// let state = State::new(Arc::new(Config { currency: "EUR" }));
+    /// assert_eq!(state.currency, "EUR"); // `State<T>` derefs to `T`
+    /// ```
     pub fn new(value: Arc<T>) -> Self {
         State(value)
     }
 
     /// The shared handle, for moving the state into a spawned task.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use lazytool_runtime::State;
+    ///
+    /// let state = State::new(Arc::new(vec![1, 2, 3]));
+    /// let shared = Arc::clone(state.arc());
+    /// let sum = tokio::spawn(async move { shared.iter().sum::<i32>() }).await.unwrap();
+    /// assert_eq!(sum, 6);
+    /// # }
+    /// ```
     pub fn arc(&self) -> &Arc<T> {
         &self.0
     }

@@ -1,6 +1,80 @@
 //! Anthropic Messages (`POST /v1/messages`): the request's `tools`, the `tool_use` blocks of
 //! a response (whole, or streamed: [`StreamAssembler`]), and `tool_result` blocks in a user
 //! message ([`run_turn`] runs a turn's calls and builds it).
+//!
+//! # A complete loop
+//!
+//! Each request carries [`render_tools`] of the session's
+//! [`active_definitions`](crate::Session::active_definitions); [`run_response`] runs the
+//! `tool_use` blocks of the response; the assistant's content and the turn's user message of
+//! `tool_result` blocks go into the history. The responses are scripted here in the shape of
+//! a Messages API `message`; a real loop POSTs each request to `/v1/messages`. (For native
+//! deferred loading, see [`render_tools_deferred`].)
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use lazytool_runtime::provider::anthropic;
+//! use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
+//! use serde_json::{Value, json};
+//!
+//! let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+//!     |_, _| async { Ok::<_, String>(json!("12:00")) });
+//! let city = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+//! let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.", city,
+//!     |arguments, _| async move {
+//!         Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?"))))
+//!     })
+//!     .lazy(true);
+//! let registry = Registry::builder().without_inventory().tools([time, forecast]).build()?;
+//! let session = registry.session(); // one per conversation
+//!
+//! // A message as the API returns it.
+//! let message = |content: Value, stop_reason: &str| json!({
+//!     "id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
+//!     "model": "claude-sonnet-4-5-20250929", "content": content,
+//!     "stop_reason": stop_reason, "stop_sequence": null,
+//!     "usage": {"input_tokens": 472, "output_tokens": 57}
+//! });
+//! let call = |id: &str, name: &str, input: Value| json!([
+//!     {"type": "text", "text": "Let me check."},
+//!     {"type": "tool_use", "id": id, "name": name, "input": input}
+//! ]);
+//! let replies = [
+//!     message(call("toolu_01", DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})), "tool_use"),
+//!     message(call("toolu_02", "get_forecast", json!({"city": "Paris"})), "tool_use"),
+//!     message(json!([{"type": "text", "text": "Sunny in Paris tomorrow."}]), "end_turn"),
+//! ];
+//!
+//! let mut messages = vec![json!({"role": "user", "content": "Weather in Paris tomorrow?"})];
+//! let mut tools_sent = Vec::new();
+//! for response in replies {
+//!     let tools = anthropic::render_tools(&session.active_definitions());
+//!     let request = json!({"model": "claude-sonnet-4-5", "max_tokens": 1024,
+//!         "messages": messages, "tools": tools});
+//!     tools_sent.push(request["tools"].as_array().map_or(Vec::new(), |tools| {
+//!         tools.iter().map(|tool| tool["name"].clone()).collect()
+//!     }));
+//!     // let response = client.post(".../v1/messages").json(&request).send().await?...;
+//!     let turn = anthropic::run_response(&session, &response, 4).await?;
+//!     messages.push(json!({"role": "assistant", "content": response["content"]}));
+//!     if turn.is_empty() {
+//!         break; // the model answered
+//!     }
+//!     messages.extend(turn.messages);
+//! }
+//!
+//! assert_eq!(tools_sent[0], [json!("get_time"), json!(DISCOVERY_TOOL_NAME)]);
+//! // Discovered during the first turn, `get_forecast` is sent from the next request on.
+//! assert_eq!(tools_sent[1], [json!("get_time"), json!("get_forecast")]);
+//! assert_eq!(messages[4], json!({"role": "user", "content": [
+//!     {"type": "tool_result", "tool_use_id": "toolu_02", "content": "Sunny in Paris"}
+//! ]}));
+//! // A stateless server rebuilds the same session from the history.
+//! assert_eq!(Session::from_history(&registry, &messages).discovered().tools, ["get_forecast"]);
+//! # Ok(())
+//! # }
+//! ```
 
 mod stream;
 
@@ -19,6 +93,23 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
 /// The array for the request's `tools` field: `[{"name", "description", "input_schema"}]`,
 /// the schema sent as it is (Anthropic takes JSON Schema).
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::anthropic;
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// assert_eq!(anthropic::render_tools(&[tool.clone()]), json!([{
+///     "name": "get_forecast",
+///     "description": "Tomorrow's weather in a city.",
+///     "input_schema": tool.input_schema,
+/// }]));
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
     let rendered = tools
         .iter()
@@ -40,6 +131,23 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
 /// deferred tool by calling the discovery tool, whose result goes back as `tool_reference`
 /// blocks ([`tool_reference_block`]), and the API expands them into the tools' definitions.
 /// Requests need the beta header `anthropic-beta: advanced-tool-use-2025-11-20`.
+///
+/// ```
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let tools = anthropic::render_tools_deferred(&session);
+/// assert_eq!(tools[0]["name"], "get_time");
+/// assert_eq!(tools[1]["name"], DISCOVERY_TOOL_NAME);
+/// assert_eq!((&tools[2]["name"], &tools[2]["defer_loading"]), (&json!("get_forecast"), &json!(true)));
+/// ```
 pub fn render_tools_deferred(session: &Session) -> Value {
     let rendered = session
         .deferrable_tools()
@@ -104,6 +212,27 @@ pub fn tool_reference_block(call: &ToolCall, result: &ToolResult) -> Value {
 /// [`run_turn`] for tools rendered with [`render_tools_deferred`]: discovery calls are
 /// answered with [`tool_reference_block`], so that the API loads the deferred tools they
 /// found.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let response = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+///     "name": DISCOVERY_TOOL_NAME, "input": {"toolNames": ["get_forecast"]}}]});
+/// let calls = anthropic::parse_tool_calls(&response).unwrap();
+/// let turn = anthropic::run_turn_deferred(&session, calls, 4).await;
+/// assert_eq!(turn.messages, [json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+///     "content": [{"type": "tool_reference", "tool_name": "get_forecast"}]}]})]);
+/// # }
+/// ```
 pub fn run_turn_deferred(
     session: &Session,
     calls: Vec<ToolCall>,
@@ -125,6 +254,27 @@ pub fn run_turn_deferred(
 /// array: the `tool_use` blocks (`id`, `name`, `input`), in order. Other blocks (text,
 /// thinking, server tool use) are skipped; a message whose `content` is a plain string has
 /// no calls.
+///
+/// ```
+/// use lazytool_runtime::provider::anthropic;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
+///     "model": "claude-sonnet-4-5-20250929",
+///     "content": [
+///         {"type": "text", "text": "I'll check the weather."},
+///         {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_forecast",
+///          "input": {"city": "Paris"}}
+///     ],
+///     "stop_reason": "tool_use", "stop_sequence": null,
+///     "usage": {"input_tokens": 472, "output_tokens": 57}
+/// });
+/// let calls = anthropic::parse_tool_calls(&response).unwrap();
+/// assert_eq!(calls.len(), 1);
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("toolu_01A09q90qw90lq917835lq9", "get_forecast"));
+/// assert_eq!(calls[0].arguments, json!({"city": "Paris"}));
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::Anthropic,

@@ -1,6 +1,76 @@
 //! Google Gemini `generateContent`: the request's `tools`, the `functionCall` parts of a
 //! response (whole, or streamed: [`StreamAssembler`]), and `functionResponse` parts
 //! ([`run_turn`] runs a turn's calls and builds them).
+//!
+//! # A complete loop
+//!
+//! Each request carries [`render_tools`] of the session's
+//! [`active_definitions`](crate::Session::active_definitions); [`run_response`] runs the
+//! `functionCall` parts of the response; the candidate's content and the turn's content of
+//! `functionResponse` parts go into `contents`. The responses are scripted here in the shape
+//! of a `GenerateContentResponse`; a real loop POSTs each request to
+//! `/v1beta/models/{model}:generateContent`.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use lazytool_runtime::provider::gemini::{self, GeminiSchemaField};
+//! use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
+//! use serde_json::{Value, json};
+//!
+//! let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+//!     |_, _| async { Ok::<_, String>(json!("12:00")) });
+//! let city = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+//! let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.", city,
+//!     |arguments, _| async move {
+//!         Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?"))))
+//!     })
+//!     .lazy(true);
+//! let registry = Registry::builder().without_inventory().tools([time, forecast]).build()?;
+//! let session = registry.session(); // one per conversation
+//!
+//! // A GenerateContentResponse as the API returns it.
+//! let response = |parts: Value| json!({
+//!     "candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": "STOP", "index": 0}],
+//!     "usageMetadata": {"promptTokenCount": 82, "candidatesTokenCount": 17, "totalTokenCount": 99},
+//!     "modelVersion": "gemini-2.5-flash", "responseId": "mAitaLmkHPPlz7IPvtfUqQ4"
+//! });
+//! let call = |name: &str, args: Value| json!([{"functionCall": {"name": name, "args": args}}]);
+//! let replies = [
+//!     response(call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]}))),
+//!     response(call("get_forecast", json!({"city": "Paris"}))),
+//!     response(json!([{"text": "Sunny in Paris tomorrow."}])),
+//! ];
+//!
+//! let mut contents = vec![json!({"role": "user", "parts": [{"text": "Weather in Paris tomorrow?"}]})];
+//! let mut tools_sent = Vec::new();
+//! for response in replies {
+//!     let tools = gemini::render_tools(&session.active_definitions(), GeminiSchemaField::ParametersJsonSchema);
+//!     let request = json!({"contents": contents, "tools": tools});
+//!     tools_sent.push(request["tools"][0]["functionDeclarations"].as_array().map_or(Vec::new(), |tools| {
+//!         tools.iter().map(|tool| tool["name"].clone()).collect()
+//!     }));
+//!     // let response = client.post(".../v1beta/models/gemini-2.5-flash:generateContent")...;
+//!     let turn = gemini::run_response(&session, &response, 4).await?;
+//!     contents.push(response["candidates"][0]["content"].clone());
+//!     if turn.is_empty() {
+//!         break; // the model answered
+//!     }
+//!     contents.extend(turn.messages);
+//! }
+//!
+//! assert_eq!(tools_sent[0], [json!("get_time"), json!(DISCOVERY_TOOL_NAME)]);
+//! // Discovered during the first turn, `get_forecast` is sent from the next request on.
+//! assert_eq!(tools_sent[1], [json!("get_time"), json!("get_forecast")]);
+//! // The calls came without ids, so the responses carry none either.
+//! assert_eq!(contents[4], json!({"role": "user", "parts": [
+//!     {"functionResponse": {"name": "get_forecast", "response": {"result": "Sunny in Paris"}}}
+//! ]}));
+//! // A stateless server rebuilds the same session from the contents.
+//! assert_eq!(Session::from_history(&registry, &contents).discovered().tools, ["get_forecast"]);
+//! # Ok(())
+//! # }
+//! ```
 
 mod json_path;
 mod stream;
@@ -22,6 +92,22 @@ use crate::tool::ToolDefinition;
 const SYNTHESIZED_ID_PREFIX: &str = "gemini-call-";
 
 /// Which field of a function declaration carries the schema.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::gemini::{self, GeminiSchemaField};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// let json_schema = gemini::render_tools(&[tool.clone()], GeminiSchemaField::ParametersJsonSchema);
+/// assert_eq!(json_schema[0]["functionDeclarations"][0]["parametersJsonSchema"], tool.input_schema);
+/// let openapi = gemini::render_tools(&[tool], GeminiSchemaField::OpenApiParameters);
+/// assert_eq!(openapi[0]["functionDeclarations"][0]["parameters"]["properties"]["city"]["type"], "string");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GeminiSchemaField {
     /// `parametersJsonSchema`: the JSON Schema as it is.
@@ -42,6 +128,25 @@ pub enum GeminiSchemaField {
 /// [`dialect::gemini_openapi_rewrite`]), and Gemini takes no other dialect in `parameters`:
 /// each such tool is reported by a `warn` event (target `lazytool::schema`) naming it and
 /// every path left out. Check a tool set once, at startup, with [`openapi_losses`].
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::gemini::{self, GeminiSchemaField};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// assert_eq!(gemini::render_tools(&[tool.clone()], GeminiSchemaField::default()), json!([{
+///     "functionDeclarations": [{
+///         "name": "get_forecast",
+///         "description": "Tomorrow's weather in a city.",
+///         "parametersJsonSchema": tool.input_schema,
+///     }]
+/// }]));
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaField) -> Value {
     if tools.is_empty() {
         return json!([]);
@@ -128,6 +233,26 @@ pub fn openapi_losses<D: Borrow<ToolDefinition>>(tools: &[D]) -> Vec<(String, Sc
 /// `functionCall` (`name`, `args`, optional `id`), in order. A missing `args` is `{}`; a call
 /// without an id gets `gemini-call-{index}`, its index among the calls. A candidate without
 /// content (a safety stop, a malformed function call) has no calls.
+///
+/// ```
+/// use lazytool_runtime::provider::gemini;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "candidates": [{
+///         "content": {"role": "model", "parts": [
+///             {"functionCall": {"name": "get_forecast", "args": {"city": "Paris"}}},
+///             {"functionCall": {"id": "fc-7", "name": "get_time"}}
+///         ]},
+///         "finishReason": "STOP", "index": 0
+///     }],
+///     "usageMetadata": {"promptTokenCount": 82, "candidatesTokenCount": 17, "totalTokenCount": 99},
+///     "modelVersion": "gemini-2.5-flash"
+/// });
+/// let calls = gemini::parse_tool_calls(&response).unwrap();
+/// assert_eq!((calls[0].id.as_str(), &calls[0].arguments), ("gemini-call-0", &json!({"city": "Paris"})));
+/// assert_eq!((calls[1].id.as_str(), &calls[1].arguments), ("fc-7", &json!({})));
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::Gemini,

@@ -1,6 +1,77 @@
 //! OpenAI Chat Completions (`POST /v1/chat/completions`): the request's `tools`, the
 //! `tool_calls` of an assistant message (whole, or streamed: [`StreamAssembler`]), and
 //! `role: "tool"` result messages ([`run_turn`] runs a turn's calls and builds them).
+//!
+//! # A complete loop
+//!
+//! Each request carries [`render_tools`] of the session's
+//! [`active_definitions`](crate::Session::active_definitions); [`run_response`] runs the
+//! calls of the reply; the reply's message and the turn's result messages go into the
+//! history. The replies are scripted here in the shape of a `chat.completion`; a real loop
+//! POSTs each request to `/v1/chat/completions` (see `examples/agent`).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
+//! use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
+//! use serde_json::{Value, json};
+//!
+//! let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+//!     |_, _| async { Ok::<_, String>(json!("12:00")) });
+//! let city = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+//! let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.", city,
+//!     |arguments, _| async move {
+//!         Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?"))))
+//!     })
+//!     .lazy(true);
+//! let registry = Registry::builder().without_inventory().tools([time, forecast]).build()?;
+//! let session = registry.session(); // one per conversation
+//!
+//! // A chat.completion as the API returns it.
+//! let completion = |message: Value, finish_reason: &str| json!({
+//!     "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", "object": "chat.completion",
+//!     "created": 1741570283, "model": "gpt-4.1-2025-04-14",
+//!     "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish_reason}],
+//!     "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}
+//! });
+//! let call = |id: &str, name: &str, arguments: Value| json!({
+//!     "role": "assistant", "content": null, "refusal": null,
+//!     "tool_calls": [{"id": id, "type": "function",
+//!         "function": {"name": name, "arguments": arguments.to_string()}}]
+//! });
+//! let replies = [
+//!     completion(call("call_1", DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})), "tool_calls"),
+//!     completion(call("call_2", "get_forecast", json!({"city": "Paris"})), "tool_calls"),
+//!     completion(json!({"role": "assistant", "content": "Sunny in Paris tomorrow."}), "stop"),
+//! ];
+//!
+//! let mut messages = vec![json!({"role": "user", "content": "Weather in Paris tomorrow?"})];
+//! let mut tools_sent = Vec::new();
+//! for response in replies {
+//!     let tools = openai_chat::render_tools(&session.active_definitions(), &OpenAiChatOptions::default());
+//!     let request = json!({"model": "gpt-4.1", "messages": messages, "tools": tools});
+//!     tools_sent.push(request["tools"].as_array().map_or(Vec::new(), |tools| {
+//!         tools.iter().map(|tool| tool["function"]["name"].clone()).collect()
+//!     }));
+//!     // let response = client.post(".../v1/chat/completions").json(&request).send().await?...;
+//!     let turn = openai_chat::run_response(&session, &response, 4).await?;
+//!     messages.push(response["choices"][0]["message"].clone());
+//!     if turn.is_empty() {
+//!         break; // the model answered
+//!     }
+//!     messages.extend(turn.messages);
+//! }
+//!
+//! assert_eq!(tools_sent[0], [json!("get_time"), json!(DISCOVERY_TOOL_NAME)]);
+//! // Discovered during the first turn, `get_forecast` is sent from the next request on.
+//! assert_eq!(tools_sent[1], [json!("get_time"), json!("get_forecast")]);
+//! assert_eq!(messages[4], json!({"role": "tool", "tool_call_id": "call_2", "content": "Sunny in Paris"}));
+//! // A stateless server rebuilds the same session from the history.
+//! assert_eq!(Session::from_history(&registry, &messages).discovered().tools, ["get_forecast"]);
+//! # Ok(())
+//! # }
+//! ```
 
 mod stream;
 
@@ -20,6 +91,22 @@ use crate::tool::ToolDefinition;
 /// How tools are rendered for Chat Completions (and, as
 /// [`OpenAiResponsesOptions`](super::openai_responses::OpenAiResponsesOptions), for the
 /// Responses API).
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// let strict = openai_chat::render_tools(&[tool], &OpenAiChatOptions { strict: true });
+/// assert_eq!(strict[0]["function"]["strict"], true);
+/// // Strict mode requires every property and closes the object.
+/// assert_eq!(strict[0]["function"]["parameters"]["additionalProperties"], false);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct OpenAiChatOptions {
     /// Send every tool with `"strict": true` and its schema rewritten by
@@ -107,6 +194,28 @@ pub(crate) fn parameters(name: &str, schema: &Value, options: &OpenAiChatOptions
 /// Each call is `{"id", "type": "function", "function": {"name", "arguments"}}`; its
 /// `arguments` (a JSON-encoded string) is kept as that string (an object, as some compatible
 /// servers send, is kept as the object).
+///
+/// ```
+/// use lazytool_runtime::provider::openai_chat;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", "object": "chat.completion",
+///     "created": 1741570283, "model": "gpt-4.1-2025-04-14",
+///     "choices": [{
+///         "index": 0,
+///         "message": {"role": "assistant", "content": null, "refusal": null, "tool_calls": [
+///             {"id": "call_12345xyz", "type": "function",
+///              "function": {"name": "get_forecast", "arguments": "{\"city\":\"Paris\"}"}}
+///         ]},
+///         "logprobs": null, "finish_reason": "tool_calls"
+///     }],
+///     "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}
+/// });
+/// let calls = openai_chat::parse_tool_calls(&response).unwrap();
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_12345xyz", "get_forecast"));
+/// assert_eq!(calls[0].arguments, json!("{\"city\":\"Paris\"}")); // validated when the call runs
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::OpenAiChat,

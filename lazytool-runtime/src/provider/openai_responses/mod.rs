@@ -3,6 +3,78 @@
 //! `function_call_output` input items ([`run_turn`] runs a turn's calls and builds them);
 //! and client-executed tool search (`tool_search_call` / `tool_search_output`) for native
 //! deferred loading.
+//!
+//! # A complete loop
+//!
+//! Each request carries [`render_tools`] of the session's
+//! [`active_definitions`](crate::Session::active_definitions); [`run_response`] runs the
+//! `function_call` items of the response; the response's `output` items and the turn's
+//! `function_call_output` items go into the next request's `input`. The responses are
+//! scripted here in the shape of a `response` object; a real loop POSTs each request to
+//! `/v1/responses`.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+//! use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
+//! use serde_json::{Value, json};
+//!
+//! let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+//!     |_, _| async { Ok::<_, String>(json!("12:00")) });
+//! let city = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+//! let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.", city,
+//!     |arguments, _| async move {
+//!         Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?"))))
+//!     })
+//!     .lazy(true);
+//! let registry = Registry::builder().without_inventory().tools([time, forecast]).build()?;
+//! let session = registry.session(); // one per conversation
+//!
+//! // A response object as the API returns it.
+//! let response = |output: Value| json!({
+//!     "id": "resp_67ccd2bed1ec8190b14f964abc054267", "object": "response",
+//!     "created_at": 1741476542, "status": "completed", "model": "gpt-4.1-2025-04-14",
+//!     "output": output, "parallel_tool_calls": true,
+//!     "usage": {"input_tokens": 82, "output_tokens": 17, "total_tokens": 99}
+//! });
+//! let call = |id: &str, name: &str, arguments: Value| json!([{
+//!     "type": "function_call", "id": format!("fc_{id}"), "call_id": id, "name": name,
+//!     "arguments": arguments.to_string(), "status": "completed"
+//! }]);
+//! let replies = [
+//!     response(call("call_1", DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]}))),
+//!     response(call("call_2", "get_forecast", json!({"city": "Paris"}))),
+//!     response(json!([{"type": "message", "id": "msg_3", "status": "completed", "role": "assistant",
+//!         "content": [{"type": "output_text", "text": "Sunny in Paris tomorrow.", "annotations": []}]}])),
+//! ];
+//!
+//! let mut input = vec![json!({"role": "user", "content": "Weather in Paris tomorrow?"})];
+//! let mut tools_sent = Vec::new();
+//! for response in replies {
+//!     let tools = openai_responses::render_tools(&session.active_definitions(), &OpenAiResponsesOptions::default());
+//!     let request = json!({"model": "gpt-4.1", "input": input, "tools": tools});
+//!     tools_sent.push(request["tools"].as_array().map_or(Vec::new(), |tools| {
+//!         tools.iter().map(|tool| tool["name"].clone()).collect()
+//!     }));
+//!     // let response = client.post(".../v1/responses").json(&request).send().await?...;
+//!     let turn = openai_responses::run_response(&session, &response, 4).await?;
+//!     input.extend(response["output"].as_array().into_iter().flatten().cloned());
+//!     if turn.is_empty() {
+//!         break; // the model answered
+//!     }
+//!     input.extend(turn.messages);
+//! }
+//!
+//! assert_eq!(tools_sent[0], [json!("get_time"), json!(DISCOVERY_TOOL_NAME)]);
+//! // Discovered during the first turn, `get_forecast` is sent from the next request on.
+//! assert_eq!(tools_sent[1], [json!("get_time"), json!("get_forecast")]);
+//! assert_eq!(input[4], json!({"type": "function_call_output", "call_id": "call_2", "output": "Sunny in Paris"}));
+//! // A stateless server rebuilds the same session from the items.
+//! assert_eq!(Session::from_history(&registry, &input).discovered().tools, ["get_forecast"]);
+//! # Ok(())
+//! # }
+//! ```
 
 mod stream;
 
@@ -24,12 +96,38 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 /// How tools are rendered for the Responses API: the Chat Completions options re-used.
 /// Without `strict`, tools are sent with `"strict": false` (spelled out: the Responses API's
 /// default is strict).
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses::OpenAiResponsesOptions;
+///
+/// let options = OpenAiResponsesOptions { strict: true };
+/// # let _ = options;
+/// ```
 pub type OpenAiResponsesOptions = super::openai_chat::OpenAiChatOptions;
 
 /// The array for the request's `tools` field; the Responses API flattens function tools:
 /// `[{"type": "function", "name", "description", "parameters", "strict"}]`. In strict mode a
 /// tool whose schema strict mode cannot express is sent with `"strict": false`, as
 /// [`openai_chat::render_tools`](super::openai_chat::render_tools) does.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// };
+/// assert_eq!(openai_responses::render_tools(&[tool.clone()], &OpenAiResponsesOptions::default()), json!([{
+///     "type": "function",
+///     "name": "get_forecast",
+///     "description": "Tomorrow's weather in a city.",
+///     "parameters": tool.input_schema,
+///     "strict": false,
+/// }]));
+/// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(
     tools: &[D],
     options: &OpenAiResponsesOptions,
@@ -79,6 +177,23 @@ fn function_tool(
 /// discovery, so gating and validation work as in every mode) and answer it with
 /// [`tool_search_output_item`]. `DiscoveryMode::Search` pairs best with it: its parameters are
 /// a query, where names mode lists every lazy name once more.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let tools = openai_responses::render_tools_deferred(&session, &OpenAiResponsesOptions::default());
+/// assert_eq!(tools[0]["name"], "get_time");
+/// assert_eq!((&tools[1]["type"], &tools[1]["execution"]), (&json!("tool_search"), &json!("client")));
+/// assert_eq!((&tools[2]["name"], &tools[2]["defer_loading"]), (&json!("get_forecast"), &json!(true)));
+/// ```
 pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions) -> Value {
     let rendered = session
         .deferrable_tools()
@@ -178,6 +293,27 @@ fn search_output_item(
 /// a client-executed tool search, so discovery calls are answered with
 /// [`tool_search_output_item`] (rendered with `options`), the others with
 /// [`tool_result_item`].
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use lazytool_runtime::provider::openai_responses::{self, OpenAiResponsesOptions};
+/// use lazytool_runtime::{DynamicTool, Registry};
+/// use serde_json::json;
+///
+/// let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("12:00")) });
+/// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.", json!({"type": "object"}),
+///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
+/// let registry = Registry::builder().without_inventory().tools([time, forecast]).build().unwrap();
+/// let session = registry.session();
+/// let response = json!({"output": [{"type": "tool_search_call", "execution": "client",
+///     "call_id": "call_1", "status": "completed", "arguments": {"toolNames": ["get_forecast"]}}]});
+/// let calls = openai_responses::parse_tool_calls(&response).unwrap();
+/// let turn = openai_responses::run_turn_deferred(&session, calls, 4, &OpenAiResponsesOptions::default()).await;
+/// assert_eq!(turn.messages[0]["type"], "tool_search_output");
+/// assert_eq!(turn.messages[0]["tools"][0]["name"], "get_forecast");
+/// # }
+/// ```
 pub fn run_turn_deferred(
     session: &Session,
     calls: Vec<ToolCall>,
@@ -206,6 +342,25 @@ pub fn run_turn_deferred(
 ///
 /// [`ToolCall::id`] is the item's `call_id` (not its `fc_...` `id`), the id results are sent
 /// back under; `arguments` is kept as the JSON-encoded string it arrives as.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses;
+/// use serde_json::json;
+///
+/// let response = json!({
+///     "id": "resp_67ccd2bed1ec8190b14f964abc054267", "object": "response",
+///     "created_at": 1741476542, "status": "completed", "model": "gpt-4.1-2025-04-14",
+///     "output": [
+///         {"type": "reasoning", "id": "rs_1", "summary": []},
+///         {"type": "function_call", "id": "fc_12345xyz", "call_id": "call_12345xyz",
+///          "name": "get_forecast", "arguments": "{\"city\":\"Paris\"}", "status": "completed"}
+///     ],
+///     "usage": {"input_tokens": 82, "output_tokens": 17, "total_tokens": 99}
+/// });
+/// let calls = openai_responses::parse_tool_calls(&response).unwrap();
+/// assert_eq!(calls.len(), 1);
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_12345xyz", "get_forecast"));
+/// ```
 pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     let reader = Reader {
         provider: Provider::OpenAiResponses,

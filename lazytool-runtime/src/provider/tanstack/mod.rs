@@ -7,6 +7,76 @@
 //!
 //! What matches `@tanstack/ai` 0.58 and what differs on purpose is listed in the README
 //! ("The discovery protocol"); `tests/fixtures/tanstack/` holds what the real package did.
+//!
+//! # A complete loop
+//!
+//! TanStack's `chat()` posts the whole `messages` history on every request, so the server
+//! rebuilds the session from it ([`Session::from_history`](crate::Session::from_history)),
+//! hands TanStack the session's [`active_tools`](crate::Session::active_tools) (a
+//! [`ToolDefinition`](crate::ToolDefinition) serializes as TanStack's `{name, description,
+//! inputSchema}`), runs the assistant's `toolCalls` with [`run_turn`], and writes the
+//! messages TanStack reads back. The assistant messages are scripted here.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use lazytool_runtime::provider::tanstack;
+//! use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session, ToolCall};
+//! use serde_json::{Value, json};
+//!
+//! let time = DynamicTool::new("get_time", "The current UTC time.", json!({"type": "object"}),
+//!     |_, _| async { Ok::<_, String>(json!("12:00")) });
+//! let city = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+//! let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.", city,
+//!     |arguments, _| async move {
+//!         Ok::<_, String>(json!(format!("Sunny in {}", arguments["city"].as_str().unwrap_or("?"))))
+//!     })
+//!     .lazy(true);
+//! let registry = Registry::builder().without_inventory().tools([time, forecast]).build()?;
+//!
+//! // An assistant ModelMessage with one tool call, as TanStack's adapters produce it.
+//! let call = |id: &str, name: &str, arguments: Value| json!({
+//!     "role": "assistant", "content": null,
+//!     "toolCalls": [{"id": id, "type": "function",
+//!         "function": {"name": name, "arguments": arguments.to_string()}}]
+//! });
+//! let replies = [
+//!     call("tc_1", DISCOVERY_TOOL_NAME, json!({"toolNames": ["get_forecast"]})),
+//!     call("tc_2", "get_forecast", json!({"city": "Paris"})),
+//!     json!({"role": "assistant", "content": "Sunny in Paris tomorrow."}),
+//! ];
+//!
+//! let mut messages = vec![json!({"role": "user", "content": "Weather in Paris tomorrow?"})];
+//! let mut tools_sent = Vec::new();
+//! for reply in replies {
+//!     // One request of a stateless server: the session comes from the history.
+//!     let session = Session::from_history(&registry, &messages);
+//!     let tools = serde_json::to_value(session.active_tools())?;
+//!     tools_sent.push(tools.as_array().map_or(Vec::new(), |tools| {
+//!         tools.iter().map(|tool| tool["name"].clone()).collect()
+//!     }));
+//!     let calls: Vec<ToolCall> = (reply["toolCalls"].as_array().into_iter().flatten())
+//!         .map(|call| ToolCall {
+//!             id: call["id"].as_str().unwrap_or_default().to_owned(),
+//!             name: call["function"]["name"].as_str().unwrap_or_default().to_owned(),
+//!             arguments: call["function"]["arguments"].clone(),
+//!         })
+//!         .collect();
+//!     let turn = tanstack::run_turn(&session, calls, 4).await;
+//!     messages.push(reply);
+//!     if turn.is_empty() {
+//!         break; // the model answered
+//!     }
+//!     messages.extend(turn.messages);
+//! }
+//!
+//! assert_eq!(tools_sent[0], [json!("get_time"), json!(DISCOVERY_TOOL_NAME)]);
+//! // Discovered during the first turn, `get_forecast` is sent from the next request on.
+//! assert_eq!(tools_sent[1], [json!("get_time"), json!("get_forecast")]);
+//! assert_eq!(messages[4], json!({"role": "tool", "content": "Sunny in Paris", "toolCallId": "tc_2"}));
+//! # Ok(())
+//! # }
+//! ```
 
 mod ui_message;
 
