@@ -291,8 +291,9 @@ pub use lazytool_macros::tools;
 /// Use it to derive `JsonSchema` without a schemars dependency of your own, and so always
 /// with the version `#[tool]` checks against: a type deriving another major version's
 /// `JsonSchema` (schemars 0.8) implements another trait, and `#[tool]` rejects it with
-/// "'T' cannot be a tool argument". (A dependency of your own on `schemars = "1"` works too:
-/// cargo unifies it with this one.)
+/// "`T` cannot be a tool argument: it must implement `serde::Deserialize` and
+/// `schemars::JsonSchema`". (A dependency of your own on `schemars = "1"` works too: cargo
+/// unifies it with this one.)
 ///
 /// The derive refers to its crate as `schemars::…`, a path relative to where it is used, so
 /// the name `schemars` must be in scope there:
