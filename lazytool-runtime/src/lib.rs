@@ -247,11 +247,13 @@ pub use lazytool_macros::tools;
 pub struct ReadmeDoctests;
 
 pub use call::{
-    CallLimits, CancellationToken, DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult,
+    CallLimits, CancellationToken, Content, ContentPart, DiscoveredSet, ResourceContents, ToolCall,
+    ToolContext, ToolErrorKind, ToolResult,
 };
 pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
 #[cfg(feature = "signing")]
 pub use discovery::{SigningKey, SigningKeyError};
+pub use dispatch::ToolOutput;
 pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{

@@ -21,6 +21,7 @@ mod deadline;
 mod finite;
 mod integers;
 mod navigate;
+mod output;
 mod panic;
 mod parse;
 mod run;
@@ -32,8 +33,9 @@ use serde_json::Value;
 
 pub(crate) use admission::{Admitted, admit};
 pub(crate) use arguments::{invalid, normalize};
+pub use output::ToolOutput;
 pub(crate) use panic::panic_message;
-pub(crate) use parse::{output_value, parse_arguments};
+pub(crate) use parse::parse_arguments;
 pub(crate) use run::run;
 pub(crate) use screen::{bound, recheck, refuse, screen};
 pub(crate) use turn::run_all;
