@@ -13,6 +13,7 @@ mod result;
 mod size;
 mod tool_call;
 
+pub(crate) use content::parts_text;
 pub use content::{Content, ContentPart, ResourceContents};
 pub(crate) use context::CallCancellation;
 pub use context::{CancellationToken, ToolContext};
