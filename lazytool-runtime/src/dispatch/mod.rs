@@ -26,6 +26,7 @@ mod panic;
 mod parse;
 mod run;
 mod screen;
+mod span;
 mod turn;
 mod validation;
 
@@ -38,6 +39,7 @@ pub(crate) use panic::panic_message;
 pub(crate) use parse::parse_arguments;
 pub(crate) use run::run;
 pub(crate) use screen::{bound, recheck, refuse, screen};
+pub(crate) use span::answered;
 pub(crate) use turn::run_all;
 
 use crate::call::{ToolContext, ToolResult};
