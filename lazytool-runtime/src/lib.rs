@@ -38,7 +38,14 @@
 //! - [`Registry`] / [`RegistryBuilder`]: the tools of the application, states for
 //!   [`State<T>`] parameters, [`DynamicTool`]s built from a JSON Schema at run time.
 //! - [`Tool`]: one tool's name, description, schemas and call.
-//! - [`ToolResult`]: what a call gives back.
+//! - [`ToolResult`]: what a call gives back; [`Content`] for results with images, audio and
+//!   resources ([`ToolOutput`]: what a tool may return).
+//!
+//! Every tool execution is a `tracing` span named after OpenTelemetry's GenAI conventions:
+//! `execute_tool` with `otel.name = "execute_tool {tool}"`, `gen_ai.operation.name`,
+//! `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type = "function"` and, on
+//! failure, `error.type` (target `lazytool::call`, level `INFO`; the README's "Tracing and
+//! OpenTelemetry" section).
 
 #![warn(unreachable_pub)]
 

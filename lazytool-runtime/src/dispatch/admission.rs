@@ -9,7 +9,7 @@ use super::integers::{has_float, integralize};
 use super::panic::panicked;
 use super::run::trace_outcome;
 use super::screen::{bound, recheck, screen};
-use super::span::{execute_tool_span, record_outcome};
+use super::span::CallSpan;
 use super::validation::validate;
 use crate::call::{CallCancellation, ToolContext, ToolErrorKind, ToolResult, dispose};
 use crate::tool::{CallFuture, Handler, Invocation, Tool};
@@ -20,7 +20,7 @@ pub(crate) struct Admitted {
     pub(super) tool: Tool,
     pub(super) future: CallFuture,
     pub(super) cancellation: CallCancellation,
-    pub(super) span: tracing::Span,
+    pub(super) span: CallSpan,
 }
 
 /// Prepares a call (arguments normalized, validated, the tool's future built, nothing run
@@ -32,7 +32,7 @@ pub(crate) fn admit(
 ) -> Result<Admitted, ToolResult> {
     let inner = tool.inner();
     let cancellation = context.call_cancellation();
-    let span = execute_tool_span(&inner.name, context.call_id());
+    let span = CallSpan::new(&inner.name, context.call_id());
     let entered = span.enter();
     let prepared = (|| {
         let arguments = screen(&inner.name, arguments, &inner.limits)?;
@@ -100,8 +100,8 @@ pub(crate) fn admit(
         Err(rejected) => {
             let rejected = bound(rejected, &inner.limits);
             trace_outcome(tool, &rejected, None);
-            record_outcome(&span, &rejected);
             drop(entered);
+            span.record(&rejected);
             Err(rejected)
         }
     }

@@ -8,7 +8,7 @@ use std::task::Poll;
 use super::admission::Admitted;
 use super::deadline;
 use super::panic::{panic_message, panicked};
-use super::span::record_outcome;
+use super::span::CallSpan;
 use crate::call::{CallCancellation, ToolErrorKind, ToolResult, cut_output};
 use crate::tool::{CallFuture, Tool};
 
@@ -54,7 +54,7 @@ enum RunState {
         started: Option<std::time::Instant>,
         cancellation: CallCancellation,
         /// The execute tool span, entered while the tool's future is polled.
-        span: tracing::Span,
+        span: CallSpan,
     },
     Finished,
 }
@@ -80,28 +80,28 @@ impl Future for Run {
                 timer,
                 span,
                 ..
-            } => match catch_unwind(AssertUnwindSafe(|| {
+            } => {
                 let _entered = span.enter();
-                future.as_mut().poll(cx)
-            })) {
-                Ok(Poll::Ready(result)) => Some(Ok(result)),
-                Err(payload) => Some(Err(payload)),
-                Ok(Poll::Pending) => {
-                    if let Timer::Unarmed = timer {
-                        *timer = match tool.inner().limits.timeout.and_then(deadline::arm) {
-                            Some(sleep) => Timer::Armed(sleep),
-                            None => Timer::Off,
-                        };
-                    }
-                    match timer {
-                        Timer::Armed(sleep) => match sleep.as_mut().poll(cx) {
-                            Poll::Ready(()) => None,
-                            Poll::Pending => return Poll::Pending,
-                        },
-                        _ => return Poll::Pending,
+                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                    Ok(Poll::Ready(result)) => Some(Ok(result)),
+                    Err(payload) => Some(Err(payload)),
+                    Ok(Poll::Pending) => {
+                        if let Timer::Unarmed = timer {
+                            *timer = match tool.inner().limits.timeout.and_then(deadline::arm) {
+                                Some(sleep) => Timer::Armed(sleep),
+                                None => Timer::Off,
+                            };
+                        }
+                        match timer {
+                            Timer::Armed(sleep) => match sleep.as_mut().poll(cx) {
+                                Poll::Ready(()) => None,
+                                Poll::Pending => return Poll::Pending,
+                            },
+                            _ => return Poll::Pending,
+                        }
                     }
                 }
-            },
+            }
             RunState::Answered(_) => None,
             // Polled again after it finished: never ready again (the `Future` contract).
             RunState::Finished => return Poll::Pending,
@@ -116,7 +116,7 @@ impl Future for Run {
                 cancellation,
                 span,
             } => {
-                let _entered = span.enter();
+                let entered = span.enter();
                 if outcome.is_none() {
                     cancellation.cancel();
                 }
@@ -126,7 +126,8 @@ impl Future for Run {
                     drop_sleep(sleep);
                 }
                 let result = finish(&tool, outcome, started);
-                record_outcome(&span, &result);
+                drop(entered);
+                span.record(&result);
                 Poll::Ready(result)
             }
             RunState::Finished => Poll::Pending,

@@ -1,4 +1,4 @@
-//! The OpenTelemetry GenAI span of one tool execution: [`execute_tool_span`].
+//! The OpenTelemetry GenAI span of one tool execution: [`CallSpan`].
 //!
 //! Named and shaped as the semantic conventions' execute tool span (span name
 //! `execute_tool {gen_ai.tool.name}`, kind `INTERNAL`): `tracing` spans have static names,
@@ -9,49 +9,77 @@
 
 use tracing::Span;
 use tracing::field::Empty;
+use tracing::span::Entered;
 
 use crate::call::{ToolResult, quote};
 use crate::tool::MAX_TOOL_NAME_LEN;
 
 /// The `tracing` target of the span (and of the `tool call finished` event inside it).
-pub(crate) const TARGET: &str = "lazytool::call";
+const TARGET: &str = "lazytool::call";
+
+/// The execute tool span of one call, or nothing when no subscriber is interested: then
+/// making it is a level check, and entering it a null check (no `Span` is built, moved
+/// with the call, entered or dropped).
+pub(crate) struct CallSpan(Option<Box<Span>>);
+
+impl CallSpan {
+    /// The span of a call of `name` (see [`execute_tool_span`]).
+    #[inline]
+    pub(crate) fn new(name: &str, call_id: Option<&str>) -> Self {
+        if tracing::level_enabled!(tracing::Level::INFO) {
+            Self::enabled(name, call_id)
+        } else {
+            CallSpan(None)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enabled(name: &str, call_id: Option<&str>) -> Self {
+        let span = execute_tool_span(name, call_id);
+        CallSpan((!span.is_disabled()).then(|| Box::new(span)))
+    }
+
+    /// Enters the span until the guard is dropped.
+    #[inline]
+    pub(crate) fn enter(&self) -> Option<Entered<'_>> {
+        self.0.as_deref().map(Span::enter)
+    }
+
+    /// Records a failed call's `error.type` and error status.
+    #[inline]
+    pub(crate) fn record(&self, result: &ToolResult) {
+        if let Some(span) = &self.0
+            && let Some(kind) = result.error_kind()
+        {
+            span.record("error.type", kind.as_str());
+            span.record("otel.status_code", "ERROR");
+        }
+    }
+}
 
 /// The span of one tool execution, at `INFO` on target `lazytool::call`, with the fields
 /// `otel.name = "execute_tool {name}"`, `otel.kind = "internal"`,
 /// `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.name`, `gen_ai.tool.call.id` (when
 /// the call has one), `gen_ai.tool.type = "function"` (the convention's value for a tool the
 /// client runs), and, on failure, `error.type` ([`ToolErrorKind::as_str`]) with
-/// `otel.status_code = "ERROR"` ([`record_outcome`]).
-///
-/// When no subscriber is interested the macro returns a disabled span without evaluating any
-/// field (the name is not even formatted): a cached interest check on the call's path.
+/// `otel.status_code = "ERROR"` ([`CallSpan::record`]).
 ///
 /// [`ToolErrorKind::as_str`]: crate::ToolErrorKind::as_str
-#[inline]
-pub(crate) fn execute_tool_span(name: &str, call_id: Option<&str>) -> Span {
+fn execute_tool_span(name: &str, call_id: Option<&str>) -> Span {
+    let name = quote(name, MAX_TOOL_NAME_LEN);
     tracing::info_span!(
         target: TARGET,
         "execute_tool",
-        otel.name = format!("execute_tool {}", quote(name, MAX_TOOL_NAME_LEN)).as_str(),
+        otel.name = format!("execute_tool {name}").as_str(),
         otel.kind = "internal",
         gen_ai.operation.name = "execute_tool",
-        gen_ai.tool.name = &*quote(name, MAX_TOOL_NAME_LEN),
+        gen_ai.tool.name = &*name,
         gen_ai.tool.call.id = call_id,
         gen_ai.tool.type = "function",
         error.type = Empty,
         otel.status_code = Empty,
     )
-}
-
-/// Records a failed call's `error.type` and error status on its span.
-#[inline]
-pub(crate) fn record_outcome(span: &Span, result: &ToolResult) {
-    if let Some(kind) = result.error_kind()
-        && !span.is_disabled()
-    {
-        span.record("error.type", kind.as_str());
-        span.record("otel.status_code", "ERROR");
-    }
 }
 
 /// An answer given without running a tool (the discovery tool, a refusal), computed inside
@@ -61,8 +89,10 @@ pub(crate) fn answered(
     call_id: Option<&str>,
     answer: impl FnOnce() -> ToolResult,
 ) -> ToolResult {
-    let span = execute_tool_span(name, call_id);
-    let result = span.in_scope(answer);
-    record_outcome(&span, &result);
+    let span = CallSpan::new(name, call_id);
+    let entered = span.enter();
+    let result = answer();
+    drop(entered);
+    span.record(&result);
     result
 }
