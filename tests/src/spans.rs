@@ -29,11 +29,10 @@ pub fn captured_spans(run: impl FnOnce()) -> Vec<CapturedSpan> {
         closed: Arc::clone(&closed),
     });
     tracing::subscriber::with_default(subscriber, run);
-    let spans = closed
+    closed
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone();
-    spans
+        .clone()
 }
 
 struct Capture {
