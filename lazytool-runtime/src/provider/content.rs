@@ -39,16 +39,21 @@ pub(super) fn file_name(resource: &ResourceContents) -> &str {
         .unwrap_or("resource")
 }
 
-/// The content of a result with parts, as a format's list of blocks: the structured value's
-/// compact JSON as text first (if any), then each part as `native` renders it, or as text
+/// A result's content as a format that takes either a string or a list of blocks wants it:
+/// [`ToolResult::text`] for a result without parts; for one with parts, a list of blocks:
+/// the structured value's compact JSON as text first (if any), then each part as `native`
+/// renders it, or as text
 /// ([`ContentPart::as_text`], a placeholder for what the format cannot carry) when `native`
 /// gives `None`; `text` makes a text block. Empty text parts are left out (Anthropic refuses
 /// empty text blocks, and they say nothing).
-pub(super) fn blocks(
+pub(super) fn text_or_blocks(
     result: &ToolResult,
     native: impl Fn(&ContentPart) -> Option<Value>,
     text: impl Fn(String) -> Value,
-) -> Vec<Value> {
+) -> Value {
+    if result.parts().is_empty() {
+        return Value::String(result.text());
+    }
     let structured = result.structured().map(|value| text(value.to_string()));
     structured
         .into_iter()

@@ -194,15 +194,11 @@ pub fn tool_result_block(call: &ToolCall, result: &ToolResult) -> Value {
     let mut block = Map::new();
     block.insert("type".to_owned(), json!("tool_result"));
     block.insert("tool_use_id".to_owned(), json!(call.id));
-    let content = if result.parts().is_empty() {
-        json!(result.text())
-    } else {
-        Value::Array(content::blocks(
-            result,
-            native_block,
-            |text| json!({"type": "text", "text": text}),
-        ))
-    };
+    let content = content::text_or_blocks(
+        result,
+        native_block,
+        |text| json!({"type": "text", "text": text}),
+    );
     block.insert("content".to_owned(), content);
     if result.is_error() {
         block.insert("is_error".to_owned(), Value::Bool(true));

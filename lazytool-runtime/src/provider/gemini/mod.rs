@@ -217,8 +217,8 @@ pub fn is_synthesized_id(id: &str) -> bool {
 /// value; PNG, JPEG and WebP images and PDF or plain-text binary resources go in the
 /// function response's own `parts` as `inlineData` (`mimeType`, `data`), as Gemini 3 models
 /// take them. Whatever cannot go there (audio, other types) is still described in the text
-/// ([`ContentPart::as_text`](crate::ContentPart::as_text)). Models before Gemini 3 refuse
-/// `parts` in a function response.
+/// ([`ContentPart::as_text`](crate::ContentPart::as_text)). Multimodal function responses
+/// are a Gemini 3 feature: check that an older model takes them before relying on it.
 ///
 /// ```
 /// use lazytool_runtime::provider::gemini;

@@ -299,15 +299,11 @@ fn parse_item(reader: &Reader, item: &Value, path: &str) -> Result<Option<ToolCa
 /// ]));
 /// ```
 pub fn tool_result_item(call: &ToolCall, result: &ToolResult) -> Value {
-    let output = if result.parts().is_empty() {
-        json!(result.text())
-    } else {
-        Value::Array(content::blocks(
-            result,
-            native_output,
-            |text| json!({"type": "input_text", "text": text}),
-        ))
-    };
+    let output = content::text_or_blocks(
+        result,
+        native_output,
+        |text| json!({"type": "input_text", "text": text}),
+    );
     json!({
         "type": "function_call_output",
         "call_id": call.id,
