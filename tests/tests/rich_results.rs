@@ -181,10 +181,12 @@ fn openai_chat_sends_placeholders_and_a_user_message_with_the_attachments() {
 #[test]
 fn tanstack_sends_the_text_with_placeholders() {
     let message = tanstack::tool_result_message(&call("tc_1", "report"), &everything());
+    let text = "{\"pages\":3}\nHere is the report.\n[image: image/png, 96 bytes of base64]\n[audio: audio/wav, 64 bytes of base64]\n[resource: file:///reports/q3.pdf, application/pdf, 12 bytes of base64]\n[resource link: q2.pdf <file:///reports/q2.pdf>]";
     assert_eq!(
         message,
-        json!({"role": "tool", "content": everything().text(), "toolCallId": "tc_1"})
+        json!({"role": "tool", "content": text, "toolCallId": "tc_1"})
     );
+    assert_eq!(everything().text(), text);
 }
 
 #[test]

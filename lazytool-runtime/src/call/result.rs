@@ -162,13 +162,15 @@ impl ToolResult {
     /// as text ([`ContentPart::as_text`]: placeholders for images and audio), one per line:
     /// what a format that takes only text receives.
     pub fn text(&self) -> String {
-        match (&self.content, &self.rich) {
-            (Value::String(text), None) => text.clone(),
-            (Value::String(text), Some(rich)) if !rich.structured => text.clone(),
-            (other, Some(rich)) if !rich.parts.is_empty() => {
-                format!("{other}\n{}", parts_text(&rich.parts))
+        let value = match &self.content {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        match &self.rich {
+            Some(rich) if rich.structured && !rich.parts.is_empty() => {
+                format!("{value}\n{}", parts_text(&rich.parts))
             }
-            (other, _) => other.to_string(),
+            _ => value,
         }
     }
 
