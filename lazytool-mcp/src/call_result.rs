@@ -4,19 +4,25 @@ use lazytool_runtime::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-use crate::content::McpContent;
+use crate::content::block;
 use crate::structured;
 
-/// Failures are `isError` results with the message as text. A success that is [`McpContent`]
-/// is its blocks; a success of a tool with an output schema carries `structuredContent` and
-/// the same JSON as text; any other success is text only (a string as is, other values as
-/// compact JSON).
+/// Failures are `isError` results with the message as text. A success with
+/// [`parts`](ToolResult::parts) (a tool that returned `Content` or `McpContent`) is those
+/// parts as content blocks, with its structured value as `structuredContent`; a success of
+/// a tool with an output schema carries `structuredContent` and the same JSON as text; any
+/// other success is text only (a string as is, other values as compact JSON).
 pub(crate) fn call_result(result: ToolResult, output_schema: Option<&Value>) -> CallToolResult {
     if result.is_error() {
         return CallToolResult::error(vec![ContentBlock::text(result.text())]);
     }
-    if let Some(content) = McpContent::read(result.content()) {
-        return content.into();
+    if !result.parts().is_empty() {
+        let mut call = CallToolResult::success(result.parts().iter().map(block).collect());
+        call.structured_content = result.structured().map(|value| match output_schema {
+            Some(schema) => structured::object_value(schema, value.clone()),
+            None => value.clone(),
+        });
+        return call;
     }
     match output_schema {
         Some(schema) => {

@@ -1,24 +1,23 @@
-//! Tool results made of MCP content blocks (images, audio, embedded resources): [`McpContent`].
+//! Tool results written with rmcp's content blocks: [`McpContent`], a [`Content`] built from
+//! `ContentBlock`s.
 
-use rmcp::model::{CallToolResult, ContentBlock};
-use serde::{Deserialize, Serialize};
+use lazytool_runtime::{Content, ContentPart, ToolErrorKind, ToolOutput, ToolResult};
+use rmcp::model::ContentBlock;
 use serde_json::Value;
 
-/// The key that marks a tool's JSON output as [`McpContent`].
-pub const MCP_CONTENT_KEY: &str = "mcpContent";
-
-/// A tool result made of MCP content blocks, for tools whose output is more than JSON: an
-/// image, audio, an embedded resource, several blocks. Return it from a tool (it is
-/// `Serialize`); an MCP server sends its blocks as the call's `content` (and
-/// `structuredContent` when set), any other consumer sees its JSON,
-/// `{"mcpContent": [...], "structuredContent"?: ...}`. Large blocks must fit the registry's
-/// [`max_output_bytes`](lazytool_runtime::CallLimits::max_output_bytes): a result over it is
-/// cut to text.
+/// A tool result made of rmcp's MCP content blocks, for tools written against rmcp's types:
+/// an image, audio, an embedded resource, several blocks. It is the runtime's
+/// [`Content`] in rmcp's vocabulary: return it from a tool, and every consumer sees the
+/// same result — an MCP server sends the blocks as the call's `content` (and
+/// `structuredContent` when set), each provider renders the parts its way, and
+/// [`ToolResult::parts`] holds them as [`ContentPart`]s. A block's `annotations` and `_meta`
+/// are not carried (`Content` has no place for them). Images count toward the registry's
+/// [`max_output_bytes`](lazytool_runtime::CallLimits::max_output_bytes) by their base64 size.
 ///
 /// ```rust,standalone_crate
 /// use lazytool_mcp::McpContent;
 /// use lazytool_mcp::rmcp::model::ContentBlock;
-/// use lazytool_runtime::tool;
+/// use lazytool_runtime::{tool, Registry};
 ///
 /// /// Draws the chart of a series.
 /// #[tool]
@@ -29,20 +28,18 @@ pub const MCP_CONTENT_KEY: &str = "mcpContent";
 ///         ContentBlock::image(png_base64, "image/png"),
 ///     ])
 /// }
-/// # fn main() {}
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let registry = Registry::from_inventory().unwrap();
+/// let result = registry.call("chart", serde_json::json!({"points": [1.0]})).await;
+/// assert_eq!(result.parts().len(), 2);
+/// # }
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct McpContent {
     /// The content blocks, in order.
-    #[serde(rename = "mcpContent")]
     pub content: Vec<ContentBlock>,
     /// Structured content sent with them, if any.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     pub structured: Option<Value>,
 }
 
@@ -52,10 +49,10 @@ impl McpContent {
     /// ```
     /// use lazytool_mcp::McpContent;
     /// use lazytool_mcp::rmcp::model::ContentBlock;
+    /// use lazytool_runtime::{ContentPart, ToolOutput};
     ///
-    /// let result = McpContent::new(vec![ContentBlock::audio("UklGRg==", "audio/wav")]);
-    /// let json = serde_json::to_value(&result).unwrap();
-    /// assert_eq!(json["mcpContent"][0]["type"], "audio");
+    /// let result = McpContent::new(vec![ContentBlock::audio("UklGRg==", "audio/wav")]).into_tool_result();
+    /// assert_eq!(result.parts(), [ContentPart::audio("UklGRg==", "audio/wav")]);
     /// ```
     pub fn new(content: Vec<ContentBlock>) -> Self {
         McpContent {
@@ -80,28 +77,39 @@ impl McpContent {
         self.structured = Some(structured);
         self
     }
+}
 
-    /// Reads a tool's JSON output back, if it is a result of this kind.
-    pub(crate) fn read(output: &Value) -> Option<McpContent> {
-        let marked = output.as_object().is_some_and(|members| {
-            members.contains_key(MCP_CONTENT_KEY)
-                && members.len() <= 2
-                && members
-                    .keys()
-                    .all(|key| key == MCP_CONTENT_KEY || key == "structuredContent")
-        });
-        marked
-            .then(|| McpContent::deserialize(output).ok())
-            .flatten()
+impl ToolOutput for McpContent {
+    /// The blocks as [`ContentPart`]s (their JSON is the same); a block that cannot be read
+    /// as one is an `InvalidOutput` error result naming it.
+    fn into_tool_result(self) -> ToolResult {
+        let mut parts = Vec::with_capacity(self.content.len());
+        for (index, block) in self.content.into_iter().enumerate() {
+            match serde_json::to_value(block).and_then(serde_json::from_value::<ContentPart>) {
+                Ok(part) => parts.push(part),
+                Err(error) => {
+                    return ToolResult::error(
+                        ToolErrorKind::InvalidOutput,
+                        format!(
+                            "Error: content block {index} of the tool's result could not be read: {error}"
+                        ),
+                    );
+                }
+            }
+        }
+        let content = Content::new(parts);
+        ToolResult::from(match self.structured {
+            Some(structured) => content.with_structured(structured),
+            None => content,
+        })
     }
 }
 
-impl From<McpContent> for CallToolResult {
-    fn from(result: McpContent) -> Self {
-        let mut call = CallToolResult::success(result.content);
-        call.structured_content = result.structured;
-        call
-    }
+/// A part as the rmcp content block of the same JSON.
+pub(crate) fn block(part: &ContentPart) -> ContentBlock {
+    serde_json::to_value(part)
+        .and_then(serde_json::from_value)
+        .unwrap_or_else(|_| ContentBlock::text(part.as_text()))
 }
 
 #[cfg(test)]
@@ -111,18 +119,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_only_its_own_shape() {
-        let result =
-            McpContent::new(vec![ContentBlock::text("hi")]).with_structured(json!({"n": 1}));
-        let json = serde_json::to_value(&result).expect("serializable");
-        assert_eq!(McpContent::read(&json), Some(result));
-        for other in [
-            json!({"mcpContent": "text"}),
-            json!({"mcpContent": [], "other": 1}),
-            json!({"content": []}),
-            json!([1]),
-        ] {
-            assert_eq!(McpContent::read(&other), None, "{other}");
-        }
+    fn every_block_kind_is_a_part_and_back() {
+        let blocks = vec![
+            ContentBlock::text("hi"),
+            ContentBlock::image("AAAA", "image/png"),
+            ContentBlock::audio("UklGRg==", "audio/wav"),
+            ContentBlock::embedded_text("test://r", "body"),
+        ];
+        let result = McpContent::new(blocks.clone())
+            .with_structured(json!({"n": 1}))
+            .into_tool_result();
+        assert_eq!(result.structured(), Some(&json!({"n": 1})));
+        let back: Vec<ContentBlock> = result.parts().iter().map(block).collect();
+        assert_eq!(
+            serde_json::to_value(&back).expect("json"),
+            serde_json::to_value(&blocks).expect("json")
+        );
     }
 }

@@ -69,7 +69,7 @@ mod structured;
 mod transport;
 
 pub use connection::McpConnection;
-pub use content::{MCP_CONTENT_KEY, McpContent};
+pub use content::McpContent;
 pub use error::McpError;
 pub use principal::Principal;
 pub use request::McpRequest;

@@ -5,7 +5,7 @@ mod support;
 
 use lazytool_mcp::rmcp::model::ContentBlock;
 use lazytool_mcp::{McpContent, McpRequest, McpServer};
-use lazytool_runtime::{Registry, tool};
+use lazytool_runtime::{ContentPart, Registry, tool};
 use serde_json::{Value, json};
 use support::Client;
 
@@ -55,10 +55,14 @@ async fn mcp_content_is_sent_as_its_blocks() {
     assert_eq!(result["structuredContent"], json!({"points": 2}));
     assert!(client.close().await.is_empty());
 
-    // Anywhere else it is JSON.
+    // Anywhere else it is the same parts, and its structured value as the content.
     let registry = Registry::from_inventory().expect("valid tools");
     let direct = registry.call("chart", Value::Null).await;
-    assert_eq!(direct.content()["mcpContent"][1]["type"], json!("image"));
+    assert_eq!(
+        direct.parts()[1],
+        ContentPart::image("iVBORw0KGgo=", "image/png")
+    );
+    assert_eq!(direct.content(), &json!({"points": 2}));
 }
 
 #[tokio::test]

@@ -71,8 +71,9 @@
 //!   streamed calls (`StreamAssembler`).
 //! - [`Tool`]: one tool's name, description, schemas and call; [`ToolDefinition`]: what a
 //!   request carries of it.
-//! - [`ToolCall`]: what the model asked for; [`ToolResult`]: what a call gives back;
-//!   [`ToolContext`]: the call id and cancellation a tool can take.
+//! - [`ToolCall`]: what the model asked for; [`ToolResult`]: what a call gives back,
+//!   [`Content`] for results with images, audio and resources ([`ToolOutput`]: what a tool
+//!   may return); [`ToolContext`]: the call id and cancellation a tool can take.
 //! - [`schema`]: canonical schemas and the providers' dialects; [`source`]: catalogs behind a
 //!   network call ([`CachedSource`](source::CachedSource)).
 //!
@@ -82,6 +83,14 @@
 //!   (embeds about 8 MB of tables); also sharpens [`DiscoveryMode::Auto`].
 //! - `signing`: HMAC-SHA256 signatures on discoveries (`SessionOptions::signing_key`,
 //!   `SigningKey`).
+//!
+//! # Tracing
+//!
+//! Every tool execution is a `tracing` span named after OpenTelemetry's GenAI conventions:
+//! `execute_tool` with `otel.name = "execute_tool {tool}"`, `gen_ai.operation.name`,
+//! `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type = "function"` and, on
+//! failure, `error.type` (target `lazytool::call`, level `INFO`; the README's "Tracing and
+//! OpenTelemetry" section).
 
 #![warn(unreachable_pub)]
 
@@ -365,11 +374,13 @@ pub use schemars;
 pub struct ReadmeDoctests;
 
 pub use call::{
-    CallLimits, CancellationToken, DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult,
+    CallLimits, CancellationToken, Content, ContentPart, DiscoveredSet, ResourceContents, ToolCall,
+    ToolContext, ToolErrorKind, ToolResult,
 };
 pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
 #[cfg(feature = "signing")]
 pub use discovery::{SigningKey, SigningKeyError};
+pub use dispatch::ToolOutput;
 pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{

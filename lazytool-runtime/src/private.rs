@@ -20,6 +20,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::ToolOutput;
 pub use crate::call::{ToolContext, ToolResult};
 pub use crate::tool::{
     CallFuture, Invocation, Registration, ResolvedStates, SpecCache, State, StateRequirement,
@@ -78,8 +79,8 @@ pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Res
 
 /// The result of a tool's value (a plain return value, or the `Ok` of a `Result`); a NaN or
 /// infinite float is an error.
-pub fn output_value<T: OutputSerialize>(value: T) -> ToolResult {
-    crate::dispatch::output_value(value)
+pub fn output_value<T: ToolOutput>(value: T) -> ToolResult {
+    value.into_tool_result()
 }
 
 /// The result of a tool's `Err`: its message.
@@ -297,15 +298,6 @@ impl Injected for ToolContext {
         Some(context.clone())
     }
 }
-
-/// Proof that a tool's value can be sent back as JSON.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's result: it does not implement `serde::Serialize`",
-    label = "the tool's value must implement `Serialize`",
-    note = "add `#[derive(serde::Serialize)]` to `{Self}`"
-)]
-pub trait OutputSerialize: Serialize {}
-impl<T: ?Sized + Serialize> OutputSerialize for T {}
 
 /// Proof that a tool's output type has a JSON Schema (for `#[tool(output_schema)]`).
 #[diagnostic::on_unimplemented(

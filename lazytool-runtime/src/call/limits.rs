@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::ToolResult;
+use super::content::{Content, ContentPart};
 use super::size::{ESCAPE_EXTRA, escaped_len, fits};
 
 /// Limits applied to every call of a registry's tools, with safe defaults. Set them with
@@ -19,7 +20,9 @@ use super::size::{ESCAPE_EXTRA, escaped_len, fits};
 /// | `max_output_bytes` | 100,000 bytes (about 25,000 tokens) | the result (an error's too) is cut to fit, with a notice saying what was cut |
 ///
 /// Sizes count compact JSON: for arguments, strings by their length (the memory they take);
-/// for results, escapes included (a NUL character takes six bytes once sent). A 20 MB string or a 100,000-level nested array is therefore an error
+/// for results, escapes included (a NUL character takes six bytes once sent); images, audio
+/// and binary resources of a [`Content`](crate::Content) result by their base64 length (parts
+/// that do not fit are left out, and a last text part says how many). A 20 MB string or a 100,000-level nested array is therefore an error
 /// result, never an out-of-memory or a stack overflow. The same limits bound the discovery
 /// tool, calls of unknown or undiscovered tools, and their answers.
 ///
@@ -140,11 +143,84 @@ impl CallLimits {
 /// (escapes counted); smaller results are returned as they are. Errors are cut too.
 #[inline]
 pub(crate) fn cut_output(result: ToolResult, max_bytes: usize) -> ToolResult {
-    if fits(result.content(), max_bytes) {
+    if !result.is_rich() && fits(result.content(), max_bytes) {
         result
     } else {
-        cut_text(result, max_bytes)
+        cut_slow(result, max_bytes)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn cut_slow(result: ToolResult, max_bytes: usize) -> ToolResult {
+    match result.into_rich() {
+        Ok(content) => ToolResult::from(cut_content(content, max_bytes)),
+        Err(result) => cut_text(result, max_bytes),
+    }
+}
+
+/// The bytes `content` takes as the limit counts them: its structured value's compact JSON
+/// and each part's [`sent_len`](ContentPart::sent_len).
+fn content_len(content: &Content) -> usize {
+    let structured = content.structured.as_ref().map_or(0, json_len);
+    structured
+        + content
+            .parts
+            .iter()
+            .map(ContentPart::sent_len)
+            .sum::<usize>()
+}
+
+fn json_len(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX, |json| json.len())
+}
+
+/// `content` within `max_bytes`: the structured value and the parts kept in order while
+/// they fit, a text part that does not fit cut, every other part that does not fit left out,
+/// and a last text part saying how many were left out or cut.
+fn cut_content(content: Content, max_bytes: usize) -> Content {
+    if content_len(&content) <= max_bytes {
+        return content;
+    }
+    let total = content.parts.len() + usize::from(content.structured.is_some());
+    let notice = |changed: usize| {
+        format!(
+            "[Output truncated: {changed} of {total} parts left out or cut, the result being over the limit of {max_bytes} bytes (images and audio count by their base64 size). Ask for less to see the rest.]"
+        )
+    };
+    let reserved = escaped_len(&notice(total));
+    let mut budget = max_bytes.saturating_sub(reserved);
+    let mut changed = 0;
+    let structured = content.structured.filter(|value| {
+        let size = json_len(value);
+        let kept = size <= budget;
+        if kept {
+            budget -= size;
+        } else {
+            changed += 1;
+        }
+        kept
+    });
+    let mut parts = Vec::with_capacity(content.parts.len() + 1);
+    for part in content.parts {
+        let size = part.sent_len();
+        if size <= budget {
+            budget -= size;
+            parts.push(part);
+            continue;
+        }
+        changed += 1;
+        if let ContentPart::Text { text } = &part
+            && budget > 0
+        {
+            let cut = fit(text, budget).into_owned();
+            budget -= escaped_len(&cut);
+            parts.push(ContentPart::text(cut));
+        }
+    }
+    let notice = notice(changed);
+    parts.push(ContentPart::text(fit(&notice, max_bytes).into_owned()));
+    Content { parts, structured }
 }
 
 #[cold]

@@ -1,9 +1,11 @@
 //! The vocabulary of one tool call: what comes in ([`ToolCall`], [`ToolContext`]), what
 //! bounds it ([`CallLimits`]) and what goes back ([`ToolResult`], with a [`DiscoveredSet`]
-//! for the results of the discovery tool).
+//! for the results of the discovery tool, and [`Content`] for results that are more than
+//! JSON).
 //!
 //! The lowest layer but [`schema`](crate::schema): plain data, no tools, no registry.
 
+mod content;
 mod context;
 mod discovered;
 mod limits;
@@ -11,6 +13,8 @@ mod result;
 mod size;
 mod tool_call;
 
+pub(crate) use content::parts_text;
+pub use content::{Content, ContentPart, ResourceContents};
 pub(crate) use context::CallCancellation;
 pub use context::{CancellationToken, ToolContext};
 pub use discovered::DiscoveredSet;

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::DiscoveredSet;
+use super::content::{Content, ContentPart, parts_text};
 
 /// The outcome of a tool call, ready to be sent back to the model.
 ///
@@ -10,6 +11,10 @@ use super::DiscoveredSet;
 /// string). A failed call — unknown tool, invalid arguments, the tool's `Err`, a panic —
 /// carries a JSON string with a message the model can act on, and [`is_error`] is true.
 /// Failures never panic or abort the caller's loop.
+///
+/// A tool that returned [`Content`] (images, audio, resources) gives a result with
+/// [`parts`](ToolResult::parts); its `content()` is the content's structured value, or else
+/// its parts as text.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -46,6 +51,16 @@ pub struct ToolResult {
     content: Value,
     error: Option<ToolErrorKind>,
     discovered: Option<Box<DiscoveredSet>>,
+    // Boxed: most results are plain JSON, and a result is moved several times per call.
+    rich: Option<Box<Rich>>,
+}
+
+/// The parts of a result made from [`Content`], and whether its JSON content is the
+/// content's structured value (else it is the parts as text).
+#[derive(Clone, Debug, PartialEq)]
+struct Rich {
+    parts: Vec<ContentPart>,
+    structured: bool,
 }
 
 /// Why a call failed, for callers that treat failures differently (an MCP server answers an
@@ -118,6 +133,7 @@ impl ToolResult {
             content,
             error: None,
             discovered: None,
+            rich: None,
         }
     }
 
@@ -136,6 +152,7 @@ impl ToolResult {
             content: Value::String(message.into()),
             error: Some(kind),
             discovered: None,
+            rich: None,
         }
     }
 
@@ -251,7 +268,10 @@ impl ToolResult {
     }
 
     /// The content as the text providers put into a tool-result message: a JSON string is
-    /// sent as its contents, anything else as compact JSON.
+    /// sent as its contents, anything else as compact JSON. For a result with
+    /// [`parts`](ToolResult::parts), the structured value's JSON (if any) and then each part
+    /// as text ([`ContentPart::as_text`]: placeholders for images and audio), one per line:
+    /// what a format that takes only text receives.
     ///
     /// ```
     /// use lazytool_runtime::ToolResult;
@@ -261,10 +281,75 @@ impl ToolResult {
     /// assert_eq!(ToolResult::success(json!({"price": 480})).text(), r#"{"price":480}"#);
     /// ```
     pub fn text(&self) -> String {
-        match &self.content {
+        let value = match &self.content {
             Value::String(text) => text.clone(),
             other => other.to_string(),
+        };
+        match &self.rich {
+            Some(rich) if rich.structured && !rich.parts.is_empty() => {
+                format!("{value}\n{}", parts_text(&rich.parts))
+            }
+            _ => value,
         }
+    }
+
+    /// The parts of a result made from [`Content`], in order; empty for any other result.
+    #[inline]
+    pub fn parts(&self) -> &[ContentPart] {
+        self.rich.as_ref().map_or(&[], |rich| &rich.parts)
+    }
+
+    /// The structured value of a result made from [`Content`] with one (MCP
+    /// `structuredContent`); `None` for any other result.
+    pub fn structured(&self) -> Option<&Value> {
+        self.rich
+            .as_ref()
+            .filter(|rich| rich.structured)
+            .map(|_| &self.content)
+    }
+
+    /// Takes a result made from [`Content`] apart again (for the output limit's cut).
+    pub(crate) fn into_rich(self) -> Result<Content, ToolResult> {
+        match self.rich {
+            Some(rich) => Ok(Content {
+                parts: rich.parts,
+                structured: rich.structured.then_some(self.content),
+            }),
+            None => Err(self),
+        }
+    }
+
+    /// Whether the result was made from [`Content`].
+    #[inline]
+    pub(crate) fn is_rich(&self) -> bool {
+        self.rich.is_some()
+    }
+}
+
+impl From<Content> for ToolResult {
+    /// A successful result of `content`'s parts.
+    fn from(content: Content) -> Self {
+        let (value, structured) = match content.structured {
+            Some(value) => (value, true),
+            None => (Value::String(parts_text(&content.parts)), false),
+        };
+        ToolResult {
+            content: value,
+            error: None,
+            discovered: None,
+            rich: Some(Box::new(Rich {
+                parts: content.parts,
+                structured,
+            })),
+        }
+    }
+}
+
+impl From<Value> for ToolResult {
+    /// A successful result of `value` ([`ToolResult::success`]).
+    #[inline]
+    fn from(value: Value) -> Self {
+        ToolResult::success(value)
     }
 }
 

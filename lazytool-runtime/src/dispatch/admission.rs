@@ -9,16 +9,18 @@ use super::integers::{has_float, integralize};
 use super::panic::panicked;
 use super::run::trace_outcome;
 use super::screen::{bound, recheck, screen};
+use super::span::CallSpan;
 use super::validation::validate;
 use crate::call::{CallCancellation, ToolContext, ToolErrorKind, ToolResult, dispose};
 use crate::tool::{CallFuture, Handler, Invocation, Tool};
 
-/// A call ready to run: the tool (for its name in events and errors), its future, and the
-/// means to cancel the tool's token when the call is given up.
+/// A call ready to run: the tool (for its name in events and errors), its future, the
+/// means to cancel the tool's token when the call is given up, and its execute tool span.
 pub(crate) struct Admitted {
     pub(super) tool: Tool,
     pub(super) future: CallFuture,
     pub(super) cancellation: CallCancellation,
+    pub(super) span: CallSpan,
 }
 
 /// Prepares a call (arguments normalized, validated, the tool's future built, nothing run
@@ -30,6 +32,8 @@ pub(crate) fn admit(
 ) -> Result<Admitted, ToolResult> {
     let inner = tool.inner();
     let cancellation = context.call_cancellation();
+    let span = CallSpan::new(&inner.name, context.call_id());
+    let entered = span.enter();
     let prepared = (|| {
         let arguments = screen(&inner.name, arguments, &inner.limits)?;
         let mut arguments = if inner.schemas.has_optional {
@@ -84,14 +88,20 @@ pub(crate) fn admit(
         })
     })();
     match prepared {
-        Ok(future) => Ok(Admitted {
-            tool: tool.clone(),
-            future,
-            cancellation,
-        }),
+        Ok(future) => {
+            drop(entered);
+            Ok(Admitted {
+                tool: tool.clone(),
+                future,
+                cancellation,
+                span,
+            })
+        }
         Err(rejected) => {
             let rejected = bound(rejected, &inner.limits);
             trace_outcome(tool, &rejected, None);
+            drop(entered);
+            span.record(&rejected);
             Err(rejected)
         }
     }

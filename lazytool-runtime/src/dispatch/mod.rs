@@ -21,10 +21,12 @@ mod deadline;
 mod finite;
 mod integers;
 mod navigate;
+mod output;
 mod panic;
 mod parse;
 mod run;
 mod screen;
+mod span;
 mod turn;
 mod validation;
 
@@ -32,10 +34,12 @@ use serde_json::Value;
 
 pub(crate) use admission::{Admitted, admit};
 pub(crate) use arguments::{invalid, normalize};
+pub use output::ToolOutput;
 pub(crate) use panic::panic_message;
-pub(crate) use parse::{output_value, parse_arguments};
+pub(crate) use parse::parse_arguments;
 pub(crate) use run::run;
 pub(crate) use screen::{bound, recheck, refuse, screen};
+pub(crate) use span::answered;
 pub(crate) use turn::run_all;
 
 use crate::call::{ToolContext, ToolResult};

@@ -8,6 +8,7 @@ use std::task::Poll;
 use super::admission::Admitted;
 use super::deadline;
 use super::panic::{panic_message, panicked};
+use super::span::CallSpan;
 use crate::call::{CallCancellation, ToolErrorKind, ToolResult, cut_output};
 use crate::tool::{CallFuture, Tool};
 
@@ -20,6 +21,7 @@ pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
             tool,
             future,
             cancellation,
+            span,
         }) => RunState::Running {
             started: tracing::enabled!(target: "lazytool::call", tracing::Level::DEBUG)
                 .then(std::time::Instant::now),
@@ -27,6 +29,7 @@ pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
             future,
             tool,
             cancellation,
+            span,
         },
         Err(answer) => RunState::Answered(Box::new(answer)),
     })
@@ -50,6 +53,8 @@ enum RunState {
         timer: Timer,
         started: Option<std::time::Instant>,
         cancellation: CallCancellation,
+        /// The execute tool span, entered while the tool's future is polled.
+        span: CallSpan,
     },
     Finished,
 }
@@ -73,26 +78,30 @@ impl Future for Run {
                 tool,
                 future,
                 timer,
+                span,
                 ..
-            } => match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                Ok(Poll::Ready(result)) => Some(Ok(result)),
-                Err(payload) => Some(Err(payload)),
-                Ok(Poll::Pending) => {
-                    if let Timer::Unarmed = timer {
-                        *timer = match tool.inner().limits.timeout.and_then(deadline::arm) {
-                            Some(sleep) => Timer::Armed(sleep),
-                            None => Timer::Off,
-                        };
-                    }
-                    match timer {
-                        Timer::Armed(sleep) => match sleep.as_mut().poll(cx) {
-                            Poll::Ready(()) => None,
-                            Poll::Pending => return Poll::Pending,
-                        },
-                        _ => return Poll::Pending,
+            } => {
+                let _entered = span.enter();
+                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                    Ok(Poll::Ready(result)) => Some(Ok(result)),
+                    Err(payload) => Some(Err(payload)),
+                    Ok(Poll::Pending) => {
+                        if let Timer::Unarmed = timer {
+                            *timer = match tool.inner().limits.timeout.and_then(deadline::arm) {
+                                Some(sleep) => Timer::Armed(sleep),
+                                None => Timer::Off,
+                            };
+                        }
+                        match timer {
+                            Timer::Armed(sleep) => match sleep.as_mut().poll(cx) {
+                                Poll::Ready(()) => None,
+                                Poll::Pending => return Poll::Pending,
+                            },
+                            _ => return Poll::Pending,
+                        }
                     }
                 }
-            },
+            }
             RunState::Answered(_) => None,
             // Polled again after it finished: never ready again (the `Future` contract).
             RunState::Finished => return Poll::Pending,
@@ -105,7 +114,9 @@ impl Future for Run {
                 future,
                 timer,
                 cancellation,
+                span,
             } => {
+                let entered = span.enter();
                 if outcome.is_none() {
                     cancellation.cancel();
                 }
@@ -114,7 +125,10 @@ impl Future for Run {
                 if let Timer::Armed(sleep) = timer {
                     drop_sleep(sleep);
                 }
-                Poll::Ready(finish(&tool, outcome, started))
+                let result = finish(&tool, outcome, started);
+                drop(entered);
+                span.record(&result);
+                Poll::Ready(result)
             }
             RunState::Finished => Poll::Pending,
         }
@@ -127,9 +141,11 @@ impl Drop for Run {
             tool,
             future,
             cancellation,
+            span,
             ..
         } = std::mem::replace(&mut self.0, RunState::Finished)
         {
+            let _entered = span.enter();
             cancellation.cancel();
             drop_caught(&tool, future);
         }

@@ -29,6 +29,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 pub mod anthropic;
+mod content;
 pub mod gemini;
 mod history;
 pub mod openai_chat;

@@ -6,7 +6,7 @@ use super::Session;
 use super::call_through::Routed;
 use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult, quote};
 use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
-use crate::dispatch::{Admitted, admit, bound, refuse, run, run_all, screen};
+use crate::dispatch::{Admitted, admit, answered, bound, refuse, run, run_all, screen};
 use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool};
 
 impl Session {
@@ -120,23 +120,30 @@ impl Session {
             Routed::Pass(arguments) => arguments,
         };
         let limits = self.shared.registry.limits();
+        let call_id = context.call_id();
         if name == DISCOVERY_TOOL_NAME
             && let Some(discovery) = self.shared.discovery()
         {
-            return Err(bound(self.discover(discovery, arguments), limits));
+            return Err(answered(name, call_id, || {
+                bound(self.discover(discovery, arguments), limits)
+            }));
         }
         let Some(tool) = self.shared.registry.get(name).filter(|t| self.allowed(t)) else {
-            return Err(refuse(self.unknown_tool(name), arguments, limits));
+            return Err(answered(name, call_id, || {
+                refuse(self.unknown_tool(name), arguments, limits)
+            }));
         };
         let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
         if gated && tool.is_lazy() && !self.lock().is_callable(name) {
-            let refused = ToolResult::error(
-                ToolErrorKind::NotDiscovered,
-                format!(
-                    "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
-                ),
-            );
-            return Err(refuse(refused, arguments, limits));
+            return Err(answered(name, call_id, || {
+                let refused = ToolResult::error(
+                    ToolErrorKind::NotDiscovered,
+                    format!(
+                        "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
+                    ),
+                );
+                refuse(refused, arguments, limits)
+            }));
         }
         admit(tool, arguments, context)
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::{DynamicTool, ToolAnnotations};
-use crate::call::ToolContext;
+use crate::call::{ToolContext, ToolResult};
 
 /// Reads the tools of a catalog shaped like an MCP `tools/list` result —
 /// `{"tools": [{"name", "description"?, "inputSchema", "outputSchema"?, "title"?,
@@ -39,13 +39,14 @@ use crate::call::ToolContext;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[track_caller]
-pub fn catalog_tools<F, Fut, E>(
+pub fn catalog_tools<F, Fut, O, E>(
     catalog: &Value,
     handler: F,
 ) -> Result<Vec<DynamicTool>, CatalogError>
 where
     F: Fn(Arc<str>, Value, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, E>> + Send + 'static,
+    Fut: Future<Output = Result<O, E>> + Send + 'static,
+    O: Into<ToolResult>,
     E: Display,
 {
     let entries = match catalog {

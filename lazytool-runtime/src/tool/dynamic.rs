@@ -48,8 +48,9 @@ pub struct DynamicTool {
 
 impl DynamicTool {
     /// A tool named `name` described by `description`, taking arguments that match
-    /// `input_schema`, run by `handler`. An `Err` from the handler becomes an error result
-    /// whose message is the error's `Display` text.
+    /// `input_schema`, run by `handler`. The handler's `Ok` is a JSON `Value`, a
+    /// [`Content`](crate::Content) (images, audio, resources) or a [`ToolResult`]; an `Err`
+    /// becomes an error result whose message is the error's `Display` text.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -69,8 +70,22 @@ impl DynamicTool {
     /// assert_eq!((odd.error_kind(), odd.text().as_str()), (Some(ToolErrorKind::ToolFailed), "an even number, please"));
     /// # }
     /// ```
+    ///
+    /// ```
+    /// use lazytool_runtime::{Content, ContentPart, DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let snapshot = DynamicTool::new("snapshot", "Takes a screenshot.", json!({"type": "object"}), |_, _| async {
+    ///     Ok::<_, String>(Content::new([ContentPart::image("iVBORw0KGgo=", "image/png")]))
+    /// });
+    /// let registry = Registry::builder().without_inventory().tool(snapshot).build().unwrap();
+    /// let result = registry.call("snapshot", json!({})).await;
+    /// assert_eq!(result.parts(), [ContentPart::image("iVBORw0KGgo=", "image/png")]);
+    /// # }
+    /// ```
     #[track_caller]
-    pub fn new<F, Fut, E>(
+    pub fn new<F, Fut, O, E>(
         name: impl Into<Arc<str>>,
         description: impl Into<Arc<str>>,
         input_schema: Value,
@@ -78,7 +93,8 @@ impl DynamicTool {
     ) -> Self
     where
         F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Value, E>> + Send + 'static,
+        Fut: Future<Output = Result<O, E>> + Send + 'static,
+        O: Into<ToolResult>,
         E: Display,
     {
         let handler = Arc::new(handler);
@@ -87,7 +103,7 @@ impl DynamicTool {
             // The handler itself runs inside the future, where its panics are caught.
             Box::pin(async move {
                 match handler(arguments, context).await {
-                    Ok(value) => ToolResult::success(value),
+                    Ok(output) => output.into(),
                     Err(error) => ToolResult::error(ToolErrorKind::ToolFailed, error.to_string()),
                 }
             })

@@ -86,8 +86,8 @@ pub use stream::StreamAssembler;
 
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::turn::{self, Turn};
-use super::{ParseError, Provider, Reader, join, object_root};
-use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use super::{ParseError, Provider, Reader, content, join, object_root};
+use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult};
 use crate::session::Session;
 use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 
@@ -318,24 +318,63 @@ pub fn parse_tool_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
 /// `{"type": "tool_result", "tool_use_id", "content"}`, the content being
 /// [`ToolResult::text`], with `"is_error": true` only for a failed call.
 ///
+/// A result with [`parts`](ToolResult::parts) (a tool that returned
+/// [`Content`](crate::Content)) has a list of blocks as its content, as the Messages API
+/// takes in a `tool_result`: its structured value as a `text` block, then each part in
+/// order — text as `text` blocks, PNG, JPEG, GIF and WebP images as `image` blocks with a
+/// `base64` source, PDF resources as `document` blocks, anything else (audio, other image
+/// types, links) as a `text` block describing it ([`ContentPart::as_text`](crate::ContentPart::as_text)).
+///
 /// ```
 /// use lazytool_runtime::provider::anthropic;
-/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use lazytool_runtime::{Content, ContentPart, ToolCall, ToolResult};
 /// use serde_json::json;
 ///
 /// let call = ToolCall { id: "toolu_1".into(), name: "add".into(), arguments: json!({}) };
 /// let block = anthropic::tool_result_block(&call, &ToolResult::success(json!(5)));
 /// assert_eq!(block, json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "5"}));
+///
+/// let chart = ToolResult::from(Content::new([ContentPart::image("iVBORw0KGgo=", "image/png")]));
+/// let block = anthropic::tool_result_block(&call, &chart);
+/// assert_eq!(block["content"], json!([{"type": "image", "source": {
+///     "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="
+/// }}]));
 /// ```
 pub fn tool_result_block(call: &ToolCall, result: &ToolResult) -> Value {
     let mut block = Map::new();
     block.insert("type".to_owned(), json!("tool_result"));
     block.insert("tool_use_id".to_owned(), json!(call.id));
-    block.insert("content".to_owned(), json!(result.text()));
+    let content = content::text_or_blocks(
+        result,
+        native_block,
+        |text| json!({"type": "text", "text": text}),
+    );
+    block.insert("content".to_owned(), content);
     if result.is_error() {
         block.insert("is_error".to_owned(), Value::Bool(true));
     }
     Value::Object(block)
+}
+
+/// A part as the Messages API's own block, where it has one.
+fn native_block(part: &ContentPart) -> Option<Value> {
+    let base64 = |kind: &str, media_type: &str, data: &str| json!({"type": kind, "source": {"type": "base64", "media_type": media_type, "data": data}});
+    match part {
+        ContentPart::Image { data, mime_type } if content::common_image(mime_type) => {
+            Some(base64("image", mime_type, data))
+        }
+        ContentPart::Resource {
+            resource:
+                ResourceContents::Blob {
+                    mime_type: Some(mime_type),
+                    blob,
+                    ..
+                },
+        } if content::accepts(&["application/pdf"], mime_type) => {
+            Some(base64("document", "application/pdf", blob))
+        }
+        _ => None,
+    }
 }
 
 /// The user message that returns the results of one assistant turn, in call order:

@@ -83,8 +83,8 @@ pub use stream::StreamAssembler;
 
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::turn;
-use super::{ParseError, Provider, Reader, join};
-use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use super::{ParseError, Provider, Reader, content, join};
+use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult, parts_text};
 use crate::schema::dialect::{self, SchemaLoss};
 use crate::tool::ToolDefinition;
 
@@ -335,14 +335,30 @@ pub fn is_synthesized_id(id: &str) -> bool {
 /// `{"result": content}` for a success (the JSON value, not text), `{"error": text}` for a
 /// failure.
 ///
+/// A result with [`parts`](ToolResult::parts) (a tool that returned
+/// [`Content`](crate::Content)) is a multimodal function response: `response` is
+/// `{"result": ...}` with the structured value, or else the parts as text
+/// ([`ToolResult::content`]), plus `"text"` with the parts as text when there is a structured
+/// value; PNG, JPEG and WebP images and PDF or plain-text binary resources go in the
+/// function response's own `parts` as `inlineData` (`mimeType`, `data`), as Gemini 3 models
+/// take them. Whatever cannot go there (audio, other types) is still described in the text
+/// ([`ContentPart::as_text`](crate::ContentPart::as_text)). Multimodal function responses
+/// are a Gemini 3 feature: check that an older model takes them before relying on it.
+///
 /// ```
 /// use lazytool_runtime::provider::gemini;
-/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use lazytool_runtime::{Content, ContentPart, ToolCall, ToolResult};
 /// use serde_json::json;
 ///
 /// let call = ToolCall { id: "gemini-call-0".into(), name: "add".into(), arguments: json!({}) };
 /// let part = gemini::function_response_part(&call, &ToolResult::success(json!(5)));
 /// assert_eq!(part, json!({"functionResponse": {"name": "add", "response": {"result": 5}}}));
+///
+/// let chart = ToolResult::from(Content::new([ContentPart::image("iVBORw0KGgo=", "image/png")]));
+/// let part = gemini::function_response_part(&call, &chart);
+/// assert_eq!(part["functionResponse"]["parts"], json!([
+///     {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
+/// ]));
 /// ```
 pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
     let mut response = Map::new();
@@ -350,13 +366,51 @@ pub fn function_response_part(call: &ToolCall, result: &ToolResult) -> Value {
     if !is_synthesized_id(&call.id) {
         response.insert("id".to_owned(), json!(call.id));
     }
-    let payload = if result.is_error() {
+    let mut payload = if result.is_error() {
         json!({"error": result.text()})
     } else {
         json!({"result": result.content()})
     };
-    response.insert("response".to_owned(), payload);
+    if !result.parts().is_empty() {
+        if result.structured().is_some() {
+            payload["text"] = json!(parts_text(result.parts()));
+        }
+        let inline: Vec<Value> = result.parts().iter().filter_map(inline_data).collect();
+        response.insert("response".to_owned(), payload);
+        if !inline.is_empty() {
+            response.insert("parts".to_owned(), Value::Array(inline));
+        }
+    } else {
+        response.insert("response".to_owned(), payload);
+    }
     json!({"functionResponse": Value::Object(response)})
+}
+
+/// The media types Gemini takes in a function response's parts.
+const INLINE_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "application/pdf",
+    "text/plain",
+];
+
+/// A part as `inlineData` of a function response, where Gemini takes it there.
+fn inline_data(part: &ContentPart) -> Option<Value> {
+    let (mime_type, data) = match part {
+        ContentPart::Image { data, mime_type } => (mime_type.as_str(), data),
+        ContentPart::Resource {
+            resource:
+                ResourceContents::Blob {
+                    mime_type: Some(mime_type),
+                    blob,
+                    ..
+                },
+        } => (mime_type.as_str(), blob),
+        _ => return None,
+    };
+    content::accepts(INLINE_TYPES, mime_type)
+        .then(|| json!({"inlineData": {"mimeType": mime_type, "data": data}}))
 }
 
 /// The content that returns the results of one model turn, in call order:

@@ -83,8 +83,8 @@ pub use stream::StreamAssembler;
 
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::turn;
-use super::{ParseError, Provider, Reader, join, object_root};
-use crate::call::{ToolCall, ToolResult};
+use super::{ParseError, Provider, Reader, content, join, object_root};
+use crate::call::{ContentPart, ToolCall, ToolResult};
 use crate::schema::dialect;
 use crate::tool::ToolDefinition;
 
@@ -331,6 +331,13 @@ pub fn assistant_message(content: &str, calls: &[ToolCall]) -> Value {
 /// content being [`ToolResult::text`]. (Chat Completions has no error flag: an error is sent
 /// as its message.)
 ///
+/// Chat Completions takes only text in a tool message. A result with
+/// [`parts`](ToolResult::parts) is sent as its text, each image or audio part as a
+/// placeholder such as `[image: image/png, 1024 bytes of base64]`
+/// ([`ContentPart::as_text`](crate::ContentPart::as_text)); [`tool_results`] then adds
+/// [`attachments_message`], a user message carrying those images and audio clips, so
+/// that the model sees them.
+///
 /// ```
 /// use lazytool_runtime::provider::openai_chat;
 /// use lazytool_runtime::{ToolCall, ToolResult};
@@ -349,11 +356,87 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 }
 
 /// The messages that return the results of one assistant turn, in call order: one
-/// [`tool_result_message`] per call, to append to the history.
+/// [`tool_result_message`] per call, then, when results carry images or audio that a tool
+/// message cannot, their [`attachments_message`]; to append to the history.
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
-    turn::each(turn, tool_result_message)
+    let turn: Vec<(&ToolCall, &ToolResult)> = turn.into_iter().collect();
+    let mut messages = turn::each(turn.iter().copied(), tool_result_message);
+    messages.extend(attachments_message(turn));
+    messages
+}
+
+/// The user message that shows the model the images and audio of a turn's results, which
+/// Chat Completions does not take in tool messages; `None` when there are none. It follows
+/// the turn's tool messages (a user message may follow them): a text part naming the call
+/// each attachment comes from, then PNG, JPEG, WebP and GIF images as `image_url` parts with
+/// a `data:` URL, and WAV and MP3 audio as `input_audio` parts (for audio-capable models).
+/// Other parts stay placeholders in the tool message. [`tool_results`] adds it.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_chat;
+/// use lazytool_runtime::{Content, ContentPart, ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "chart".into(), arguments: json!("{}") };
+/// let chart = ToolResult::from(Content::new([ContentPart::image("iVBORw0KGgo=", "image/png")]));
+/// assert_eq!(
+///     openai_chat::tool_result_message(&call, &chart)["content"],
+///     "[image: image/png, 12 bytes of base64]"
+/// );
+/// let message = openai_chat::attachments_message([(&call, &chart)]).unwrap();
+/// assert_eq!(message["role"], "user");
+/// assert_eq!(message["content"][1], json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}));
+/// ```
+pub fn attachments_message<'a>(
+    turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
+) -> Option<Value> {
+    let mut parts = Vec::new();
+    let mut sources = Vec::new();
+    for (call, result) in turn {
+        let before = parts.len();
+        parts.extend(result.parts().iter().filter_map(attachment));
+        if parts.len() > before {
+            sources.push(format!(
+                "{} from call {} ({})",
+                parts.len() - before,
+                call.id,
+                call.name
+            ));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let intro = format!(
+        "The images and audio the tool results above refer to, in order: {}.",
+        sources.join(", ")
+    );
+    parts.insert(0, json!({"type": "text", "text": intro}));
+    Some(json!({"role": "user", "content": parts}))
+}
+
+/// A part as a user message's content part, for the kinds Chat Completions takes there.
+fn attachment(part: &ContentPart) -> Option<Value> {
+    match part {
+        ContentPart::Image { data, mime_type } if content::common_image(mime_type) => Some(json!({
+            "type": "image_url",
+            "image_url": {"url": content::data_url(mime_type, data)},
+        })),
+        ContentPart::Audio { data, mime_type } => {
+            let format = if content::accepts(&["audio/wav", "audio/x-wav", "audio/wave"], mime_type)
+            {
+                "wav"
+            } else if content::accepts(&["audio/mpeg", "audio/mp3"], mime_type) {
+                "mp3"
+            } else {
+                return None;
+            };
+            Some(json!({"type": "input_audio", "input_audio": {"data": data, "format": format}}))
+        }
+        _ => None,
+    }
 }
 
 super::turn::turn_functions! {

@@ -87,8 +87,8 @@ pub use stream::StreamAssembler;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::parameters;
 use super::turn::{self, Turn};
-use super::{ParseError, Provider, Reader, join};
-use crate::call::{DiscoveredSet, ToolCall, ToolResult};
+use super::{ParseError, Provider, Reader, content, join};
+use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult};
 use crate::registry::Registry;
 use crate::session::Session;
 use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
@@ -430,21 +430,65 @@ fn parse_item(reader: &Reader, item: &Value, path: &str) -> Result<Option<ToolCa
 /// [`ToolResult::text`]. (There is no error flag: an error is sent as its message.) A call
 /// parsed from a `tool_search_call` is answered with [`tool_search_output_item`] instead.
 ///
+/// A result with [`parts`](ToolResult::parts) (a tool that returned
+/// [`Content`](crate::Content)) has a list as its `output`, as the Responses API takes it:
+/// its structured value as `input_text`, then each part in order — text as `input_text`,
+/// PNG, JPEG, WebP and GIF images as `input_image` with a `data:` URL (`"detail": "auto"`),
+/// binary resources as `input_file` (`file_data` a `data:` URL, `filename` the URI's last
+/// segment), anything else (audio, other image types, links) as `input_text` describing it
+/// ([`ContentPart::as_text`](crate::ContentPart::as_text)).
+///
 /// ```
 /// use lazytool_runtime::provider::openai_responses;
-/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use lazytool_runtime::{Content, ContentPart, ToolCall, ToolResult};
 /// use serde_json::json;
 ///
 /// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!("{}") };
 /// let item = openai_responses::tool_result_item(&call, &ToolResult::success(json!(5)));
 /// assert_eq!(item, json!({"type": "function_call_output", "call_id": "call_1", "output": "5"}));
+///
+/// let chart = ToolResult::from(Content::new([ContentPart::image("iVBORw0KGgo=", "image/png")]));
+/// let item = openai_responses::tool_result_item(&call, &chart);
+/// assert_eq!(item["output"], json!([
+///     {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"}
+/// ]));
 /// ```
 pub fn tool_result_item(call: &ToolCall, result: &ToolResult) -> Value {
+    let output = content::text_or_blocks(
+        result,
+        native_output,
+        |text| json!({"type": "input_text", "text": text}),
+    );
     json!({
         "type": "function_call_output",
         "call_id": call.id,
-        "output": result.text(),
+        "output": output,
     })
+}
+
+/// A part as the Responses API's own output content, where it has one.
+fn native_output(part: &ContentPart) -> Option<Value> {
+    match part {
+        ContentPart::Image { data, mime_type } if content::common_image(mime_type) => Some(json!({
+            "type": "input_image",
+            "image_url": content::data_url(mime_type, data),
+            "detail": "auto",
+        })),
+        ContentPart::Resource { resource } => match resource {
+            ResourceContents::Blob {
+                mime_type, blob, ..
+            } => Some(json!({
+                "type": "input_file",
+                "file_data": content::data_url(
+                    mime_type.as_deref().unwrap_or("application/octet-stream"),
+                    blob
+                ),
+                "filename": content::file_name(resource),
+            })),
+            ResourceContents::Text { .. } => None,
+        },
+        _ => None,
+    }
 }
 
 /// The input items that return the results of one response's calls, in call order: one

@@ -119,7 +119,10 @@ pub fn assistant_message(content: &str, calls: &[ToolCall]) -> Value {
 /// The message that returns one result, as TanStack's `chat()` writes it:
 /// `{"role": "tool", "content", "toolCallId"}`, the content being [`ToolResult::text`] for a
 /// success (a string as is, other values as compact JSON) and `{"error": message}` as JSON
-/// for a failure.
+/// for a failure. A result with [`parts`](ToolResult::parts) is sent as its text, images
+/// and audio as placeholders ([`ContentPart::as_text`](crate::ContentPart::as_text)): the
+/// tool messages `chat()` writes carry a string, and its adapters turn them into each
+/// provider's text tool result.
 ///
 /// ```
 /// use lazytool_runtime::provider::tanstack;
