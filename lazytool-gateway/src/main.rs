@@ -93,21 +93,37 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let served = match args.http {
         None => tokio::select! {
             served = server.serve_stdio() => served,
-            _ = tokio::signal::ctrl_c() => Ok(()),
+            () = stopped() => Ok(()),
         },
         Some(addr) => {
             let mut http = server.http();
             if let Some(token) = &args.token {
                 http = http.bearer_token(token);
             }
-            tracing::info!(target: "lazytool::gateway", "serving http://{addr}{}", lazytool_mcp::MCP_PATH);
             tokio::select! {
                 served = http.serve(addr) => served,
-                _ = tokio::signal::ctrl_c() => Ok(()),
+                () = stopped() => Ok(()),
             }
         }
     };
     catalog.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM, so that the upstreams are stopped before the gateway exits.
+async fn stopped() {
+    #[cfg(unix)]
+    let terminated = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => drop(signal.recv().await),
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminated = std::future::pending::<()>();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminated => {}
+    }
 }

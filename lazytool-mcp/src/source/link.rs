@@ -63,6 +63,10 @@ impl Link {
         }
     }
 
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
     pub(crate) fn tools_changed(&self) -> watch::Receiver<u64> {
         self.tools_changed.subscribe()
     }
@@ -73,7 +77,7 @@ impl Link {
     pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
         if let Some(running) = &state.running {
-            if !running.is_closed() {
+            if !running.is_closed() && !running.peer().is_transport_closed() {
                 return Ok(running.peer().clone());
             }
             tracing::warn!(target: TARGET, server = %self.server, "the upstream server is gone");

@@ -72,10 +72,14 @@ impl Forward {
         };
         match result {
             Err(_) => Err(format!(
-                "the MCP server did not answer within {:?}",
+                "the MCP server `{}` did not answer within {:?}",
+                self.link.server(),
                 self.call_timeout
             )),
-            Ok(Err(error)) => Err(format!("the MCP server failed: {error}")),
+            Ok(Err(error)) => Err(format!(
+                "the MCP server `{}` failed: {error}",
+                self.link.server()
+            )),
             Ok(Ok(result)) => answer(result),
         }
     }
