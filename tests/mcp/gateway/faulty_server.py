@@ -8,7 +8,7 @@ MODE is one of:
   ``extra`` and sends ``notifications/tools/list_changed``), plus ``slow`` (answers after
   ``seconds``) and ``image`` (a text and an image block) and ``fail`` (``isError``).
   Tools are listed three to a page. With STATE_FILE, every start appends ``started PID`` to
-  it and every call ``call NAME``.
+  it, every call ``call NAME`` and every ``notifications/cancelled`` ``cancelled ID``.
 - ``hang``: reads its input and never answers, not even ``initialize``.
 - ``garbage``: answers every message with a line that is not JSON.
 """
@@ -101,6 +101,8 @@ def main() -> None:
         request = json.loads(line)
         method = request.get("method")
         if "id" not in request:
+            if method == "notifications/cancelled":
+                record(f"cancelled {request['params'].get('requestId')}")
             continue
         if method == "initialize":
             answer(request, {"protocolVersion": "2025-11-25", "serverInfo": {"name": "faulty", "version": "1"},
