@@ -39,9 +39,12 @@ mod tests {
 
     #[test]
     fn variables_expand_and_the_rest_stays() {
-        assert_eq!(expand("${HOME}/data", env).unwrap(), "/home/me/data");
         assert_eq!(
-            expand("cost $5, $${HOME}", env).unwrap(),
+            expand("${HOME}/data", env).expect("expands"),
+            "/home/me/data"
+        );
+        assert_eq!(
+            expand("cost $5, $${HOME}", env).expect("expands"),
             "cost $5, ${HOME}"
         );
     }
@@ -49,9 +52,13 @@ mod tests {
     #[test]
     fn unset_and_unclosed_are_errors() {
         assert_eq!(
-            expand("${TOKEN}", env).unwrap_err(),
+            expand("${TOKEN}", env).expect_err("an error"),
             "the environment variable `TOKEN` is not set"
         );
-        assert!(expand("${HOME", env).unwrap_err().starts_with("unclosed"));
+        assert!(
+            expand("${HOME", env)
+                .expect_err("an error")
+                .starts_with("unclosed")
+        );
     }
 }
