@@ -121,10 +121,9 @@ async fn every_page_is_listed_and_mixes_with_tool_functions_on_every_path() {
     catalog.shutdown().await;
 }
 
-#[tokio::test]
-async fn arguments_are_validated_before_anything_is_forwarded() {
-    let log = log_file("validated.log");
-    let source = McpSource::new("faulty", faulty("ok", Some(&log)));
+/// The faulty server's tools alone in a registry, logging to `log`.
+async fn faulty_registry(log: &Path) -> (McpSource, Registry) {
+    let source = McpSource::new("faulty", faulty("ok", Some(log)));
     let tools = source
         .list_tools(CancellationToken::new())
         .await
@@ -134,6 +133,13 @@ async fn arguments_are_validated_before_anything_is_forwarded() {
         .tools(tools)
         .build()
         .expect("builds");
+    (source, registry)
+}
+
+#[tokio::test]
+async fn arguments_are_validated_before_anything_is_forwarded() {
+    let log = log_file("validated.log");
+    let (source, registry) = faulty_registry(&log).await;
     let wrong = registry.call("faulty__echo", json!({"text": 7})).await;
     assert_eq!(wrong.error_kind(), Some(ToolErrorKind::InvalidArguments));
     assert!(wrong.text().contains("text"), "{}", wrong.text());
@@ -150,16 +156,7 @@ async fn arguments_are_validated_before_anything_is_forwarded() {
 #[tokio::test]
 async fn cancelling_a_call_cancels_it_upstream() {
     let log = log_file("cancelled.log");
-    let source = McpSource::new("faulty", faulty("ok", Some(&log)));
-    let tools = source
-        .list_tools(CancellationToken::new())
-        .await
-        .expect("lists");
-    let registry = Registry::builder()
-        .without_inventory()
-        .tools(tools)
-        .build()
-        .expect("builds");
+    let (source, registry) = faulty_registry(&log).await;
     let cancel = CancellationToken::new();
     let context = ToolContext::new().with_cancellation(cancel.clone());
     let call = registry.call_with_context("faulty__slow", json!({"seconds": 600}), context);

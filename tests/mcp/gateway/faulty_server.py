@@ -11,6 +11,8 @@ MODE is one of:
   it, every call ``call NAME`` and every ``notifications/cancelled`` ``cancelled ID``.
 - ``hang``: reads its input and never answers, not even ``initialize``.
 - ``garbage``: answers every message with a line that is not JSON.
+- ``catalog``: serves the tools of the ``tools/list``-shaped JSON file given instead of
+  STATE_FILE (each call answers with the tool's name), for the gateway's figures.
 """
 
 import json
@@ -53,7 +55,7 @@ def text(value: str, error: bool = False) -> dict:
 
 
 def record(line: str) -> None:
-    if STATE:
+    if STATE and MODE != "catalog":
         with open(STATE, "a") as state:
             state.write(line + "\n")
 
@@ -84,13 +86,19 @@ def call(request: dict, tools: list) -> None:
         answer(request, text("the upstream refused", error=True))
     elif name == "extra":
         answer(request, text("extra ran"))
+    elif MODE == "catalog":
+        answer(request, text(name))
     else:
         send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32602, "message": f"unknown tool {name}"}})
 
 
 def main() -> None:
-    record(f"started {os.getpid()}")
-    tools = list(TOOLS)
+    if MODE == "catalog":
+        with open(STATE) as catalog:
+            tools = json.load(catalog)["tools"]
+    else:
+        record(f"started {os.getpid()}")
+        tools = list(TOOLS)
     for line in sys.stdin:
         if MODE == "hang":
             continue

@@ -15,8 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -25,8 +24,10 @@ import pytest
 from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The HTTP tests' client: the token, ListChanges, connect(url, mode, changes), names.
+from test_mcp_http import TOKEN, ListChanges, connect, names  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
@@ -34,7 +35,6 @@ UPSTREAMS = ROOT / "target/gateway-upstreams"
 FAULTY = Path(__file__).with_name("faulty_server.py")
 DISCOVERY = "__lazy__tool__discovery__"
 CALL = "__lazy__tool__call__"
-TOKEN = "gateway-test-token"
 MODERN = "2026-07-28"
 TIMEOUT = 60
 REAL = ["everything", "memory", "filesystem", "time", "git"]
@@ -137,36 +137,6 @@ def alive(pid: int) -> bool:
     return True
 
 
-class ListChanges:
-    def __init__(self) -> None:
-        self.count = 0
-        self._event = anyio.Event()
-
-    async def handle(self, message: object) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.count += 1
-            self._event.set()
-
-    async def wait(self) -> None:
-        with anyio.fail_after(TIMEOUT):
-            await self._event.wait()
-        self._event = anyio.Event()
-
-
-@asynccontextmanager
-async def connect(url: str, mode: str = "legacy", changes: ListChanges | None = None) -> AsyncIterator[Client]:
-    http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
-    async with http:
-        transport = streamable_http_client(url, http_client=http)
-        handler = changes.handle if changes else None
-        async with Client(transport, mode=mode, message_handler=handler) as client:
-            yield client
-
-
-def names(listed: types.ListToolsResult) -> list[str]:
-    return [tool.name for tool in listed.tools]
-
-
 def text(result: types.CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
@@ -188,7 +158,7 @@ async def discover(client: Client, changes: ListChanges, *tools: str) -> None:
 
 async def test_every_server_is_listed_lazily_and_answers(url: str, work: Path) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         listed = await client.list_tools()
         # Eager by config: time's get_current_time; everything else behind discovery.
         assert names(listed) == ["time__get_current_time", DISCOVERY]
@@ -216,14 +186,14 @@ async def test_every_server_is_listed_lazily_and_answers(url: str, work: Path) -
 
 async def test_memory_keeps_its_state_across_calls_and_clients(url: str) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         await discover(client, changes, "memory__create_entities", "memory__read_graph")
         created = await client.call_tool("memory__create_entities", {"entities": [
             {"name": "lazytool", "entityType": "project", "observations": ["serves tools lazily"]},
         ]})
         assert not created.is_error, text(created)
     changes = ListChanges()
-    async with connect(url, changes=changes) as other:
+    async with connect(url, "legacy", changes) as other:
         await discover(other, changes, "memory__read_graph")
         graph = await other.call_tool("memory__read_graph", {})
         assert "serves tools lazily" in text(graph)
@@ -231,7 +201,7 @@ async def test_memory_keeps_its_state_across_calls_and_clients(url: str) -> None
 
 async def test_invalid_arguments_are_stopped_before_forwarding(url: str, work: Path) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         await discover(client, changes, "faulty__echo")
         before = (work / "faulty.log").read_text().count("call echo")
         invalid = await client.call_tool("faulty__echo", {"text": 42})
@@ -246,7 +216,7 @@ async def test_invalid_arguments_are_stopped_before_forwarding(url: str, work: P
 
 async def test_content_blocks_and_is_error_pass_through(url: str) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         await discover(client, changes, "faulty__image", "faulty__fail")
         image = await client.call_tool("faulty__image", {})
         assert not image.is_error
@@ -259,7 +229,7 @@ async def test_content_blocks_and_is_error_pass_through(url: str) -> None:
 
 async def test_a_crash_mid_session_is_an_error_then_a_restart(url: str, work: Path) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         await discover(client, changes, "faulty__crash", "faulty__echo")
         starts = len(started_pids(work))
         with anyio.fail_after(TIMEOUT):
@@ -284,7 +254,7 @@ async def test_a_crash_mid_session_is_an_error_then_a_restart(url: str, work: Pa
 
 async def test_a_hanging_call_times_out_as_an_error(url: str) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         await discover(client, changes, "faulty__slow")
         with anyio.fail_after(TIMEOUT):
             slow = await client.call_tool("faulty__slow", {"seconds": 3600})
@@ -293,7 +263,7 @@ async def test_a_hanging_call_times_out_as_an_error(url: str) -> None:
 
 async def test_20_concurrent_calls(url: str) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         await discover(client, changes, "everything__echo", "faulty__echo")
         results: dict[int, str] = {}
 
@@ -312,7 +282,7 @@ async def test_20_concurrent_calls(url: str) -> None:
 
 async def test_upstream_list_changed_refreshes_the_catalog(url: str) -> None:
     changes = ListChanges()
-    async with connect(url, changes=changes) as client:
+    async with connect(url, "legacy", changes) as client:
         assert "faulty__extra" not in lazy_names(await client.list_tools())
         await discover(client, changes, "faulty__grow")
         grown = await client.call_tool("faulty__grow", {})
