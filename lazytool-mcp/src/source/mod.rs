@@ -42,7 +42,7 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 /// - Cancelling the call's [`ToolContext`](lazytool_runtime::ToolContext) (or its timeout)
 ///   sends the server `notifications/cancelled`.
 /// - The server is started on first use, within
-///   [`start_timeout`](McpSource::start_timeout); a server that exited or failed to start is
+///   [`start_timeout`](McpSource::start_timeout) (which bounds each listing too); a server that exited or failed to start is
 ///   started again on a later use, after a wait that doubles with each failure
 ///   ([`restart_backoff`](McpSource::restart_backoff)). Until then, calls fail at once.
 /// - `notifications/tools/list_changed` from the server (and a restart) is reported on
@@ -92,7 +92,8 @@ impl McpSource {
         }
     }
 
-    /// Names the tools `PREFIX__TOOL` instead of `NAME__TOOL`.
+    /// Names the tools `PREFIX__TOOL` instead of `NAME__TOOL`; an empty prefix keeps the
+    /// upstream's names (each prefix costs about two tokens per name in the discovery list).
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self
@@ -160,9 +161,16 @@ impl ToolSource for McpSource {
             let failed = |message: String| SourceError::new(Arc::clone(&self.name), message);
             let listing = async {
                 let peer = link.peer().await.map_err(failed)?;
-                peer.list_all_tools()
-                    .await
-                    .map_err(|error| failed(format!("tools/list failed: {error}")))
+                // A server that answers the handshake but not tools/list must not hang a start.
+                match tokio::time::timeout(self.start_timeout, peer.list_all_tools()).await {
+                    Ok(listed) => {
+                        listed.map_err(|error| failed(format!("tools/list failed: {error}")))
+                    }
+                    Err(_) => Err(failed(format!(
+                        "tools/list got no answer within {:?}",
+                        self.start_timeout
+                    ))),
+                }
             };
             let listed = cancel.run_until_cancelled(listing).await.ok_or_else(|| {
                 SourceError::cancelled(Arc::clone(&self.name), "listing cancelled")

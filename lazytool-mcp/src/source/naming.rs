@@ -5,12 +5,16 @@ use sha2::{Digest, Sha256};
 /// The longest tool name providers accept (`^[a-zA-Z0-9_-]{1,64}$`).
 pub(crate) const MAX_TOOL_NAME: usize = 64;
 
-/// `PREFIX__TOOL` with every character outside `[a-zA-Z0-9_-]` replaced by `_`, and, when
+/// `PREFIX__TOOL` (`TOOL` alone for an empty prefix) with every character outside `[a-zA-Z0-9_-]` replaced by `_`, and, when
 /// longer than [`MAX_TOOL_NAME`], cut and ended by 8 hex digits of a hash of the full name,
 /// so that two long names sharing a beginning stay apart and the name is the same on every
 /// run. Calls map back through the tool, which keeps the upstream name.
 pub(crate) fn exposed_name(prefix: &str, tool: &str) -> String {
-    let full = format!("{prefix}__{tool}");
+    let full = if prefix.is_empty() {
+        tool.to_owned()
+    } else {
+        format!("{prefix}__{tool}")
+    };
     let valid: String = full
         .chars()
         .map(|c| {
@@ -40,6 +44,11 @@ mod tests {
     #[test]
     fn valid_names_are_prefixed_only() {
         assert_eq!(exposed_name("git", "git_status"), "git__git_status");
+    }
+
+    #[test]
+    fn an_empty_prefix_keeps_the_upstream_name() {
+        assert_eq!(exposed_name("", "get_me"), "get_me");
     }
 
     #[test]

@@ -60,9 +60,10 @@ def check(config: Path) -> tuple[int, int, int]:
     return int(found[1]), int(found[2]), int(found[3])
 
 
-def tokens(work: Path, servers: dict, label: str) -> None:
+def tokens(work: Path, servers: dict, label: str, settings: dict | None = None) -> None:
     for mode in ["names", "search", "auto"]:
-        config = write(work, f"{label}-{mode}.json", {"mcpServers": servers, "lazytool": {"mode": mode}})
+        section = {"mode": mode} | ({"servers": settings} if settings else {})
+        config = write(work, f"{label}-{mode}.json", {"mcpServers": servers, "lazytool": section})
         count, eager, first = check(config)
         print(f"{label}: {count} tools, eager {eager} tokens; {mode}: first request {first} tokens ({100 * first / eager:.1f}%)")
 
@@ -123,6 +124,7 @@ async def main() -> None:
     tokens(work, servers, "five servers")
     github = {"github": {"command": sys.executable, "args": [str(FAULTY), "catalog", str(ROOT / "data/github-mcp-tools.json")]}}
     tokens(work, github, "GitHub catalog")
+    tokens(work, github, "GitHub catalog, prefix \"\"", {"github": {"prefix": ""}})
 
     catalog = await combined_catalog(work, servers)
     report = subprocess.run([str(TOKEN_REPORT), str(catalog)], capture_output=True, text=True).stdout.strip().splitlines()
