@@ -2,10 +2,10 @@
 //! [`ServerHandler`]: stateful requests by the connection's [`Session`], stateless ones by a
 //! fresh call-through session each.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
+    CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, Tool, ToolContext, ToolErrorKind,
 };
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
@@ -13,8 +13,9 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
-use rmcp::{RoleServer, ServerHandler};
+use rmcp::{Peer, RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio::sync::watch;
 
 use crate::call_result::call_result;
 use crate::listing::mcp_tool;
@@ -62,7 +63,28 @@ pub struct McpConnection {
 
 struct Bound {
     principal: Principal,
-    session: Session,
+    /// Replaced when the catalog changes ([`McpServer::live`](crate::McpServer::live)).
+    session: Mutex<Followed>,
+}
+
+struct Followed {
+    session: Arc<Session>,
+    catalog: watch::Receiver<Registry>,
+}
+
+impl Bound {
+    /// The session, first moved to the current catalog if it changed.
+    fn session(&self) -> Arc<Session> {
+        // Every update is one assignment: consistent even after a panic elsewhere.
+        let mut followed = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        if followed.catalog.has_changed().unwrap_or(false) {
+            let registry = followed.catalog.borrow_and_update().clone();
+            let (session, change) = followed.session.with_registry(&registry);
+            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, "a connection moved to the changed catalog");
+            followed.session = Arc::new(session);
+        }
+        Arc::clone(&followed.session)
+    }
 }
 
 impl McpConnection {
@@ -90,8 +112,8 @@ impl McpConnection {
     /// let discovered = connection.session().map(|session| session.discovered().tools);
     /// assert_eq!(discovered, Some(Vec::new()));
     /// ```
-    pub fn session(&self) -> Option<&Session> {
-        self.bound.get().map(|bound| &bound.session)
+    pub fn session(&self) -> Option<Arc<Session>> {
+        self.bound.get().map(Bound::session)
     }
 
     /// Creates the stateful session for `principal`, unless one exists.
@@ -100,16 +122,20 @@ impl McpConnection {
     }
 
     /// The stateful session, created for `principal` by its first request.
-    fn stateful(&self, principal: &Principal) -> Result<&Session, ErrorData> {
-        let bound = self.bound.get_or_init(|| Bound {
-            principal: principal.clone(),
-            session: self
-                .server
-                .registry()
-                .session_with(self.server.options_for(principal)),
+    fn stateful(&self, principal: &Principal) -> Result<Arc<Session>, ErrorData> {
+        let bound = self.bound.get_or_init(|| {
+            let mut catalog = self.server.catalog();
+            let registry = catalog.borrow_and_update().clone();
+            Bound {
+                principal: principal.clone(),
+                session: Mutex::new(Followed {
+                    session: Arc::new(registry.session_with(self.server.options_for(principal))),
+                    catalog,
+                }),
+            }
         });
         if bound.principal == *principal {
-            Ok(&bound.session)
+            Ok(bound.session())
         } else {
             tracing::warn!(target: "lazytool::mcp", principal = principal.name(), "refusing a request for another principal's session");
             Err(ErrorData::invalid_request(
@@ -121,7 +147,7 @@ impl McpConnection {
 
     /// The session answering one request: the connection's own, or for a stateless request
     /// a fresh call-through one (cheap: ungated sessions share their presentation).
-    fn session_for(&self, context: &RequestContext<RoleServer>) -> Result<Served<'_>, ErrorData> {
+    fn session_for(&self, context: &RequestContext<RoleServer>) -> Result<Served, ErrorData> {
         let principal = principal(context);
         if is_stateless(context) {
             let options = self.server.options_for(&principal).call_through(true);
@@ -134,13 +160,34 @@ impl McpConnection {
     }
 }
 
+impl McpConnection {
+    /// Sends `notifications/tools/list_changed` to a stateful client whenever the catalog
+    /// changes, until its input ends. A fixed catalog has no sender left: nothing is spawned.
+    fn announce_catalog_changes(&self, peer: Peer<RoleServer>) {
+        let mut catalog = self.server.catalog();
+        if catalog.has_changed().is_err() {
+            return;
+        }
+        catalog.mark_unchanged();
+        let closed = self.input_closed.clone();
+        tokio::spawn(async move {
+            while let Some(Ok(())) = closed.run_until_cancelled(catalog.changed()).await {
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+                    return;
+                }
+            }
+        });
+    }
+}
+
 /// The session a request is answered by.
-enum Served<'a> {
-    Stateful(&'a Session),
+enum Served {
+    Stateful(Arc<Session>),
     Stateless(Session),
 }
 
-impl Served<'_> {
+impl Served {
     fn session(&self) -> &Session {
         match self {
             Served::Stateful(session) => session,
@@ -194,6 +241,7 @@ impl ServerHandler for McpConnection {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         self.stateful(&principal(&context))?;
+        self.announce_catalog_changes(context.peer.clone());
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }

@@ -64,6 +64,7 @@ mod principal;
 mod request;
 mod request_id;
 mod server;
+mod source;
 mod streamable_http;
 mod structured;
 mod transport;
@@ -74,6 +75,10 @@ pub use error::McpError;
 pub use principal::Principal;
 pub use request::McpRequest;
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use source::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, McpCatalog, McpSource, PatternError, SourceReport,
+    ToolSelection, Upstream,
+};
 pub use streamable_http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,
     OriginPatternError,

@@ -4,12 +4,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use lazytool_runtime::source::LiveRegistry;
 use lazytool_runtime::{Registry, SessionOptions, Tool};
 use rmcp::ServiceExt;
 use rmcp::model::{Implementation, ServerConfig};
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::connection::{McpConnection, capabilities};
 use crate::error::McpError;
@@ -56,7 +57,7 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 #[derive(Clone)]
 #[must_use]
 pub struct McpServer {
-    registry: Registry,
+    catalog: watch::Receiver<Registry>,
     options: SessionOptions,
     gate: Option<Gate>,
     list_ttl: Duration,
@@ -69,7 +70,7 @@ pub struct McpServer {
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpServer")
-            .field("registry", &self.registry)
+            .field("registry", &*self.catalog.borrow())
             .field("options", &self.options)
             .field("gated_per_principal", &self.gate.is_some())
             .field("list_ttl", &self.list_ttl)
@@ -93,8 +94,28 @@ impl McpServer {
     /// let server = McpServer::new(registry);
     /// ```
     pub fn new(registry: Registry) -> Self {
+        McpServer::live(&LiveRegistry::new(registry))
+    }
+
+    /// A server for a catalog that changes while it is served (an MCP gateway whose upstream
+    /// announced `list_changed`): each request is answered from the current registry, each
+    /// stateful connection moves its session over with
+    /// [`Session::with_registry`](lazytool_runtime::Session::with_registry) (keeping the
+    /// discovered tools that still exist) and is sent `notifications/tools/list_changed`.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    /// use lazytool_runtime::source::LiveRegistry;
+    ///
+    /// let live = LiveRegistry::new(Registry::builder().without_inventory().build().unwrap());
+    /// let server = McpServer::live(&live);
+    /// // Later, when the catalog changed: connections follow.
+    /// live.publish(Registry::builder().without_inventory().build().unwrap());
+    /// ```
+    pub fn live(catalog: &LiveRegistry) -> Self {
         McpServer {
-            registry,
+            catalog: catalog.watch(),
             options: SessionOptions::default(),
             gate: None,
             list_ttl: DEFAULT_LIST_TTL,
@@ -264,8 +285,14 @@ impl McpServer {
         self.max_line_bytes
     }
 
-    pub(crate) fn registry(&self) -> &Registry {
-        &self.registry
+    /// The registry now.
+    pub(crate) fn registry(&self) -> Registry {
+        self.catalog.borrow().clone()
+    }
+
+    /// A receiver of the catalog, for a connection to follow its changes.
+    pub(crate) fn catalog(&self) -> watch::Receiver<Registry> {
+        self.catalog.clone()
     }
 
     /// The session options for requests of `principal`.

@@ -1,4 +1,5 @@
-//! Tool catalogs behind a network call: [`ToolSource`] and [`CachedSource`].
+//! Tool catalogs behind a network call: [`ToolSource`] and [`CachedSource`]; catalogs that
+//! change while served: [`LiveRegistry`].
 //!
 //! A source lists its tools asynchronously (an MCP server's `tools/list`, an HTTP API).
 //! [`CachedSource`] wraps one with a TTL cache and in-flight de-duplication, and reports
@@ -14,6 +15,7 @@
 //! Failures are loud: a failed listing is an error for every caller, never an empty catalog.
 
 mod cached;
+mod live;
 #[cfg(test)]
 mod tests;
 
@@ -26,6 +28,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 pub use cached::CachedSource;
+pub use live::LiveRegistry;
 
 use crate::tool::DynamicTool;
 

@@ -1,0 +1,72 @@
+//! `--check`: each server's tool count and what its tools cost on every request.
+
+use std::fmt::Write;
+
+use lazytool_mcp::McpCatalog;
+use lazytool_runtime::tokens::count_json_tokens;
+use lazytool_runtime::{Registry, SessionOptions, ToolDefinition};
+use serde_json::json;
+
+/// The report of `--check` for a started catalog, and whether every server listed its
+/// tools. Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
+/// (`name`, `description`, `inputSchema`).
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = lazytool_gateway::parse(r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#, |_| None)?;
+/// let catalog = lazytool_gateway::start(config.servers).await?;
+/// let (report, all_listed) = lazytool_gateway::check(&catalog, &Default::default());
+/// println!("{report}");
+/// # Ok(()) }
+/// ```
+pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
+    let registry = catalog.registry();
+    let mut report = String::new();
+    let mut all_listed = true;
+    for source in catalog.reports() {
+        let line = match &source.tools {
+            Ok(names) => {
+                let cost: usize = names.iter().map(|name| tool_tokens(&registry, name)).sum();
+                format!(
+                    "{}: {} tools, {cost} tokens when sent eagerly",
+                    source.name,
+                    names.len()
+                )
+            }
+            Err(error) => {
+                all_listed = false;
+                format!("{}: FAILED: {error}", source.name)
+            }
+        };
+        let _ = writeln!(report, "{line}");
+        for name in &source.collisions {
+            let _ = writeln!(report, "  {name}: left out, the name is taken");
+        }
+    }
+    let eager: usize = (registry.tools())
+        .map(|tool| definition_tokens(&tool.definition()))
+        .sum();
+    let first: usize = (registry.session_with(options.clone()).active_tools().iter())
+        .map(definition_tokens)
+        .sum();
+    let _ = write!(
+        report,
+        "total: {} tools, {eager} tokens eagerly; the first request carries {first} tokens of tools",
+        registry.len()
+    );
+    (report, all_listed)
+}
+
+fn tool_tokens(registry: &Registry, name: &str) -> usize {
+    registry
+        .get(name)
+        .map_or(0, |tool| definition_tokens(&tool.definition()))
+}
+
+fn definition_tokens(definition: &ToolDefinition) -> usize {
+    count_json_tokens(&json!({
+        "name": definition.name,
+        "description": definition.description,
+        "inputSchema": definition.input_schema,
+    }))
+}

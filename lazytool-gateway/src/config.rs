@@ -1,0 +1,353 @@
+//! The gateway's configuration: the standard `mcpServers` file, plus an optional `lazytool`
+//! section. Every problem is collected, each with its JSON path.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use lazytool_mcp::{McpSource, ToolSelection, Upstream};
+use lazytool_runtime::DiscoveryMode;
+use serde_json::{Map, Value};
+
+use crate::expand::expand;
+
+/// A parsed configuration.
+#[derive(Debug)]
+pub struct Config {
+    /// One source per enabled entry of `mcpServers`, in file order.
+    pub servers: Vec<McpSource>,
+    /// `lazytool.mode`.
+    pub mode: DiscoveryMode,
+}
+
+/// Every problem of a configuration, each as `PATH: what is wrong`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The problems, in file order.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.problems.len();
+        let noun = if count == 1 { "problem" } else { "problems" };
+        write!(f, "the configuration has {count} {noun}:")?;
+        for problem in &self.problems {
+            write!(f, "\n  {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+const SERVER_SETTINGS: &[&str] = &["allow", "deny", "eager", "prefix"];
+const LAZYTOOL_KEYS: &[&str] = &["mode", "servers", "startTimeoutMs", "callTimeoutMs"];
+
+/// Parses `text` (the file's contents), expanding `${VAR}` through `var`.
+pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    let root: Value = serde_json::from_str(text).map_err(|error| ConfigError {
+        problems: vec![format!("$: not valid JSON: {error}")],
+    })?;
+    let mut reader = Reader {
+        problems: Vec::new(),
+        var: &var,
+    };
+    let config = reader.config(&root);
+    match reader.problems.is_empty() {
+        true => Ok(config),
+        false => Err(ConfigError {
+            problems: reader.problems,
+        }),
+    }
+}
+
+struct Reader<'v> {
+    problems: Vec<String>,
+    var: &'v dyn Fn(&str) -> Option<String>,
+}
+
+/// `base.key`, or `base["key"]` for keys that are not plain words.
+fn child(base: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        format!("{base}.{key}")
+    } else {
+        format!("{base}[{}]", Value::from(key))
+    }
+}
+
+impl Reader<'_> {
+    fn problem(&mut self, path: &str, message: impl fmt::Display) {
+        self.problems.push(format!("{path}: {message}"));
+    }
+
+    fn object<'a>(&mut self, value: &'a Value, path: &str) -> Option<&'a Map<String, Value>> {
+        match value {
+            Value::Object(map) => Some(map),
+            other => {
+                self.problem(path, format!("expected an object, found {}", kind(other)));
+                None
+            }
+        }
+    }
+
+    fn string(&mut self, value: &Value, path: &str) -> Option<String> {
+        match value {
+            Value::String(text) => match expand(text, self.var) {
+                Ok(text) => Some(text),
+                Err(error) => {
+                    self.problem(path, error);
+                    None
+                }
+            },
+            other => {
+                self.problem(path, format!("expected a string, found {}", kind(other)));
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, value: &Value, path: &str) -> Vec<String> {
+        match value {
+            Value::Array(items) => (items.iter().enumerate())
+                .filter_map(|(i, item)| self.string(item, &format!("{path}[{i}]")))
+                .collect(),
+            other => {
+                self.problem(
+                    path,
+                    format!("expected an array of strings, found {}", kind(other)),
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    fn string_map(&mut self, value: &Value, path: &str) -> BTreeMap<String, String> {
+        let Some(map) = self.object(value, path) else {
+            return BTreeMap::new();
+        };
+        (map.iter())
+            .filter_map(|(key, value)| Some((key.clone(), self.string(value, &child(path, key))?)))
+            .collect()
+    }
+
+    fn millis(&mut self, value: Option<&Value>, path: &str, default: Duration) -> Duration {
+        match value {
+            None => default,
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|ms| ms > 0) => {
+                Duration::from_millis(n.as_u64().unwrap_or_default())
+            }
+            Some(other) => {
+                self.problem(
+                    path,
+                    format!("expected a positive whole number of milliseconds, found {other}"),
+                );
+                default
+            }
+        }
+    }
+
+    fn unknown_keys(&mut self, map: &Map<String, Value>, path: &str, known: &[&str]) {
+        for key in map.keys().filter(|key| !known.contains(&key.as_str())) {
+            let expected = known.join(", ");
+            self.problem(
+                &child(path, key),
+                format!("unknown key (expected one of: {expected})"),
+            );
+        }
+    }
+
+    fn config(&mut self, root: &Value) -> Config {
+        let mut config = Config {
+            servers: Vec::new(),
+            mode: DiscoveryMode::Names,
+        };
+        let Some(root) = self.object(root, "$") else {
+            return config;
+        };
+        let empty = Map::new();
+        let lazytool = match root.get("lazytool") {
+            Some(section) => self.object(section, "$.lazytool").unwrap_or(&empty),
+            None => &empty,
+        };
+        self.unknown_keys(lazytool, "$.lazytool", LAZYTOOL_KEYS);
+        config.mode = match lazytool.get("mode") {
+            None => DiscoveryMode::Names,
+            Some(Value::String(mode)) if mode == "names" => DiscoveryMode::Names,
+            Some(Value::String(mode)) if mode == "search" => DiscoveryMode::Search,
+            Some(Value::String(mode)) if mode == "auto" => DiscoveryMode::Auto(Default::default()),
+            Some(other) => {
+                self.problem(
+                    "$.lazytool.mode",
+                    format!("expected \"names\", \"search\" or \"auto\", found {other}"),
+                );
+                DiscoveryMode::Names
+            }
+        };
+        let start = self.millis(
+            lazytool.get("startTimeoutMs"),
+            "$.lazytool.startTimeoutMs",
+            lazytool_mcp::DEFAULT_START_TIMEOUT,
+        );
+        let call = self.millis(
+            lazytool.get("callTimeoutMs"),
+            "$.lazytool.callTimeoutMs",
+            lazytool_mcp::DEFAULT_CALL_TIMEOUT,
+        );
+        let settings = match lazytool.get("servers") {
+            Some(servers) => self.object(servers, "$.lazytool.servers").unwrap_or(&empty),
+            None => &empty,
+        };
+        let servers = match root.get("mcpServers") {
+            Some(servers) => self.object(servers, "$.mcpServers").unwrap_or(&empty),
+            None => {
+                self.problem("$", "no `mcpServers` object");
+                &empty
+            }
+        };
+        for name in settings.keys().filter(|name| !servers.contains_key(*name)) {
+            self.problem(
+                &child("$.lazytool.servers", name),
+                "no server of this name in `mcpServers`",
+            );
+        }
+        for (name, entry) in servers {
+            let path = child("$.mcpServers", name);
+            if !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                || name.is_empty()
+            {
+                self.problem(&path, "a server name may hold only letters, digits, `_` and `-` (it prefixes its tools' names)");
+            }
+            let Some(entry) = self.object(entry, &path) else {
+                continue;
+            };
+            if entry.get("disabled") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            let upstream = self.upstream(entry, &path);
+            let settings_path = child("$.lazytool.servers", name);
+            let source = settings
+                .get(name)
+                .and_then(|settings| self.object(settings, &settings_path))
+                .map(|settings| self.settings(settings, &settings_path));
+            let Some(upstream) = upstream else { continue };
+            let mut server = McpSource::new(name.as_str(), upstream)
+                .start_timeout(start)
+                .call_timeout(call);
+            if let Some((selection, prefix)) = source {
+                server = server.selection(selection);
+                if let Some(prefix) = prefix {
+                    server = server.prefix(prefix);
+                }
+            }
+            config.servers.push(server);
+        }
+        config
+    }
+
+    fn upstream(&mut self, entry: &Map<String, Value>, path: &str) -> Option<Upstream> {
+        let kind = entry.get("type").and_then(Value::as_str);
+        match (entry.get("command"), entry.get("url")) {
+            (Some(_), Some(_)) => {
+                self.problem(path, "has both `command` and `url`: give one");
+                None
+            }
+            (None, None) => {
+                self.problem(
+                    path,
+                    "needs `command` (a child process) or `url` (streamable HTTP)",
+                );
+                None
+            }
+            (Some(command), None) => {
+                let command = self.string(command, &child(path, "command"))?;
+                let args = entry
+                    .get("args")
+                    .map(|args| self.strings(args, &child(path, "args")));
+                let env = entry
+                    .get("env")
+                    .map(|env| self.string_map(env, &child(path, "env")));
+                let cwd = entry
+                    .get("cwd")
+                    .and_then(|cwd| self.string(cwd, &child(path, "cwd")));
+                let mut upstream = Upstream::command(command, args.unwrap_or_default());
+                for (key, value) in env.unwrap_or_default() {
+                    upstream = upstream.env(key, value);
+                }
+                Some(match cwd {
+                    Some(cwd) => upstream.cwd(cwd),
+                    None => upstream,
+                })
+            }
+            (None, Some(url)) => {
+                if kind == Some("sse") {
+                    self.problem(
+                        &child(path, "type"),
+                        "the deprecated SSE transport is not supported: use a streamable HTTP URL",
+                    );
+                }
+                let url = self.string(url, &child(path, "url"))?;
+                if !url.starts_with("http://") && !url.starts_with("https://") {
+                    self.problem(
+                        &child(path, "url"),
+                        format!("`{url}` is not an http:// or https:// URL"),
+                    );
+                }
+                let headers = entry
+                    .get("headers")
+                    .map(|headers| self.string_map(headers, &child(path, "headers")));
+                let mut upstream = Upstream::url(url);
+                for (name, value) in headers.unwrap_or_default() {
+                    upstream = upstream.header(name, value);
+                }
+                Some(upstream)
+            }
+        }
+    }
+
+    fn settings(
+        &mut self,
+        settings: &Map<String, Value>,
+        path: &str,
+    ) -> (ToolSelection, Option<String>) {
+        self.unknown_keys(settings, path, SERVER_SETTINGS);
+        let mut selection = ToolSelection::new();
+        for key in ["allow", "deny", "eager"] {
+            let Some(value) = settings.get(key) else {
+                continue;
+            };
+            let key_path = child(path, key);
+            let patterns = self.strings(value, &key_path);
+            let added = match key {
+                "allow" => selection.clone().allow(&patterns),
+                "deny" => selection.clone().deny(&patterns),
+                _ => selection.clone().eager(&patterns),
+            };
+            match added {
+                Ok(added) => selection = added,
+                Err(error) => self.problem(&key_path, error),
+            }
+        }
+        let prefix = settings
+            .get("prefix")
+            .and_then(|prefix| self.string(prefix, &child(path, "prefix")));
+        (selection, prefix)
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

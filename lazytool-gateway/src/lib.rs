@@ -1,0 +1,56 @@
+//! `lazytool-gateway`: lazy discovery in front of any MCP servers. Point it at the
+//! `mcpServers` file your MCP client already has:
+//!
+//! ```sh
+//! lazytool-gateway --config ~/.cursor/mcp.json              # MCP on stdio
+//! lazytool-gateway --config mcp.json --http 127.0.0.1:8080  # streamable HTTP at /mcp
+//! lazytool-gateway --config mcp.json --check                # tool count and token cost per server
+//! ```
+//!
+//! Every upstream tool is offered as `SERVER__TOOL`, lazy unless the `lazytool` section makes
+//! it eager; see the README's "Gateway" section for the configuration.
+
+#![warn(unreachable_pub)]
+
+mod check;
+mod config;
+mod expand;
+
+use lazytool_mcp::McpCatalog;
+use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
+
+pub use check::check;
+pub use config::{Config, ConfigError, parse};
+
+/// Results up to this size pass whole (an upstream's image, a file): the size of the longest
+/// message the gateway accepts.
+const MAX_OUTPUT_BYTES: usize = lazytool_mcp::DEFAULT_MAX_LINE_BYTES;
+
+/// The registry every upstream tool joins: no tools of its own, no time limit of the
+/// registry (each server's `callTimeoutMs` applies), results up to [`MAX_OUTPUT_BYTES`].
+///
+/// ```
+/// let registry = lazytool_gateway::base().build().unwrap();
+/// assert!(registry.is_empty());
+/// ```
+pub fn base() -> RegistryBuilder {
+    let limits = CallLimits::default()
+        .timeout(None)
+        .max_output_bytes(MAX_OUTPUT_BYTES);
+    Registry::builder().without_inventory().limits(limits)
+}
+
+/// Starts every server of `config` at once and returns the catalog of their tools.
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = lazytool_gateway::parse(r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#, |_| None)?;
+/// let catalog = lazytool_gateway::start(config.servers).await?;
+/// assert!(catalog.registry().get("time__get_current_time").is_some());
+/// # Ok(()) }
+/// ```
+pub async fn start(
+    servers: Vec<lazytool_mcp::McpSource>,
+) -> Result<McpCatalog, lazytool_runtime::RegistryError> {
+    McpCatalog::start(base, servers).await
+}

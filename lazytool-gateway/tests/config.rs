@@ -1,0 +1,101 @@
+//! The configuration: the standard `mcpServers` shapes, `${VAR}`, the `lazytool` section, and
+//! one error listing every problem with its JSON path.
+
+use lazytool_gateway::parse;
+use lazytool_runtime::DiscoveryMode;
+use serde_json::json;
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "HOME" => Some("/home/me".to_owned()),
+        "GITHUB_TOKEN" => Some("ghp_secret".to_owned()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_claude_desktop_file_parses_as_it_is() {
+    let text = json!({
+        "mcpServers": {
+            "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/notes"]},
+            "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+            "old": {"command": "old-server", "disabled": true},
+        },
+        "lazytool": {"mode": "search", "servers": {"github": {"allow": ["get_*", "list_*"], "eager": ["get_me"], "prefix": "gh"}}},
+    })
+    .to_string();
+    let config = parse(&text, env).expect("valid");
+    assert_eq!(config.mode, DiscoveryMode::Search);
+    let described: Vec<String> = config
+        .servers
+        .iter()
+        .map(|server| format!("{server:?}"))
+        .collect();
+    assert_eq!(described.len(), 2, "the disabled server is left out");
+    assert!(described[0].contains("/home/me/notes"), "{}", described[0]);
+    assert!(
+        described[1].contains("Bearer ghp_secret") && described[1].contains("prefix: \"gh\""),
+        "{}",
+        described[1]
+    );
+}
+
+#[test]
+fn every_problem_is_listed_with_its_path() {
+    let text = json!({
+        "mcpServers": {
+            "no kind": {"args": ["x"]},
+            "both": {"command": "a", "url": "http://b"},
+            "typed": {"command": 3, "args": "x", "env": {"A": 1}},
+            "remote": {"url": "ftp://x", "type": "sse"},
+            "secret": {"command": "s", "env": {"TOKEN": "${MISSING}"}},
+        },
+        "lazytool": {
+            "mode": "everything",
+            "callTimeoutMs": -1,
+            "colour": "blue",
+            "servers": {"ghost": {}, "both": {"allow": ["[x"], "eager": "x", "other": 1}},
+        },
+    })
+    .to_string();
+    let error = parse(&text, env).expect_err("invalid");
+    let expected = [
+        "$.lazytool.colour: unknown key",
+        "$.lazytool.mode: expected \"names\", \"search\" or \"auto\", found \"everything\"",
+        "$.lazytool.callTimeoutMs: expected a positive whole number of milliseconds, found -1",
+        "$.lazytool.servers.ghost: no server of this name in `mcpServers`",
+        "$.mcpServers[\"no kind\"]: a server name may hold only letters",
+        "$.mcpServers[\"no kind\"]: needs `command` (a child process) or `url` (streamable HTTP)",
+        "$.mcpServers.both: has both `command` and `url`",
+        "$.lazytool.servers.both.other: unknown key",
+        "$.lazytool.servers.both.allow: invalid pattern `[x`",
+        "$.lazytool.servers.both.eager: expected an array of strings, found a string",
+        "$.mcpServers.typed.command: expected a string, found a number",
+        "$.mcpServers.remote.type: the deprecated SSE transport is not supported",
+        "$.mcpServers.remote.url: `ftp://x` is not an http:// or https:// URL",
+        "$.mcpServers.secret.env.TOKEN: the environment variable `MISSING` is not set",
+    ];
+    for problem in expected {
+        assert!(
+            error
+                .problems
+                .iter()
+                .any(|found| found.starts_with(problem)),
+            "missing {problem:?} in {error}"
+        );
+    }
+    assert!(error.to_string().starts_with(&format!(
+        "the configuration has {} problems:",
+        error.problems.len()
+    )));
+}
+
+#[test]
+fn text_that_is_not_json_is_one_problem() {
+    let error = parse("{\"mcpServers\": ", env).expect_err("invalid");
+    assert_eq!(error.problems.len(), 1);
+    assert!(
+        error.problems[0].starts_with("$: not valid JSON"),
+        "{error}"
+    );
+}

@@ -1,0 +1,252 @@
+//! A registry of a program's own tools and any number of MCP sources, rebuilt when a source
+//! changes: [`McpCatalog`].
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use lazytool_runtime::source::{CachedSource, LiveRegistry, ToolSource};
+use lazytool_runtime::{DynamicTool, Registry, RegistryBuilder, RegistryError};
+use serde_json::Value;
+
+use super::McpSource;
+
+const TARGET: &str = "lazytool::mcp";
+/// How soon a source without a catalog is listed again, doubled while it keeps failing (its
+/// own backoff decides whether a listing restarts it).
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_MAX: Duration = Duration::from_secs(60);
+
+type Base = Box<dyn Fn() -> RegistryBuilder + Send + Sync>;
+
+/// A [`LiveRegistry`] of a program's own tools (`#[tool]`s, [`DynamicTool`]s: whatever the
+/// `base` builder holds) and the tools of MCP sources, which follows the sources:
+///
+/// - [`start`](McpCatalog::start) lists every source at once (each within its own start
+///   timeout); a source that fails is reported ([`reports`](McpCatalog::reports)) and left
+///   out, the others are served, and it is listed again while it has no catalog.
+/// - A source's `list_changed` (or restart) lists it again and publishes the new registry
+///   when its tools changed; [`McpServer::live`](crate::McpServer::live) sends its
+///   stateful clients `notifications/tools/list_changed`, and in-process sessions move
+///   over with [`LiveRegistry::follow`].
+/// - A source whose listing fails keeps its last good tools: their calls answer with an
+///   error saying the server is down, until it is back.
+/// - An upstream tool whose name is already taken (by a `#[tool]` or an earlier source) is
+///   left out and reported, with a warning.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::{McpCatalog, McpServer, McpSource, Upstream};
+/// use lazytool_runtime::Registry;
+///
+/// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let memory = McpSource::new("memory", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-memory"]));
+/// let catalog = McpCatalog::start(Registry::builder, [memory]).await?;
+/// McpServer::live(catalog.live()).serve_stdio().await?;
+/// catalog.shutdown().await;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpCatalog {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    base: Base,
+    sources: Vec<Arc<CachedSource<McpSource>>>,
+    live: LiveRegistry,
+    state: Mutex<Published>,
+    rebuilding: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct Published {
+    reports: Vec<SourceReport>,
+    fingerprint: Vec<(String, String, Value)>,
+}
+
+/// What one source contributed to the catalog.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceReport {
+    /// The source's name.
+    pub name: String,
+    /// The exposed names of its tools in the catalog, or why it has none.
+    pub tools: Result<Vec<String>, String>,
+    /// Its tools left out because another tool had the name already.
+    pub collisions: Vec<String>,
+}
+
+impl McpCatalog {
+    /// Lists every source concurrently and publishes the first registry: `base()` (a
+    /// [`RegistryBuilder`], say `Registry::builder` for every `#[tool]` linked in) with the
+    /// sources' tools added. Errors only when the base itself does not build.
+    pub async fn start(
+        base: impl Fn() -> RegistryBuilder + Send + Sync + 'static,
+        sources: impl IntoIterator<Item = McpSource>,
+    ) -> Result<McpCatalog, RegistryError> {
+        let base: Base = Box::new(base);
+        let live = LiveRegistry::new(base().build()?);
+        let inner = Arc::new(Inner {
+            base,
+            sources: sources
+                .into_iter()
+                .map(|source| Arc::new(CachedSource::new(source, Duration::MAX)))
+                .collect(),
+            live,
+            state: Mutex::default(),
+            rebuilding: tokio::sync::Mutex::new(()),
+        });
+        inner.rebuild().await?;
+        for index in 0..inner.sources.len() {
+            tokio::spawn(follow(Arc::downgrade(&inner), index));
+        }
+        Ok(McpCatalog { inner })
+    }
+
+    /// The catalog, for [`McpServer::live`](crate::McpServer::live) and in-process sessions.
+    pub fn live(&self) -> &LiveRegistry {
+        &self.inner.live
+    }
+
+    /// The registry now.
+    pub fn registry(&self) -> Registry {
+        self.inner.live.current()
+    }
+
+    /// What each source contributed, in the order given to [`start`](McpCatalog::start).
+    pub fn reports(&self) -> Vec<SourceReport> {
+        self.inner.state().reports.clone()
+    }
+
+    /// Lists every source again now and publishes the registry if it changed.
+    pub async fn refresh(&self) -> Result<(), RegistryError> {
+        for source in &self.inner.sources {
+            source.invalidate();
+        }
+        self.inner.rebuild().await
+    }
+
+    /// Stops every source (child processes exit or are killed).
+    pub async fn shutdown(&self) {
+        for source in &self.inner.sources {
+            source.source().shutdown().await;
+        }
+    }
+}
+
+impl Inner {
+    fn state(&self) -> std::sync::MutexGuard<'_, Published> {
+        // Each field is replaced by one assignment: consistent after a panic elsewhere.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn rebuild(&self) -> Result<(), RegistryError> {
+        let _one_at_a_time = self.rebuilding.lock().await;
+        let mut listings = tokio::task::JoinSet::new();
+        for (index, source) in self.sources.iter().enumerate() {
+            let source = Arc::clone(source);
+            listings.spawn(async move {
+                let listed = match source.tools().await {
+                    Ok(tools) => Ok(tools),
+                    Err(error) => source.last_good().ok_or_else(|| error.to_string()),
+                };
+                (index, listed)
+            });
+        }
+        let mut listed: Vec<Option<Result<Arc<[DynamicTool]>, String>>> =
+            vec![None; self.sources.len()];
+        while let Some(joined) = listings.join_next().await {
+            if let Ok((index, tools)) = joined {
+                listed[index] = Some(tools);
+            }
+        }
+        let mut taken: HashSet<String> = (self.base)()
+            .build()?
+            .tools()
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        let mut tools = Vec::new();
+        let mut reports = Vec::new();
+        for (source, listed) in self.sources.iter().zip(listed) {
+            let name = source.source().name().to_owned();
+            let listed = listed.unwrap_or_else(|| Err("the listing task panicked".to_owned()));
+            let mut collisions = Vec::new();
+            let names = listed.map(|listed| {
+                let mut names = Vec::new();
+                for tool in listed.iter() {
+                    if taken.insert(tool.name().to_owned()) {
+                        names.push(tool.name().to_owned());
+                        tools.push(tool.clone());
+                    } else {
+                        tracing::warn!(target: TARGET, source = %name, tool = tool.name(), "an upstream tool's name is taken: left out");
+                        collisions.push(tool.name().to_owned());
+                    }
+                }
+                names
+            });
+            if let Err(error) = &names {
+                tracing::warn!(target: TARGET, source = %name, %error, "an MCP server has no tools in the catalog");
+            }
+            reports.push(SourceReport {
+                name,
+                tools: names,
+                collisions,
+            });
+        }
+        let registry = (self.base)().tools(tools).build()?;
+        let fingerprint: Vec<(String, String, Value)> = registry
+            .tools()
+            .map(|tool| {
+                let schema = tool.input_schema().clone();
+                (
+                    tool.name().to_owned(),
+                    tool.description().to_owned(),
+                    schema,
+                )
+            })
+            .collect();
+        let changed = {
+            let mut state = self.state();
+            state.reports = reports;
+            let changed = state.fingerprint != fingerprint;
+            state.fingerprint = fingerprint;
+            changed
+        };
+        if changed {
+            tracing::info!(target: TARGET, tool_count = registry.len(), "publishing the changed catalog");
+            self.live.publish(registry);
+        }
+        Ok(())
+    }
+}
+
+/// Lists the source at `index` again on each of its changes, and from time to time while it
+/// has no catalog; ends with the catalog.
+async fn follow(inner: Weak<Inner>, index: usize) {
+    let Some(mut changes) = inner
+        .upgrade()
+        .map(|inner| inner.sources[index].source().tools_changed())
+    else {
+        return;
+    };
+    let mut retry = RETRY_FIRST;
+    loop {
+        let failed = match inner.upgrade() {
+            Some(inner) => inner
+                .state()
+                .reports
+                .get(index)
+                .is_some_and(|report| report.tools.is_err()),
+            None => return,
+        };
+        retry = if failed { retry } else { RETRY_FIRST };
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() { return },
+            () = tokio::time::sleep(retry), if failed => retry = (retry * 2).min(RETRY_MAX),
+        }
+        let Some(inner) = inner.upgrade() else { return };
+        inner.sources[index].invalidate();
+        if let Err(error) = inner.rebuild().await {
+            tracing::warn!(target: TARGET, %error, "the catalog did not build");
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The connection to one upstream, started on demand and restarted with backoff: `Link`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::service::RunningService;
+use rmcp::{Peer, RoleClient};
+use tokio::sync::{Mutex, watch};
+use tokio::time::Instant;
+
+use super::upstream::{Notices, Upstream};
+
+const TARGET: &str = "lazytool::upstream";
+
+/// How long to wait before restarting an upstream that failed `failures` times in a row:
+/// `first`, doubled on each failure, at most `max`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Backoff {
+    pub(crate) first: Duration,
+    pub(crate) max: Duration,
+}
+
+impl Backoff {
+    fn after(self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(20);
+        self.first.saturating_mul(1 << doublings).min(self.max)
+    }
+}
+
+pub(crate) struct Link {
+    server: Arc<str>,
+    upstream: Upstream,
+    start_timeout: Duration,
+    backoff: Backoff,
+    /// Bumped on every upstream `list_changed` and on every restart.
+    tools_changed: watch::Sender<u64>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    running: Option<RunningService<RoleClient, Notices>>,
+    failures: u32,
+    retry_at: Option<Instant>,
+    last_error: Option<String>,
+    started_before: bool,
+}
+
+impl Link {
+    pub(crate) fn new(
+        server: Arc<str>,
+        upstream: Upstream,
+        start_timeout: Duration,
+        backoff: Backoff,
+    ) -> Self {
+        Link {
+            server,
+            upstream,
+            start_timeout,
+            backoff,
+            tools_changed: watch::Sender::new(0),
+            state: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    pub(crate) fn tools_changed(&self) -> watch::Receiver<u64> {
+        self.tools_changed.subscribe()
+    }
+
+    /// The running connection's peer: the current one while its transport is open, else a
+    /// new start, unless the last failure's backoff has not passed (then an error at once).
+    /// Waits at most the start timeout (plus the wait for a start already under way).
+    pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        let mut state = self.state.lock().await;
+        if let Some(running) = &state.running {
+            if !running.is_closed() && !running.peer().is_transport_closed() {
+                return Ok(running.peer().clone());
+            }
+            tracing::warn!(target: TARGET, server = %self.server, "the upstream server is gone");
+            state.running = None;
+            state.last_error = Some("the server exited".to_owned());
+            state.failures += 1;
+            state.retry_at = Some(Instant::now() + self.backoff.after(state.failures));
+        }
+        if let Some(at) = state.retry_at
+            && Instant::now() < at
+        {
+            let error = state.last_error.as_deref().unwrap_or("it failed");
+            let wait = at.saturating_duration_since(Instant::now());
+            return Err(format!(
+                "the MCP server `{}` is unavailable ({error}); next restart attempt in {:.1} s",
+                self.server,
+                wait.as_secs_f64()
+            ));
+        }
+        let notices = Notices {
+            tools_changed: self.tools_changed.clone(),
+        };
+        let started = tokio::time::timeout(
+            self.start_timeout,
+            self.upstream.connect(&self.server, notices),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "the MCP server did not complete its start within {:?}",
+                self.start_timeout
+            ))
+        });
+        match started {
+            Ok(running) => {
+                tracing::info!(target: TARGET, server = %self.server, restart = state.started_before, "the upstream server is running");
+                let peer = running.peer().clone();
+                state.running = Some(running);
+                state.failures = 0;
+                state.retry_at = None;
+                if std::mem::replace(&mut state.started_before, true) {
+                    self.tools_changed
+                        .send_modify(|generation| *generation += 1);
+                }
+                Ok(peer)
+            }
+            Err(error) => {
+                state.failures += 1;
+                let wait = self.backoff.after(state.failures);
+                tracing::warn!(target: TARGET, server = %self.server, %error, failures = state.failures, retry_in_ms = wait.as_millis() as u64, "the upstream server failed to start");
+                state.retry_at = Some(Instant::now() + wait);
+                state.last_error = Some(error.clone());
+                Err(format!(
+                    "the MCP server `{}` failed to start: {error}",
+                    self.server
+                ))
+            }
+        }
+    }
+
+    /// Closes the connection (a child process is stopped, then killed).
+    pub(crate) async fn shutdown(&self) {
+        let running = self.state.lock().await.running.take();
+        if let Some(mut running) = running {
+            let _ = running.close_with_timeout(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_its_limit() {
+        let backoff = Backoff {
+            first: Duration::from_millis(100),
+            max: Duration::from_secs(1),
+        };
+        let waits: Vec<u128> = (1..=6).map(|n| backoff.after(n).as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 800, 1000, 1000]);
+    }
+}

@@ -1,0 +1,202 @@
+//! MCP servers as tool sources: [`McpSource`], and a registry of `#[tool]`s and MCP sources
+//! that follows their changes: [`McpCatalog`].
+
+mod catalog;
+mod link;
+mod naming;
+mod selection;
+mod tool;
+mod upstream;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lazytool_runtime::CancellationToken;
+use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+use tokio::sync::watch;
+
+pub use catalog::{McpCatalog, SourceReport};
+pub use selection::{PatternError, ToolSelection};
+pub use upstream::Upstream;
+
+use link::{Backoff, Link};
+
+/// The default of [`McpSource::start_timeout`]: 30 seconds.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default of [`McpSource::call_timeout`]: 5 minutes.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One MCP server as a [`ToolSource`]: its tools become lazy
+/// [`DynamicTool`](lazytool_runtime::DynamicTool)s named `SERVER__TOOL` that validate
+/// their arguments against the server's input schema, then forward the call.
+///
+/// - Listing follows `nextCursor` to the last page; each tool keeps its description, input
+///   and output schema and annotations. Names outside `^[a-zA-Z0-9_-]{1,64}$` are mapped
+///   (invalid characters replaced, long names cut and ended by a short stable hash); a call
+///   reaches the upstream under its own name.
+/// - A call returns the server's content blocks as
+///   [`McpContent`](crate::McpContent) (served over MCP as those blocks, with
+///   `structuredContent`), and an upstream `isError` as an error result with its text. A
+///   transport failure, a timeout ([`call_timeout`](McpSource::call_timeout)) or a server
+///   that is down are error results too, never a failure of the caller.
+/// - Cancelling the call's [`ToolContext`](lazytool_runtime::ToolContext) (or its timeout)
+///   sends the server `notifications/cancelled`.
+/// - The server is started on first use, within
+///   [`start_timeout`](McpSource::start_timeout) (which bounds each listing too); a server that exited or failed to start is
+///   started again on a later use, after a wait that doubles with each failure
+///   ([`restart_backoff`](McpSource::restart_backoff)). Until then, calls fail at once.
+/// - `notifications/tools/list_changed` from the server (and a restart) is reported on
+///   [`tools_changed`](McpSource::tools_changed); [`McpCatalog`] lists it again.
+/// - A child process gets the parent's environment with the upstream's `env` on top, runs in
+///   its own process group, has its stderr logged (`tracing` target `lazytool::upstream`),
+///   and is killed when the source is dropped or [`shutdown`](McpSource::shutdown).
+///
+/// ```rust,no_run
+/// use lazytool_mcp::{McpSource, ToolSelection, Upstream};
+/// use lazytool_runtime::source::ToolSource;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let git = McpSource::new("git", Upstream::command("uvx", ["mcp-server-git"]))
+///     .selection(ToolSelection::new().deny(["git_reset"])?.eager(["git_status"])?);
+/// let tools = git.list_tools(Default::default()).await?;
+/// assert!(tools.iter().any(|tool| tool.name() == "git__git_status"));
+/// # Ok(()) }
+/// ```
+pub struct McpSource {
+    name: Arc<str>,
+    prefix: String,
+    upstream: Upstream,
+    selection: ToolSelection,
+    start_timeout: Duration,
+    call_timeout: Duration,
+    backoff: Backoff,
+    link: std::sync::OnceLock<Arc<Link>>,
+}
+
+impl McpSource {
+    /// The server `name` (also the prefix of its tools' names) at `upstream`.
+    pub fn new(name: impl Into<Arc<str>>, upstream: Upstream) -> Self {
+        let name = name.into();
+        McpSource {
+            prefix: name.to_string(),
+            name,
+            upstream,
+            selection: ToolSelection::new(),
+            start_timeout: DEFAULT_START_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            backoff: Backoff {
+                first: Duration::from_secs(1),
+                max: Duration::from_secs(60),
+            },
+            link: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Names the tools `PREFIX__TOOL` instead of `NAME__TOOL`; an empty prefix keeps the
+    /// upstream's names (each prefix costs about two tokens per name in the discovery list).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Which tools are offered and which are eager (default: all offered, all lazy).
+    pub fn selection(mut self, selection: ToolSelection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// How long starting the server (spawn and handshake) may take. Default:
+    /// [`DEFAULT_START_TIMEOUT`].
+    pub fn start_timeout(mut self, timeout: Duration) -> Self {
+        self.start_timeout = timeout;
+        self
+    }
+
+    /// How long a call may take before it is cancelled upstream and answered with an error.
+    /// Default: [`DEFAULT_CALL_TIMEOUT`].
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// The wait before the first restart of a failed server, doubled on each further
+    /// failure up to `max`. Default: 1 s, at most 60 s.
+    pub fn restart_backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.backoff = Backoff { first, max };
+        self
+    }
+
+    /// Changes each time the server announces `list_changed` or was restarted.
+    pub fn tools_changed(&self) -> watch::Receiver<u64> {
+        self.link().tools_changed()
+    }
+
+    /// Stops the server: a child process is asked to exit, then killed.
+    pub async fn shutdown(&self) {
+        if let Some(link) = self.link.get() {
+            link.shutdown().await;
+        }
+    }
+
+    fn link(&self) -> &Arc<Link> {
+        self.link.get_or_init(|| {
+            Arc::new(Link::new(
+                Arc::clone(&self.name),
+                self.upstream.clone(),
+                self.start_timeout,
+                self.backoff,
+            ))
+        })
+    }
+}
+
+impl ToolSource for McpSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_> {
+        Box::pin(async move {
+            let link = Arc::clone(self.link());
+            let failed = |message: String| SourceError::new(Arc::clone(&self.name), message);
+            let listing = async {
+                let peer = link.peer().await.map_err(failed)?;
+                // A server that answers the handshake but not tools/list must not hang a start.
+                match tokio::time::timeout(self.start_timeout, peer.list_all_tools()).await {
+                    Ok(listed) => {
+                        listed.map_err(|error| failed(format!("tools/list failed: {error}")))
+                    }
+                    Err(_) => Err(failed(format!(
+                        "tools/list got no answer within {:?}",
+                        self.start_timeout
+                    ))),
+                }
+            };
+            let listed = cancel.run_until_cancelled(listing).await.ok_or_else(|| {
+                SourceError::cancelled(Arc::clone(&self.name), "listing cancelled")
+            })??;
+            let forward = tool::Forward {
+                link,
+                call_timeout: self.call_timeout,
+            };
+            Ok(listed
+                .into_iter()
+                .filter(|tool| self.selection.offers(&tool.name))
+                .map(|tool| {
+                    let eager = self.selection.is_eager(&tool.name);
+                    tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager)
+                })
+                .collect())
+        })
+    }
+}
+
+impl std::fmt::Debug for McpSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpSource")
+            .field("name", &self.name)
+            .field("prefix", &self.prefix)
+            .field("upstream", &self.upstream)
+            .finish_non_exhaustive()
+    }
+}

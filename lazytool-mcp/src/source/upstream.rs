@@ -1,0 +1,176 @@
+//! Where an upstream MCP server is and how to reach it: [`Upstream`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+
+use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
+use rmcp::ServiceExt;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::watch;
+
+const TARGET: &str = "lazytool::upstream";
+
+/// An upstream MCP server: a command run as a child process speaking MCP on its stdio, or
+/// a streamable HTTP endpoint. The two shapes of an `mcpServers` entry.
+///
+/// ```
+/// use lazytool_mcp::Upstream;
+///
+/// let git = Upstream::command("uvx", ["mcp-server-git"]).env("GIT_AUTHOR_NAME", "bot");
+/// let remote = Upstream::url("https://mcp.example.com/mcp").header("Authorization", "Bearer t");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Upstream {
+    /// A child process, found on `PATH`, with the parent's environment and `env` on top.
+    Command {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables set on top of the inherited environment.
+        env: BTreeMap<String, String>,
+        /// Its working directory (default: the parent's).
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint, such as `https://host/mcp`.
+        url: String,
+        /// Headers sent with every request (`Authorization`, say).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl Upstream {
+    /// A child process running `command` with `args`.
+    pub fn command<S: Into<String>>(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Upstream::Command {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: BTreeMap::new(),
+            cwd: None,
+        }
+    }
+
+    /// A streamable HTTP endpoint at `url`.
+    pub fn url(url: impl Into<String>) -> Self {
+        Upstream::Http {
+            url: url.into(),
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// Sets an environment variable of the child process (no effect on an HTTP upstream).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Upstream::Command { env, .. } = &mut self {
+            env.insert(key.into(), value.into());
+        }
+        self
+    }
+
+    /// Sets the working directory of the child process (no effect on an HTTP upstream).
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Upstream::Command { cwd, .. } = &mut self {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Adds a header to every request (no effect on a child process).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Upstream::Http { headers, .. } = &mut self {
+            headers.insert(name.into(), value.into());
+        }
+        self
+    }
+
+    /// Starts the server (or opens the endpoint) and completes the `initialize` handshake,
+    /// offering the newest protocol version that has one (2025-11-25): the server answers
+    /// with the newest it speaks. Probing for 2026-07-28 first (`server/discover`) costs
+    /// servers of older SDKs, which leave the probe unanswered, rmcp's 10 s probe timeout.
+    pub(crate) async fn connect(
+        &self,
+        server: &Arc<str>,
+        handler: Notices,
+    ) -> Result<RunningService<RoleClient, Notices>, String> {
+        match self {
+            Upstream::Command {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut wrapped = CommandWrap::with_new(command, |child| {
+                    child.args(args).envs(env);
+                    if let Some(cwd) = cwd {
+                        child.current_dir(cwd);
+                    }
+                });
+                wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+                let (transport, stderr) = TokioChildProcess::builder(wrapped)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|error| format!("cannot start `{command}`: {error}"))?;
+                if let Some(stderr) = stderr {
+                    let server = Arc::clone(server);
+                    tokio::spawn(async move {
+                        let mut lines = BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::info!(target: TARGET, server = %server, "{line}");
+                        }
+                    });
+                }
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|error| format!("no MCP handshake with `{command}`: {error}"))
+            }
+            Upstream::Http { url, headers } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                for (name, value) in headers {
+                    let name = http::HeaderName::try_from(name.as_str())
+                        .map_err(|error| format!("header `{name}`: {error}"))?;
+                    let value = http::HeaderValue::try_from(value.as_str())
+                        .map_err(|error| format!("header `{name}`: {error}"))?;
+                    config.custom_headers.insert(name, value);
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|error| format!("no MCP handshake with {url}: {error}"))
+            }
+        }
+    }
+}
+
+/// The client side of an upstream connection: answers nothing, reports `list_changed`.
+pub(crate) struct Notices {
+    pub(crate) tools_changed: watch::Sender<u64>,
+}
+
+impl ClientHandler for Notices {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("lazytool", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed
+            .send_modify(|generation| *generation += 1);
+    }
+}

@@ -1,0 +1,357 @@
+"""lazytool-gateway in front of real MCP servers nobody on this project wrote, driven by the
+official MCP Python SDK: @modelcontextprotocol/server-everything, -memory and -filesystem
+(npm), mcp-server-time and mcp-server-git (PyPI), plus a small misbehaving server of our own
+(faulty_server.py).
+
+`.ci/run` installs the servers (tests/mcp/gateway/install-upstreams, into
+target/gateway-upstreams), builds the gateway (target/debug/lazytool-gateway, or
+LAZYTOOL_GATEWAY) and runs `pytest tests/mcp/gateway`.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The HTTP tests' client: the token, ListChanges, connect(url, mode, changes), names.
+from test_mcp_http import TOKEN, ListChanges, connect, names  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
+UPSTREAMS = ROOT / "target/gateway-upstreams"
+FAULTY = Path(__file__).with_name("faulty_server.py")
+DISCOVERY = "__lazy__tool__discovery__"
+CALL = "__lazy__tool__call__"
+MODERN = "2026-07-28"
+TIMEOUT = 60
+REAL = ["everything", "memory", "filesystem", "time", "git"]
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def node_server(package: str, *args: str) -> dict:
+    script = UPSTREAMS / "node_modules/@modelcontextprotocol" / package / "dist/index.js"
+    assert script.is_file(), f"{script} is missing: run tests/mcp/gateway/install-upstreams"
+    return {"command": "node", "args": [str(script), *args]}
+
+
+def config(work: Path) -> dict:
+    """Every real server, the faulty one, one that does not exist and one that hangs."""
+    (work / "files").mkdir()
+    (work / "files/hello.txt").write_text("hello from the filesystem server\n")
+    subprocess.run(["git", "init", "-q", str(work / "repo")], check=True)
+    (work / "repo/readme.md").write_text("a repository\n")
+    return {
+        "mcpServers": {
+            "everything": node_server("server-everything"),
+            "memory": node_server("server-memory") | {"env": {"MEMORY_FILE_PATH": "${GATEWAY_TEST_DIR}/memory.jsonl"}},
+            "filesystem": node_server("server-filesystem", str(work / "files")),
+            "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-time"), "args": ["--local-timezone", "UTC"]},
+            "git": {"command": str(UPSTREAMS / "venv/bin/mcp-server-git"), "args": ["--repository", str(work / "repo")]},
+            "faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(work / "faulty.log")]},
+            "missing": {"command": "lazytool-no-such-command"},
+            "hangs": {"command": sys.executable, "args": [str(FAULTY), "hang"]},
+            "garbage": {"command": sys.executable, "args": [str(FAULTY), "garbage"]},
+        },
+        "lazytool": {
+            "startTimeoutMs": 20000,
+            "callTimeoutMs": 8000,
+            "servers": {"time": {"eager": ["get_current_time"]}},
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    assert GATEWAY.is_file(), f"{GATEWAY} is missing: run `cargo build -p lazytool-gateway` first"
+    work = tmp_path_factory.mktemp("gateway")
+    (work / "gateway.json").write_text(json.dumps(config(work)))
+    return work
+
+
+def environment(work: Path) -> dict[str, str]:
+    return os.environ | {"GATEWAY_TEST_DIR": str(work)}
+
+
+@pytest.fixture(scope="module")
+def url(work: Path) -> Iterator[str]:
+    process = subprocess.Popen(
+        [str(GATEWAY), "--config", str(work / "gateway.json"), "--http", "127.0.0.1:0", "--token", TOKEN],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(work),
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            found = re.search(r"at (http://\S+/mcp)", line)
+            if found:
+                break
+        else:
+            pytest.fail("the gateway did not say where it serves")
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        yield found.group(1)
+    finally:
+        process.terminate()
+        process.wait(timeout=TIMEOUT)
+    # Stopping the gateway stopped its children.
+    for pid in started_pids(work):
+        assert not alive(pid), f"the upstream {pid} outlived the gateway"
+
+
+def started_pids(work: Path) -> list[int]:
+    log = (work / "faulty.log").read_text().splitlines()
+    return [int(line.split()[1]) for line in log if line.startswith("started")]
+
+
+def alive(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # A zombie is dead too: only its parent (the gateway, now gone) could reap it.
+        status = Path(f"/proc/{pid}/status")
+        if status.exists() and "State:\tZ" in status.read_text():
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def lazy_names(listed: types.ListToolsResult) -> list[str]:
+    [discovery] = [tool for tool in listed.tools if tool.name == DISCOVERY]
+    found = re.search(r"\[([^\]]*)\]\s*$", discovery.description or "")
+    assert found, discovery.description
+    return found.group(1).split(", ")
+
+
+async def discover(client: Client, changes: ListChanges, *tools: str) -> None:
+    found = await client.call_tool(DISCOVERY, {"toolNames": list(tools)})
+    assert not found.is_error, text(found)
+    assert [tool["name"] for tool in json.loads(text(found))["tools"]] == list(tools)
+    await changes.wait()
+    assert set(tools) <= set(names(await client.list_tools()))
+
+
+async def test_every_server_is_listed_lazily_and_answers(url: str, work: Path) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        listed = await client.list_tools()
+        # Eager by config: time's get_current_time; everything else behind discovery.
+        assert names(listed) == ["time__get_current_time", DISCOVERY]
+        lazy = lazy_names(listed)
+        for server in REAL:
+            assert any(name.startswith(f"{server}__") for name in lazy), server
+        assert "faulty__echo" in lazy
+        assert not any(name.split("__")[0] in ("missing", "hangs", "garbage") for name in lazy)
+
+        now = await client.call_tool("time__get_current_time", {"timezone": "UTC"})
+        assert not now.is_error and json.loads(text(now))["timezone"] == "UTC"
+
+        await discover(client, changes, "everything__echo", "filesystem__read_text_file", "git__git_status")
+        echoed = await client.call_tool("everything__echo", {"message": "through the gateway"})
+        assert not echoed.is_error and "through the gateway" in text(echoed)
+        read = await client.call_tool("filesystem__read_text_file", {"path": str(work / "files/hello.txt")})
+        assert text(read) == "hello from the filesystem server\n"
+        status = await client.call_tool("git__git_status", {"repo_path": str(work / "repo")})
+        assert not status.is_error and "readme.md" in text(status)
+
+        # An upstream isError stays an error result, with the upstream's text.
+        outside = await client.call_tool("filesystem__read_text_file", {"path": "/etc/hostname"})
+        assert outside.is_error and "outside allowed directories" in text(outside).lower().replace("denied - path ", "")
+
+
+async def test_memory_keeps_its_state_across_calls_and_clients(url: str) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        await discover(client, changes, "memory__create_entities", "memory__read_graph")
+        created = await client.call_tool("memory__create_entities", {"entities": [
+            {"name": "lazytool", "entityType": "project", "observations": ["serves tools lazily"]},
+        ]})
+        assert not created.is_error, text(created)
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as other:
+        await discover(other, changes, "memory__read_graph")
+        graph = await other.call_tool("memory__read_graph", {})
+        assert "serves tools lazily" in text(graph)
+
+
+async def test_invalid_arguments_are_stopped_before_forwarding(url: str, work: Path) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        await discover(client, changes, "faulty__echo")
+        before = (work / "faulty.log").read_text().count("call echo")
+        invalid = await client.call_tool("faulty__echo", {"text": 42})
+        assert invalid.is_error and "text" in text(invalid)
+        missing = await client.call_tool("faulty__echo", {})
+        assert missing.is_error and "text" in text(missing)
+        assert (work / "faulty.log").read_text().count("call echo") == before
+        fine = await client.call_tool("faulty__echo", {"text": "hi"})
+        assert text(fine) == "hi"
+        assert (work / "faulty.log").read_text().count("call echo") == before + 1
+
+
+async def test_content_blocks_and_is_error_pass_through(url: str) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        await discover(client, changes, "faulty__image", "faulty__fail")
+        image = await client.call_tool("faulty__image", {})
+        assert not image.is_error
+        kinds = [block.type for block in image.content]
+        assert kinds == ["text", "image"]
+        assert image.content[1].mime_type == "image/png"
+        failed = await client.call_tool("faulty__fail", {})
+        assert failed.is_error and text(failed) == "the upstream refused"
+
+
+async def test_a_crash_mid_session_is_an_error_then_a_restart(url: str, work: Path) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        await discover(client, changes, "faulty__crash", "faulty__echo")
+        starts = len(started_pids(work))
+        with anyio.fail_after(TIMEOUT):
+            crashed = await client.call_tool("faulty__crash", {})
+        assert crashed.is_error
+        # Calls answer errors in bounded time until the restart (after its backoff) succeeds.
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            with anyio.fail_after(TIMEOUT):
+                again = await client.call_tool("faulty__echo", {"text": "back"})
+            if not again.is_error:
+                break
+            assert "faulty" in text(again)
+            assert time.monotonic() < deadline, text(again)
+            await anyio.sleep(0.5)
+        assert text(again) == "back"
+        assert len(started_pids(work)) == starts + 1
+        # The rest of the gateway never noticed.
+        now = await client.call_tool("time__get_current_time", {"timezone": "UTC"})
+        assert not now.is_error
+
+
+async def test_a_hanging_call_times_out_as_an_error(url: str) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        await discover(client, changes, "faulty__slow")
+        with anyio.fail_after(TIMEOUT):
+            slow = await client.call_tool("faulty__slow", {"seconds": 3600})
+        assert slow.is_error and "did not answer within" in text(slow)
+
+
+async def test_20_concurrent_calls(url: str) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        await discover(client, changes, "everything__echo", "faulty__echo")
+        results: dict[int, str] = {}
+
+        async def one(index: int) -> None:
+            tool, key = ("everything__echo", "message") if index % 2 else ("faulty__echo", "text")
+            result = await client.call_tool(tool, {key: f"call {index}"})
+            assert not result.is_error, text(result)
+            results[index] = text(result)
+
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as group:
+                for index in range(20):
+                    group.start_soon(one, index)
+        assert all(f"call {index}" in results[index] for index in range(20))
+
+
+async def test_upstream_list_changed_refreshes_the_catalog(url: str) -> None:
+    changes = ListChanges()
+    async with connect(url, "legacy", changes) as client:
+        assert "faulty__extra" not in lazy_names(await client.list_tools())
+        await discover(client, changes, "faulty__grow")
+        grown = await client.call_tool("faulty__grow", {})
+        assert text(grown) == "grown"
+        # The gateway lists the upstream again and tells its client.
+        await changes.wait()
+        assert "faulty__extra" in lazy_names(await client.list_tools())
+        assert "faulty__grow" in names(await client.list_tools())
+        await discover(client, changes, "faulty__extra")
+        assert text(await client.call_tool("faulty__extra", {})) == "extra ran"
+
+
+async def test_the_stateless_flow_calls_through(url: str) -> None:
+    async with connect(url, MODERN) as client:
+        assert client.protocol_version == MODERN
+        listed = await client.list_tools()
+        assert names(listed) == ["time__get_current_time", DISCOVERY, CALL]
+        assert listed.ttl_ms is not None
+        found = await client.call_tool(DISCOVERY, {"toolNames": ["time__convert_time"]})
+        [schema] = json.loads(text(found))["tools"]
+        assert "source_timezone" in schema["inputSchema"]["properties"]
+        converted = await client.call_tool(CALL, {"name": "time__convert_time", "arguments": {
+            "source_timezone": "UTC", "time": "12:00", "target_timezone": "Europe/Paris"}})
+        assert not converted.is_error, text(converted)
+        assert json.loads(text(converted))["target"]["timezone"] == "Europe/Paris"
+        invalid = await client.call_tool(CALL, {"name": "time__convert_time", "arguments": {"time": "12:00"}})
+        assert invalid.is_error and "source_timezone" in text(invalid)
+
+
+def test_check_reports_every_server(work: Path) -> None:
+    checked = subprocess.run(
+        [str(GATEWAY), "--config", str(work / "gateway.json"), "--check"],
+        capture_output=True, text=True, env=environment(work), timeout=TIMEOUT * 2,
+    )
+    assert checked.returncode == 1, checked.stdout
+    lines = {line.split(":")[0]: line for line in checked.stdout.splitlines()}
+    for server in [*REAL, "faulty"]:
+        assert re.search(r": \d+ tools, \d+ tokens", lines[server]), lines[server]
+    assert "No such file" in lines["missing"]
+    assert "within" in lines["hangs"]
+    assert "FAILED" in lines["garbage"]
+    assert lines["total"].startswith("total: ")
+
+
+def test_a_bad_config_lists_every_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({
+        "mcpServers": {"a": {"args": ["x"]}, "b": {"command": 3}, "c": {"url": "ftp://x"}},
+        "lazytool": {"mode": "everything", "servers": {"zzz": {}}},
+    }))
+    checked = subprocess.run([str(GATEWAY), "--config", str(bad)], capture_output=True, text=True, timeout=TIMEOUT)
+    assert checked.returncode == 1
+    for path in ["$.lazytool.mode", "$.lazytool.servers.zzz", "$.mcpServers.a", "$.mcpServers.b.command", "$.mcpServers.c.url"]:
+        assert path in checked.stderr, checked.stderr
+
+
+async def test_stdio_serves_and_stops_its_children(tmp_path: Path) -> None:
+    config = {"mcpServers": {"faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    changes = ListChanges()
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(tmp_path / "gateway.json")])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write, message_handler=changes.handle) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            assert names(listed) == [DISCOVERY]
+            assert lazy_names(listed) == [f"faulty__{name}" for name in sorted(["echo", "crash", "grow", "slow", "image", "fail"])]
+            await session.call_tool(DISCOVERY, {"toolNames": ["faulty__echo"]})
+            await session.list_tools()
+            assert text(await session.call_tool("faulty__echo", {"text": "stdio"})) == "stdio"
+    [pid] = started_pids(tmp_path)
+    assert not alive(pid)
