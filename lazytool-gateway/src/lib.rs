@@ -27,7 +27,7 @@ pub use config::{Config, ConfigError, parse};
 const MAX_OUTPUT_BYTES: usize = lazytool_mcp::DEFAULT_MAX_LINE_BYTES;
 
 /// The registry every upstream tool joins: no tools of its own, no time limit of the
-/// registry (each server's `callTimeoutMs` applies), results up to [`MAX_OUTPUT_BYTES`].
+/// registry (each server's `callTimeoutMs` applies), results up to 4 MiB (the longest message accepted).
 ///
 /// ```
 /// let registry = lazytool_gateway::base().build().unwrap();
