@@ -82,7 +82,7 @@ async fn every_page_is_listed_and_mixes_with_tool_functions_on_every_path() {
     assert!(!found.is_error(), "{}", found.text());
     session.begin_turn();
     let image = session.call("faulty__image", json!({})).await;
-    assert_eq!(image.content()["mcpContent"][1]["mimeType"], "image/png");
+    assert_eq!(json!(image.parts())[1]["mimeType"], "image/png");
     assert_eq!(
         session
             .call("localAdd", json!({"a": 2, "b": 3}))
@@ -144,7 +144,7 @@ async fn arguments_are_validated_before_anything_is_forwarded() {
     assert_eq!(wrong.error_kind(), Some(ToolErrorKind::InvalidArguments));
     assert!(wrong.text().contains("text"), "{}", wrong.text());
     let right = registry.call("faulty__echo", json!({"text": "ok"})).await;
-    assert_eq!(right.content()["mcpContent"][0]["text"], "ok");
+    assert_eq!(json!(right.parts())[0]["text"], "ok");
     assert_eq!(
         logged(&log).matches("call echo").count(),
         1,
@@ -188,7 +188,7 @@ async fn list_changed_upstream_republishes_and_sessions_follow() {
         .await;
     session.begin_turn();
     assert_eq!(
-        session.call("faulty__grow", json!({})).await.content()["mcpContent"][0]["text"],
+        json!(session.call("faulty__grow", json!({})).await.parts())[0]["text"],
         "grown"
     );
     tokio::time::timeout(TIMEOUT, changes.changed())
@@ -320,7 +320,7 @@ async fn a_streamable_http_upstream_is_a_source_too() {
         )
         .await;
     assert!(
-        found.content()["mcpContent"][0]["text"]
+        json!(found.parts())[0]["text"]
             .as_str()
             .is_some_and(|text| text.contains("greet"))
     );
