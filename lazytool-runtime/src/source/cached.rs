@@ -39,24 +39,18 @@ type ListingFuture = Pin<Box<dyn Future<Output = Listing> + Send>>;
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// # use std::sync::atomic::{AtomicUsize, Ordering};
-/// # use lazytool_runtime::DynamicTool;
-/// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+/// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
 /// # use tokio_util::sync::CancellationToken;
-/// # use serde_json::json;
 /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
 /// # struct Hub { listings: AtomicUsize, fail_from: usize }
 /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
 /// # impl ToolSource for Hub {
 /// #     fn name(&self) -> &str { "hub" }
-/// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+/// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
 /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-/// #         Box::pin(async move {
-/// #             if fail {
-/// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-/// #             }
-/// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-/// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-/// #         })
+/// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+/// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+/// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
 /// #     }
 /// # }
 /// use std::time::Duration;
@@ -112,24 +106,18 @@ impl<P: ToolSource> CachedSource<P> {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
@@ -158,24 +146,18 @@ impl<P: ToolSource> CachedSource<P> {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
@@ -227,24 +209,18 @@ impl<P: ToolSource> CachedSource<P> {
     ///
     /// ```
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
@@ -262,24 +238,18 @@ impl<P: ToolSource> CachedSource<P> {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
@@ -289,7 +259,7 @@ impl<P: ToolSource> CachedSource<P> {
     /// assert_eq!(hub.tools().await.unwrap().len(), 1);
     /// hub.invalidate();
     /// let error = hub.tools().await.unwrap_err(); // loud: never an empty catalog
-    /// assert_eq!(error.to_string(), "listing the tools of `hub` failed: 503 Service Unavailable");
+    /// assert_eq!(error.to_string(), "listing the tools of `hub` failed: 503");
     /// # }
     /// ```
     pub async fn tools(&self) -> Result<Arc<[DynamicTool]>, SourceError> {
@@ -304,24 +274,18 @@ impl<P: ToolSource> CachedSource<P> {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
@@ -389,24 +353,18 @@ impl<P: ToolSource> CachedSource<P> {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
@@ -430,24 +388,18 @@ impl<P: ToolSource> CachedSource<P> {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// # use std::sync::atomic::{AtomicUsize, Ordering};
-    /// # use lazytool_runtime::DynamicTool;
-    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use lazytool_runtime::{DynamicTool, source::{ListToolsFuture, SourceError, ToolSource}};
     /// # use tokio_util::sync::CancellationToken;
-    /// # use serde_json::json;
     /// # /// Lists one tool, counting its listings; fails from listing `fail_from` on.
     /// # struct Hub { listings: AtomicUsize, fail_from: usize }
     /// # impl Hub { fn new(fail_from: usize) -> Self { Hub { listings: AtomicUsize::new(0), fail_from } } }
     /// # impl ToolSource for Hub {
     /// #     fn name(&self) -> &str { "hub" }
-    /// #     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    /// #     fn list_tools(&self, _: CancellationToken) -> ListToolsFuture<'_> {
     /// #         let fail = self.listings.fetch_add(1, Ordering::SeqCst) + 1 >= self.fail_from;
-    /// #         Box::pin(async move {
-    /// #             if fail {
-    /// #                 return Err(SourceError::new("hub", "503 Service Unavailable"));
-    /// #             }
-    /// #             Ok(vec![DynamicTool::new("search", "Searches.", json!({"type": "object"}),
-    /// #                 |_, _| async { Ok::<_, String>(json!([])) })])
-    /// #         })
+    /// #         let search = DynamicTool::new("search", "Searches.", serde_json::json!({"type": "object"}),
+    /// #             |_, _| async { Ok::<_, String>(serde_json::json!([])) });
+    /// #         Box::pin(async move { if fail { Err(SourceError::new("hub", "503")) } else { Ok(vec![search]) } })
     /// #     }
     /// # }
     /// use std::time::Duration;
