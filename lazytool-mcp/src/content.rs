@@ -66,12 +66,13 @@ impl McpContent {
     /// ```
     /// use lazytool_mcp::McpContent;
     /// use lazytool_mcp::rmcp::model::ContentBlock;
+    /// use lazytool_runtime::ToolOutput;
     /// use serde_json::json;
     ///
     /// let result = McpContent::new(vec![ContentBlock::text("22 °C in Paris")])
-    ///     .with_structured(json!({"celsius": 22, "city": "Paris"}));
-    /// let json = serde_json::to_value(&result).unwrap();
-    /// assert_eq!(json["structuredContent"]["celsius"], 22);
+    ///     .with_structured(json!({"celsius": 22, "city": "Paris"}))
+    ///     .into_tool_result();
+    /// assert_eq!(result.structured(), Some(&json!({"celsius": 22, "city": "Paris"})));
     /// ```
     pub fn with_structured(mut self, structured: Value) -> Self {
         self.structured = Some(structured);
