@@ -155,15 +155,9 @@ fn next_unnamed<'m>(counters: &mut HashMap<&'m str, usize>, name: &'m str) -> St
 /// discovery result's JSON, or that JSON as it is. Anything else hands out nothing.
 pub(crate) fn record_of_content(content: Option<&Value>) -> DiscoveredSet {
     match content {
-        Some(Value::Object(_)) => content.map(read_result).unwrap_or_default(),
-        _ => record_of_text(&text_of(content)),
+        Some(object @ Value::Object(_)) => read_result(object),
+        _ => read_result_text(&text_of(content)),
     }
-}
-
-/// The [`DiscoveredSet`] of a discovery result given as JSON text, read without building
-/// its tree.
-pub(crate) fn record_of_text(text: &str) -> DiscoveredSet {
-    read_result_text(text)
 }
 
 /// The text of a result's content in the shapes every format uses: a string, or an array of
