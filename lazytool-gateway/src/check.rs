@@ -27,8 +27,9 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
         let line = match &source.tools {
             Ok(names) => {
                 let cost: usize = names.iter().map(|name| tool_tokens(&registry, name)).sum();
+                let protocol = source.protocol.as_deref().unwrap_or("unknown");
                 format!(
-                    "{}: {} tools, {cost} tokens when sent eagerly",
+                    "{}: {} tools, {cost} tokens when sent eagerly (MCP {protocol})",
                     source.name,
                     names.len()
                 )

@@ -73,6 +73,8 @@ pub struct SourceReport {
     pub tools: Result<Vec<String>, String>,
     /// Its tools left out because another tool had the name already.
     pub collisions: Vec<String>,
+    /// The protocol version spoken with it ([`McpSource::protocol_version`]).
+    pub protocol: Option<String>,
 }
 
 impl McpCatalog {
@@ -190,6 +192,7 @@ impl Inner {
                 name,
                 tools: names,
                 collisions,
+                protocol: source.source().protocol_version(),
             });
         }
         let registry = (self.base)().tools(tools).build()?;

@@ -1,6 +1,6 @@
 //! The connection to one upstream, started on demand and restarted with backoff: `Link`.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rmcp::service::RunningService;
@@ -34,6 +34,8 @@ pub(crate) struct Link {
     backoff: Backoff,
     /// Bumped on every upstream `list_changed` and on every restart.
     tools_changed: watch::Sender<u64>,
+    /// The protocol version agreed at the last start.
+    protocol: std::sync::Mutex<Option<String>>,
     state: Mutex<State>,
 }
 
@@ -59,6 +61,7 @@ impl Link {
             start_timeout,
             backoff,
             tools_changed: watch::Sender::new(0),
+            protocol: std::sync::Mutex::default(),
             state: Mutex::default(),
         }
     }
@@ -69,6 +72,13 @@ impl Link {
 
     pub(crate) fn tools_changed(&self) -> watch::Receiver<u64> {
         self.tools_changed.subscribe()
+    }
+
+    pub(crate) fn protocol(&self) -> Option<String> {
+        self.protocol
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The running connection's peer: the current one while its transport is open, else a
@@ -113,8 +123,12 @@ impl Link {
         });
         match started {
             Ok(running) => {
-                tracing::info!(target: TARGET, server = %self.server, restart = state.started_before, "the upstream server is running");
                 let peer = running.peer().clone();
+                let protocol = peer
+                    .peer_info()
+                    .map(|info| info.protocol_version.to_string());
+                tracing::info!(target: TARGET, server = %self.server, restart = state.started_before, protocol = protocol.as_deref().unwrap_or("unknown"), "the upstream server is running");
+                *self.protocol.lock().unwrap_or_else(PoisonError::into_inner) = protocol;
                 state.running = Some(running);
                 state.failures = 0;
                 state.retry_at = None;

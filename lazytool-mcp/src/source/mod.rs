@@ -131,6 +131,19 @@ impl McpSource {
         self.link().tools_changed()
     }
 
+    /// The protocol version agreed with the server at its last start (`"2026-07-28"`, or
+    /// the version its `initialize` answer named), `None` before it first started.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.protocol_version(), None);
+    /// ```
+    pub fn protocol_version(&self) -> Option<String> {
+        self.link.get().and_then(|link| link.protocol())
+    }
+
     /// Stops the server: a child process is asked to exit, then killed.
     pub async fn shutdown(&self) {
         if let Some(link) = self.link.get() {

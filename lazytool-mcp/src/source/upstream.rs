@@ -6,12 +6,12 @@ use std::process::Stdio;
 use std::sync::Arc;
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
-use rmcp::ServiceExt;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient};
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::watch;
 
@@ -95,10 +95,11 @@ impl Upstream {
         self
     }
 
-    /// Starts the server (or opens the endpoint) and completes the `initialize` handshake,
-    /// offering the newest protocol version that has one (2025-11-25): the server answers
-    /// with the newest it speaks. Probing for 2026-07-28 first (`server/discover`) costs
-    /// servers of older SDKs, which leave the probe unanswered, rmcp's 10 s probe timeout.
+    /// Starts the server (or opens the endpoint) in the newest protocol it speaks, as the
+    /// 2026-07-28 revision's backward-compatibility rules have it: a `server/discover` probe
+    /// for 2026-07-28 first, and the `initialize` handshake (offering 2025-11-25; the server
+    /// answers with the newest it has) when the server answers the probe with an error or
+    /// not at all within rmcp's 10 s.
     pub(crate) async fn connect(
         &self,
         server: &Arc<str>,
@@ -132,7 +133,7 @@ impl Upstream {
                     });
                 }
                 handler
-                    .serve(transport)
+                    .serve_with_lifecycle(transport, lifecycle())
                     .await
                     .map_err(|error| format!("no MCP handshake with `{command}`: {error}"))
             }
@@ -147,11 +148,19 @@ impl Upstream {
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 handler
-                    .serve(transport)
+                    .serve_with_lifecycle(transport, lifecycle())
                     .await
                     .map_err(|error| format!("no MCP handshake with {url}: {error}"))
             }
         }
+    }
+}
+
+/// Probe for 2026-07-28, fall back to the handshake.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
     }
 }
 

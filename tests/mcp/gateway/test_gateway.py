@@ -321,6 +321,12 @@ def test_check_reports_every_server(work: Path) -> None:
     lines = {line.split(":")[0]: line for line in checked.stdout.splitlines()}
     for server in [*REAL, "faulty"]:
         assert re.search(r": \d+ tools, \d+ tokens", lines[server]), lines[server]
+    # Each upstream is spoken to in the newest protocol it has: the PyPI servers (Python SDK
+    # 2.x) answer the 2026-07-28 probe, the npm ones and faulty_server.py only `initialize`.
+    for server in ["time", "git"]:
+        assert lines[server].endswith(f"(MCP {MODERN})"), lines[server]
+    for server in ["everything", "memory", "filesystem", "faulty"]:
+        assert lines[server].endswith("(MCP 2025-11-25)"), lines[server]
     assert "No such file" in lines["missing"]
     assert "within" in lines["hangs"]
     assert "FAILED" in lines["garbage"]
