@@ -8,7 +8,7 @@ use rmcp::{Peer, RoleClient};
 use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
-use super::upstream::{Notices, Upstream};
+use super::upstream::{Notices, Upstream, follow_list_changes};
 
 const TARGET: &str = "lazytool::upstream";
 
@@ -129,6 +129,11 @@ impl Link {
                     .map(|info| info.protocol_version.to_string());
                 tracing::info!(target: TARGET, server = %self.server, restart = state.started_before, protocol = protocol.as_deref().unwrap_or("unknown"), "the upstream server is running");
                 *self.protocol.lock().unwrap_or_else(PoisonError::into_inner) = protocol;
+                follow_list_changes(
+                    Arc::clone(&self.server),
+                    peer.clone(),
+                    self.tools_changed.clone(),
+                );
                 state.running = Some(running);
                 state.failures = 0;
                 state.retry_at = None;

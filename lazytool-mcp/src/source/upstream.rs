@@ -6,11 +6,14 @@ use std::process::Stdio;
 use std::sync::Arc;
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerNotification,
+    SubscriptionFilter,
+};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::{ClientHandler, Peer, RoleClient};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::watch;
@@ -182,4 +185,41 @@ impl ClientHandler for Notices {
         self.tools_changed
             .send_modify(|generation| *generation += 1);
     }
+}
+
+/// A 2026-07-28 server sends `list_changed` only on a `subscriptions/listen` stream: when
+/// `peer` is such a server and announces tool list changes, opens one and reports each
+/// change to `tools_changed`, until the connection ends.
+pub(crate) fn follow_list_changes(
+    server: Arc<str>,
+    peer: Peer<RoleClient>,
+    tools_changed: watch::Sender<u64>,
+) {
+    let Some(info) = peer.peer_info() else { return };
+    let announces = info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|tools| tools.list_changed);
+    if info.protocol_version.has_initialize() || announces != Some(true) {
+        return;
+    }
+    tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                tracing::warn!(target: TARGET, server = %server, %error, "no subscription to the upstream's tool list changes");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                tools_changed.send_modify(|generation| *generation += 1);
+            }
+        }
+    });
 }

@@ -1,7 +1,8 @@
 """lazytool-gateway in front of real MCP servers nobody on this project wrote, driven by the
 official MCP Python SDK: @modelcontextprotocol/server-everything, -memory and -filesystem
 (npm), mcp-server-time and mcp-server-git (PyPI), plus a small misbehaving server of our own
-(faulty_server.py).
+(faulty_server.py) and a 2026-07-28 one on the official SDK whose tool list changes
+(modern_server.py).
 
 `.ci/run` installs the servers (tests/mcp/gateway/install-upstreams, into
 target/gateway-upstreams), builds the gateway (target/debug/lazytool-gateway, or
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 UPSTREAMS = ROOT / "target/gateway-upstreams"
 FAULTY = Path(__file__).with_name("faulty_server.py")
+MODERN_SERVER = Path(__file__).with_name("modern_server.py")
 DISCOVERY = "__lazy__tool__discovery__"
 CALL = "__lazy__tool__call__"
 MODERN = "2026-07-28"
@@ -67,6 +69,7 @@ def config(work: Path) -> dict:
             "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-time"), "args": ["--local-timezone", "UTC"]},
             "git": {"command": str(UPSTREAMS / "venv/bin/mcp-server-git"), "args": ["--repository", str(work / "repo")]},
             "faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(work / "faulty.log")]},
+            "modern": {"command": sys.executable, "args": [str(MODERN_SERVER)]},
             "missing": {"command": "lazytool-no-such-command"},
             "hangs": {"command": sys.executable, "args": [str(FAULTY), "hang"]},
             "garbage": {"command": sys.executable, "args": [str(FAULTY), "garbage"]},
@@ -280,19 +283,22 @@ async def test_20_concurrent_calls(url: str) -> None:
         assert all(f"call {index}" in results[index] for index in range(20))
 
 
-async def test_upstream_list_changed_refreshes_the_catalog(url: str) -> None:
+# faulty speaks 2025-11-25 (a `list_changed` notification), modern 2026-07-28 (the
+# notification on a `subscriptions/listen` stream the gateway opened).
+@pytest.mark.parametrize("server", ["faulty", "modern"])
+async def test_upstream_list_changed_refreshes_the_catalog(url: str, server: str) -> None:
     changes = ListChanges()
     async with connect(url, "legacy", changes) as client:
-        assert "faulty__extra" not in lazy_names(await client.list_tools())
-        await discover(client, changes, "faulty__grow")
-        grown = await client.call_tool("faulty__grow", {})
+        assert f"{server}__extra" not in lazy_names(await client.list_tools())
+        await discover(client, changes, f"{server}__grow")
+        grown = await client.call_tool(f"{server}__grow", {})
         assert text(grown) == "grown"
         # The gateway lists the upstream again and tells its client.
         await changes.wait()
-        assert "faulty__extra" in lazy_names(await client.list_tools())
-        assert "faulty__grow" in names(await client.list_tools())
-        await discover(client, changes, "faulty__extra")
-        assert text(await client.call_tool("faulty__extra", {})) == "extra ran"
+        assert f"{server}__extra" in lazy_names(await client.list_tools())
+        assert f"{server}__grow" in names(await client.list_tools())
+        await discover(client, changes, f"{server}__extra")
+        assert text(await client.call_tool(f"{server}__extra", {})) == "extra ran"
 
 
 async def test_the_stateless_flow_calls_through(url: str) -> None:
@@ -319,11 +325,12 @@ def test_check_reports_every_server(work: Path) -> None:
     )
     assert checked.returncode == 1, checked.stdout
     lines = {line.split(":")[0]: line for line in checked.stdout.splitlines()}
-    for server in [*REAL, "faulty"]:
+    for server in [*REAL, "faulty", "modern"]:
         assert re.search(r": \d+ tools, \d+ tokens", lines[server]), lines[server]
-    # Each upstream is spoken to in the newest protocol it has: the PyPI servers (Python SDK
-    # 2.x) answer the 2026-07-28 probe, the npm ones and faulty_server.py only `initialize`.
-    for server in ["time", "git"]:
+    # Each upstream is spoken to in the newest protocol it has: the PyPI servers and
+    # modern_server.py (Python SDK 2.x) answer the 2026-07-28 probe, the npm ones and
+    # faulty_server.py only `initialize`.
+    for server in ["time", "git", "modern"]:
         assert lines[server].endswith(f"(MCP {MODERN})"), lines[server]
     for server in ["everything", "memory", "filesystem", "faulty"]:
         assert lines[server].endswith("(MCP 2025-11-25)"), lines[server]
