@@ -6,7 +6,7 @@ use std::fmt;
 use std::time::Duration;
 
 use lazytool_mcp::{McpSource, ToolSelection, Upstream};
-use lazytool_runtime::DiscoveryMode;
+use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
 use crate::expand::expand;
@@ -18,6 +18,8 @@ pub struct Config {
     pub servers: Vec<McpSource>,
     /// `lazytool.mode`.
     pub mode: DiscoveryMode,
+    /// `lazytool.listing`: how names mode's discovery tool lists the lazy tools.
+    pub listing: DiscoveryListing,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`.
@@ -42,7 +44,13 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 const SERVER_SETTINGS: &[&str] = &["allow", "deny", "eager", "prefix"];
-const LAZYTOOL_KEYS: &[&str] = &["mode", "servers", "startTimeoutMs", "callTimeoutMs"];
+const LAZYTOOL_KEYS: &[&str] = &[
+    "mode",
+    "listing",
+    "servers",
+    "startTimeoutMs",
+    "callTimeoutMs",
+];
 
 /// Parses `text` (the file's contents), expanding `${VAR}` through `var`.
 pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
@@ -165,6 +173,7 @@ impl Reader<'_> {
         let mut config = Config {
             servers: Vec::new(),
             mode: DiscoveryMode::Names,
+            listing: DiscoveryListing::GroupedNames,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -186,6 +195,24 @@ impl Reader<'_> {
                     format!("expected \"names\", \"search\" or \"auto\", found {other}"),
                 );
                 DiscoveryMode::Names
+            }
+        };
+        config.listing = match lazytool.get("listing") {
+            None => DiscoveryListing::GroupedNames,
+            Some(Value::String(listing)) if listing == "grouped" => DiscoveryListing::GroupedNames,
+            Some(Value::String(listing)) if listing == "names" => DiscoveryListing::Names,
+            Some(Value::String(listing)) if listing == "firstSentence" => {
+                DiscoveryListing::FirstSentence
+            }
+            Some(Value::String(listing)) if listing == "fullDescription" => {
+                DiscoveryListing::FullDescription
+            }
+            Some(other) => {
+                self.problem(
+                    "$.lazytool.listing",
+                    format!("expected \"grouped\", \"names\", \"firstSentence\" or \"fullDescription\", found {other}"),
+                );
+                DiscoveryListing::GroupedNames
             }
         };
         let start = self.millis(

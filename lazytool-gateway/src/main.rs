@@ -75,7 +75,9 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(&args.config)
         .map_err(|error| format!("cannot read {}: {error}", args.config))?;
     let config = lazytool_gateway::parse(&text, |name| std::env::var(name).ok())?;
-    let options = SessionOptions::new().mode(config.mode);
+    let options = SessionOptions::new()
+        .mode(config.mode)
+        .listing(config.listing);
     let catalog = lazytool_gateway::start(config.servers).await?;
     if args.check {
         let (report, all_listed) = lazytool_gateway::check(&catalog, &options);

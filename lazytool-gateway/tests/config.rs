@@ -2,7 +2,7 @@
 //! one error listing every problem with its JSON path.
 
 use lazytool_gateway::parse;
-use lazytool_runtime::DiscoveryMode;
+use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::json;
 
 fn env(name: &str) -> Option<String> {
@@ -21,11 +21,12 @@ fn a_claude_desktop_file_parses_as_it_is() {
             "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
             "old": {"command": "old-server", "disabled": true},
         },
-        "lazytool": {"mode": "search", "servers": {"github": {"allow": ["get_*", "list_*"], "eager": ["get_me"], "prefix": "gh"}}},
+        "lazytool": {"mode": "search", "listing": "names", "servers": {"github": {"allow": ["get_*", "list_*"], "eager": ["get_me"], "prefix": "gh"}}},
     })
     .to_string();
     let config = parse(&text, env).expect("valid");
     assert_eq!(config.mode, DiscoveryMode::Search);
+    assert_eq!(config.listing, DiscoveryListing::Names);
     let described: Vec<String> = config
         .servers
         .iter()
@@ -52,6 +53,7 @@ fn every_problem_is_listed_with_its_path() {
         },
         "lazytool": {
             "mode": "everything",
+            "listing": ["names"],
             "callTimeoutMs": -1,
             "colour": "blue",
             "servers": {"ghost": {}, "both": {"allow": ["[x"], "eager": "x", "other": 1}},
@@ -62,6 +64,7 @@ fn every_problem_is_listed_with_its_path() {
     let expected = [
         "$.lazytool.colour: unknown key",
         "$.lazytool.mode: expected \"names\", \"search\" or \"auto\", found \"everything\"",
+        "$.lazytool.listing: expected \"grouped\", \"names\", \"firstSentence\" or \"fullDescription\", found [\"names\"]",
         "$.lazytool.callTimeoutMs: expected a positive whole number of milliseconds, found -1",
         "$.lazytool.servers.ghost: no server of this name in `mcpServers`",
         "$.mcpServers[\"no kind\"]: a server name may hold only letters",
@@ -98,4 +101,11 @@ fn text_that_is_not_json_is_one_problem() {
         error.problems[0].starts_with("$: not valid JSON"),
         "{error}"
     );
+}
+
+#[test]
+fn without_a_lazytool_section_names_mode_lists_grouped_names() {
+    let config = parse(r#"{"mcpServers": {"time": {"command": "uvx"}}}"#, env).expect("valid");
+    assert_eq!(config.mode, DiscoveryMode::Names);
+    assert_eq!(config.listing, DiscoveryListing::GroupedNames);
 }

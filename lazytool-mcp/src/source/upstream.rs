@@ -120,6 +120,8 @@ impl Upstream {
                     if let Some(cwd) = cwd {
                         child.current_dir(cwd);
                     }
+                    #[cfg(target_os = "linux")]
+                    die_with_parent(child);
                 });
                 wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
                 let (transport, stderr) = TokioChildProcess::builder(wrapped)
@@ -156,6 +158,29 @@ impl Upstream {
                     .map_err(|error| format!("no MCP handshake with {url}: {error}"))
             }
         }
+    }
+}
+
+/// Has the kernel kill the child when the thread that started it ends (with its process,
+/// even one killed by SIGKILL, which no `Drop` sees). Its own children, if any, see the end
+/// of their stdin then, which MCP servers answer by exiting.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_parent(child: &mut tokio::process::Command) {
+    let parent = std::process::id();
+    // SAFETY: the closure runs between fork and exec, where only async-signal-safe calls
+    // are allowed: prctl and getppid are, and it allocates nothing.
+    unsafe {
+        child.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent died before the signal was set: the signal will never come.
+            if libc::getppid() as u32 != parent {
+                return Err(std::io::Error::other("the parent exited"));
+            }
+            Ok(())
+        });
     }
 }
 

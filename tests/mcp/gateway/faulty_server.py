@@ -9,6 +9,7 @@ MODE is one of:
   ``seconds``) and ``image`` (a text and an image block) and ``fail`` (``isError``).
   Tools are listed three to a page. With STATE_FILE, every start appends ``started PID`` to
   it, every call ``call NAME`` and every ``notifications/cancelled`` ``cancelled ID``.
+- ``stubborn``: ``ok``, but it does not exit at the end of its input.
 - ``hang``: reads its input and never answers, not even ``initialize``.
 - ``garbage``: answers every message with a line that is not JSON.
 - ``catalog``: serves the tools of the ``tools/list``-shaped JSON file given instead of
@@ -127,6 +128,8 @@ def main() -> None:
             answer(request, {})
         else:
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": method}})
+    if MODE == "stubborn":
+        time.sleep(3600)
 
 
 main()

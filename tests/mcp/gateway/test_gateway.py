@@ -121,8 +121,11 @@ def url(work: Path) -> Iterator[str]:
 
 
 def started_pids(work: Path) -> list[int]:
-    log = (work / "faulty.log").read_text().splitlines()
-    return [int(line.split()[1]) for line in log if line.startswith("started")]
+    return started_pids_in(work / "faulty.log")
+
+
+def started_pids_in(log: Path) -> list[int]:
+    return [int(line.split()[1]) for line in log.read_text().splitlines() if line.startswith("started")]
 
 
 def alive(pid: int) -> bool:
@@ -145,10 +148,14 @@ def text(result: types.CallToolResult) -> str:
 
 
 def lazy_names(listed: types.ListToolsResult) -> list[str]:
+    """The names the discovery tool lists, in the gateway's grouped form by default:
+    `[a, s__{b, c}]` stands for a, s__b, s__c."""
     [discovery] = [tool for tool in listed.tools if tool.name == DISCOVERY]
-    found = re.search(r"\[([^\]]*)\]\s*$", discovery.description or "")
+    found = re.search(r"Tools available: \[([^\]]*)\]", discovery.description or "")
     assert found, discovery.description
-    return found.group(1).split(", ")
+    expanded = re.sub(r"(\w[\w-]*__)\{([^}]*)\}", lambda group: ", ".join(
+        group[1] + member for member in group[2].split(", ")), found.group(1))
+    return expanded.split(", ")
 
 
 async def discover(client: Client, changes: ListChanges, *tools: str) -> None:
@@ -368,3 +375,67 @@ async def test_stdio_serves_and_stops_its_children(tmp_path: Path) -> None:
             assert text(await session.call_tool("faulty__echo", {"text": "stdio"})) == "stdio"
     [pid] = started_pids(tmp_path)
     assert not alive(pid)
+
+
+def descendants(root: int) -> set[int]:
+    """Every process below `root`, from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # The command name, in parentheses, may hold spaces: the fields after it are fixed.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, queue = set(), [root]
+    while queue:
+        for child in children.get(queue.pop(), []):
+            if child not in found:
+                found.add(child)
+                queue.append(child)
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_killed_gateway_leaves_no_upstream_behind(tmp_path: Path) -> None:
+    """SIGKILL, which no clean-up code sees: a child that ignores the end of its input dies by
+    the parent-death signal; a grandchild (a server behind `sh -c`), and the real servers,
+    exit at the end of their input."""
+    (tmp_path / "files").mkdir()
+    config = {"mcpServers": {
+        "stubborn": {"command": sys.executable, "args": [str(FAULTY), "stubborn", str(tmp_path / "stubborn.log")]},
+        "wrapped": {"command": "sh", "args": ["-c", f"'{sys.executable}' '{FAULTY}' ok '{tmp_path / 'wrapped.log'}'; exit 0"]},
+        "filesystem": node_server("server-filesystem", str(tmp_path / "files")),
+        "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-time")},
+    }}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    process = subprocess.Popen(
+        [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--http", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if re.search(r"at (http://\S+/mcp)", line):
+                break
+        else:
+            pytest.fail("the gateway did not say where it serves")
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        below = descendants(process.pid)
+        [stubborn] = started_pids_in(tmp_path / "stubborn.log")
+        [wrapped] = started_pids_in(tmp_path / "wrapped.log")
+        assert {stubborn, wrapped} <= below
+        assert wrapped not in child_pids(process.pid), "the wrapped server should be a grandchild"
+        assert len(below) >= 5, below
+    finally:
+        process.kill()
+        process.wait(timeout=TIMEOUT)
+    for pid in below:
+        assert not alive(pid), f"{pid} ({Path(f'/proc/{pid}/cmdline').read_text()!r}) outlived the gateway"
+
+
+def child_pids(parent: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{parent}/task").iterdir():
+        found.update(int(pid) for pid in (task / "children").read_text().split())
+    return found
