@@ -306,8 +306,16 @@ async fn a_streamable_http_upstream_is_a_source_too() {
         .await
         .expect("lists");
     let names: Vec<&str> = tools.iter().map(DynamicTool::name).collect();
-    // The upstream's own list: its eager tools and its discovery tool.
-    assert_eq!(names, [format!("remote__{DISCOVERY_TOOL_NAME}")]);
+    // lazytool's server speaks 2026-07-28, so the source does: the stateless list, its
+    // discovery tool and the call-through tool.
+    assert_eq!(remote.protocol_version().as_deref(), Some("2026-07-28"));
+    assert_eq!(
+        names,
+        [
+            format!("remote__{DISCOVERY_TOOL_NAME}"),
+            "remote____lazy__tool__call__".to_owned()
+        ]
+    );
     let registry = Registry::builder()
         .without_inventory()
         .tools(tools)
@@ -324,6 +332,14 @@ async fn a_streamable_http_upstream_is_a_source_too() {
             .as_str()
             .is_some_and(|text| text.contains("greet"))
     );
+    let greeted = registry
+        .call(
+            "remote____lazy__tool__call__",
+            json!({"name": "greet", "arguments": {"who": "Ada"}}),
+        )
+        .await;
+    assert!(!greeted.is_error(), "{:?}", greeted.parts());
+    assert_eq!(json!(greeted.parts())[0]["text"], "hello, Ada");
     remote.shutdown().await;
     stop.cancel();
 }

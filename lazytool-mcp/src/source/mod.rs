@@ -93,7 +93,10 @@ impl McpSource {
     }
 
     /// Names the tools `PREFIX__TOOL` instead of `NAME__TOOL`; an empty prefix keeps the
-    /// upstream's names (each prefix costs about two tokens per name in the discovery list).
+    /// upstream's names. In names mode each prefix costs about two tokens per name in the
+    /// discovery list, unless the session lists them with
+    /// [`DiscoveryListing::GroupedNames`](lazytool_runtime::DiscoveryListing::GroupedNames)
+    /// (the gateway's default), which writes it once per server.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self

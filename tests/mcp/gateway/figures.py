@@ -1,7 +1,7 @@
 """The figures of BENCHMARKS.md's "Gateway" section, measured in one run against the real
 servers that tests/mcp/gateway/install-upstreams installs:
 
-    cargo build --release -p lazytool-gateway --example token_report
+    cargo build --release -p lazytool-gateway && cargo build --release --example token_report
     target/mcp-venv/bin/python tests/mcp/gateway/figures.py
 
 - tool tokens of the first request per discovery mode, against every upstream tool eagerly
@@ -60,9 +60,9 @@ def check(config: Path) -> tuple[int, int, int]:
     return int(found[1]), int(found[2]), int(found[3])
 
 
-def tokens(work: Path, servers: dict, label: str, settings: dict | None = None) -> None:
+def tokens(work: Path, servers: dict, label: str, settings: dict | None = None, listing: str | None = None) -> None:
     for mode in ["names", "search", "auto"]:
-        section = {"mode": mode} | ({"servers": settings} if settings else {})
+        section = {"mode": mode} | ({"servers": settings} if settings else {}) | ({"listing": listing} if listing else {})
         config = write(work, f"{label}-{mode}.json", {"mcpServers": servers, "lazytool": section})
         count, eager, first = check(config)
         print(f"{label}: {count} tools, eager {eager} tokens; {mode}: first request {first} tokens ({100 * first / eager:.1f}%)")
@@ -122,8 +122,10 @@ async def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="gateway-figures-"))
     servers = real_servers(work)
     tokens(work, servers, "five servers")
+    tokens(work, servers, "five servers, listing names", listing="names")
     github = {"github": {"command": sys.executable, "args": [str(FAULTY), "catalog", str(ROOT / "data/github-mcp-tools.json")]}}
     tokens(work, github, "GitHub catalog")
+    tokens(work, github, "GitHub catalog, listing names", listing="names")
     tokens(work, github, "GitHub catalog, prefix \"\"", {"github": {"prefix": ""}})
 
     catalog = await combined_catalog(work, servers)
