@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Lazy tools discovered, by name, in discovery order, with the server's signature of the set
 /// when sessions are signed
-/// ([`SessionOptions::signing_key`](crate::SessionOptions::signing_key)).
+/// (`SessionOptions::signing_key`, with the `signing` feature).
 ///
 /// It is what one discovery call handed out ([`ToolResult::discovered`](crate::ToolResult::discovered)),
 /// what a conversation discovered so far ([`Session::discovered`](crate::Session::discovered)),

@@ -58,7 +58,7 @@ impl Session {
     }
 
     /// [`Session::from_history`] with options: gating, and with a
-    /// [signing key](SessionOptions::signing_key), only discoveries carrying a valid
+    /// signing key (`SessionOptions::signing_key`, `signing` feature), only discoveries carrying a valid
     /// signature count.
     ///
     /// ```

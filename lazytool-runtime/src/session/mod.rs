@@ -237,7 +237,7 @@ impl Session {
 
     /// Resumes a conversation whose [`discovered`](Session::discovered) set was stored.
     /// Names of tools that no longer exist, are not lazy, or are not allowed are ignored;
-    /// with a [signing key](SessionOptions::signing_key), so is a set without a valid
+    /// with a signing key (`SessionOptions::signing_key`, `signing` feature), so is a set without a valid
     /// signature.
     ///
     /// ```

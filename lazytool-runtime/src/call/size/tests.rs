@@ -1,0 +1,62 @@
+use super::*;
+use serde_json::json;
+
+fn nested(depth: usize) -> Value {
+    let mut value = json!(1);
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+    }
+    value
+}
+
+#[test]
+fn depth_and_size_are_bounded() {
+    assert_eq!(check(&nested(3), 1000, 3), Ok(()));
+    assert_eq!(check(&nested(4), 1000, 3), Err(Excess::TooDeep));
+    assert_eq!(
+        check(&json!({"a": "x".repeat(100)}), 50, 8),
+        Err(Excess::TooLarge)
+    );
+    assert_eq!(check(&json!({"a": "x".repeat(10)}), 50, 8), Ok(()));
+}
+
+#[test]
+fn sizes_are_those_of_compact_json() {
+    let values = [
+        json!({}),
+        json!([]),
+        json!({"a": [], "b": {}, "c": [[], {}]}),
+        json!({"quote\"d": "tab\t nul\u{0} é \\ \u{1f}", "n": [-12, 0, 7, u64::MAX, i64::MIN]}),
+        json!([null, true, false, "x", {"k": [1, [2, {"deep": "\n"}]]}]),
+        json!("\u{0}".repeat(10)),
+    ];
+    for value in values {
+        let compact = serde_json::to_string(&value).unwrap_or_default().len();
+        assert_eq!(json_size(&value, usize::MAX), Some(compact), "{value}");
+        assert!(fits(&value, compact), "{value} at its size");
+        assert!(
+            !fits(&value, compact - 1),
+            "{value} one byte under its size"
+        );
+    }
+    assert!(
+        json_size(&json!(1.5), usize::MAX) >= Some(3),
+        "floats: a bound"
+    );
+}
+
+#[test]
+fn arguments_count_strings_by_length() {
+    let value = json!({"k": "\u{0}\u{0}"});
+    assert_eq!(check(&value, 10, 8), Ok(()), "{{\"k\":\"..\"}}: 10 bytes");
+    assert_eq!(check(&value, 9, 8), Err(Excess::TooLarge));
+    assert!(!fits(&value, 19), "escaped: 20 bytes");
+    assert!(fits(&value, 20));
+}
+
+#[test]
+fn a_very_deep_value_is_checked_without_overflowing() {
+    let deep = nested(200_000);
+    assert_eq!(check(&deep, usize::MAX, 64), Err(Excess::TooDeep));
+    super::super::limits::dispose(deep);
+}
