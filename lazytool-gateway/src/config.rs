@@ -12,6 +12,15 @@ use serde_json::{Map, Value};
 use crate::expand::expand;
 
 /// A parsed configuration.
+///
+/// ```
+/// use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
+///
+/// let config = lazytool_gateway::parse(r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#, |_| None).unwrap();
+/// assert_eq!(config.servers.len(), 1);
+/// assert_eq!(config.mode, DiscoveryMode::Names);
+/// assert_eq!(config.listing, DiscoveryListing::GroupedNames);
+/// ```
 #[derive(Debug)]
 pub struct Config {
     /// One source per enabled entry of `mcpServers`, in file order.
@@ -23,6 +32,16 @@ pub struct Config {
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`.
+///
+/// ```
+/// let text = r#"{"mcpServers": {"git": {"command": "uvx", "args": [3]}, "web": {}}}"#;
+/// let error = lazytool_gateway::parse(text, |_| None).unwrap_err();
+/// assert_eq!(error.problems, [
+///     "$.mcpServers.git.args[0]: expected a string, found a number",
+///     "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP)",
+/// ]);
+/// assert!(error.to_string().starts_with("the configuration has 2 problems:"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The problems, in file order.
@@ -52,7 +71,17 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "callTimeoutMs",
 ];
 
-/// Parses `text` (the file's contents), expanding `${VAR}` through `var`.
+/// Parses `text` (the file's contents), expanding `${VAR}` through `var`: every problem is
+/// collected into one [`ConfigError`] before anything starts.
+///
+/// ```
+/// let text = r#"{
+///     "mcpServers": {"github": {"url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}},
+///     "lazytool": {"mode": "search", "servers": {"github": {"deny": ["delete_*"]}}}
+/// }"#;
+/// let config = lazytool_gateway::parse(text, |var| (var == "GITHUB_TOKEN").then(|| "ghp_x".to_owned())).unwrap();
+/// assert!(format!("{:?}", config.servers[0]).contains("Bearer ghp_x"));
+/// ```
 pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
     let root: Value = serde_json::from_str(text).map_err(|error| ConfigError {
         problems: vec![format!("$: not valid JSON: {error}")],

@@ -428,7 +428,7 @@ fn excerpt(text: &str) -> String {
 /// each event (`read(&mut self, &StreamState, &Value)`) and the end of the stream
 /// (`end(&mut self, &StreamState)`); [`StreamState`] does the rest.
 macro_rules! stream_assembler {
-    ($provider:expr) => {
+    ($provider:expr, $module:literal) => {
         impl Default for StreamAssembler {
             fn default() -> Self {
                 Self::new()
@@ -437,6 +437,16 @@ macro_rules! stream_assembler {
 
         impl StreamAssembler {
             /// An assembler for a new stream.
+            ///
+            #[doc = concat!(
+                "```\n",
+                "use lazytool_runtime::provider::{AssembleCalls, StreamErrorKind, ", $module, "::StreamAssembler};\n\n",
+                "let mut assembler = StreamAssembler::new();\n",
+                "// A stream that ends before its final event was cut short.\n",
+                "let error = assembler.finish().unwrap_err();\n",
+                "assert_eq!(error.kind(), StreamErrorKind::Truncated);\n",
+                "```"
+            )]
             pub fn new() -> Self {
                 StreamAssembler {
                     state: crate::provider::stream::StreamState::new($provider),

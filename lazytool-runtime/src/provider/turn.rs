@@ -111,9 +111,10 @@ pub(crate) fn each<'a>(
 }
 
 /// Defines a format's `run_turn`, whose messages `$results` builds, and with `$parse` (its
-/// response parser) `run_response`. The attributes given are `run_turn`'s own docs.
+/// response parser, in the provider module `$module`) `run_response`. The attributes given
+/// are `run_turn`'s own docs.
 macro_rules! turn_functions {
-    ($(#[$doc:meta])* results: $results:path $(, parse: $parse:path)?) => {
+    ($(#[$doc:meta])* results: $results:path $(, parse: $parse:path, module: $module:literal)?) => {
         /// Runs the tool calls of one model turn through `session`
         /// ([`Session::call_turn`](crate::Session::call_turn): at most `concurrency` at a time,
         /// gated by the state at the start of the turn) and returns them with their results
@@ -138,7 +139,16 @@ macro_rules! turn_functions {
             #[doc = concat!(
                 "[`run_turn`] on the calls of a response ([`",
                 stringify!($parse),
-                "`]); an error if they cannot be read. [`run_turn`]'s example calls it."
+                "`]); an error if they cannot be read. [`run_turn`]'s example calls it.\n\n",
+                "```\n",
+                "# #[tokio::main(flavor = \"current_thread\")] async fn main() {\n",
+                "use lazytool_runtime::provider::", $module, ";\n\n",
+                "let session = lazytool_runtime::Registry::builder().build().unwrap().session();\n",
+                "// Not a response: an error, and nothing runs.\n",
+                "let read = ", $module, "::run_response(&session, &serde_json::json!(42), 4).await;\n",
+                "assert!(read.is_err());\n",
+                "# }\n",
+                "```"
             )]
             pub fn run_response(
                 session: &crate::Session,

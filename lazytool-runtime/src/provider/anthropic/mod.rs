@@ -380,6 +380,20 @@ fn native_block(part: &ContentPart) -> Option<Value> {
 /// The user message that returns the results of one assistant turn, in call order:
 /// `[{"role": "user", "content": [tool_result blocks]}]` (one message; Anthropic wants every
 /// result of a turn in it).
+///
+/// ```
+/// use lazytool_runtime::provider::anthropic;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!({"a": 2, "b": 3}) };
+/// let result = ToolResult::success(json!(5));
+/// let messages = anthropic::tool_results([(&call, &result)]);
+/// assert_eq!(messages.len(), 1);
+/// assert_eq!(messages[0]["role"], "user");
+/// assert_eq!(messages[0]["content"][0]["type"], "tool_result");
+/// assert_eq!(messages[0]["content"][0]["tool_use_id"], "call_1");
+/// ```
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
@@ -412,7 +426,8 @@ super::turn::turn_functions! {
     /// # }
     /// ```
     results: tool_results,
-    parse: parse_tool_calls
+    parse: parse_tool_calls,
+    module: "anthropic"
 }
 
 /// Reads the Messages items of one history message: its `tool_use` blocks, and its

@@ -40,7 +40,7 @@ pub struct StreamAssembler {
     events: Blocks,
 }
 
-stream_assembler!(Provider::Anthropic);
+stream_assembler!(Provider::Anthropic, "anthropic");
 
 /// What the events said so far.
 #[derive(Debug, Default)]

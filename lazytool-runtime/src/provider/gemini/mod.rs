@@ -415,6 +415,18 @@ fn inline_data(part: &ContentPart) -> Option<Value> {
 
 /// The content that returns the results of one model turn, in call order:
 /// `[{"role": "user", "parts": [functionResponse parts]}]` (one content).
+///
+/// ```
+/// use lazytool_runtime::provider::gemini;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!({"a": 2, "b": 3}) };
+/// let result = ToolResult::success(json!(5));
+/// let messages = gemini::tool_results([(&call, &result)]);
+/// assert_eq!(messages.len(), 1);
+/// assert_eq!(messages[0]["parts"][0]["functionResponse"]["name"], "add");
+/// ```
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
@@ -445,7 +457,8 @@ super::turn::turn_functions! {
     /// # }
     /// ```
     results: tool_results,
-    parse: parse_tool_calls
+    parse: parse_tool_calls,
+    module: "gemini"
 }
 
 /// Reads the Gemini items of one history message: `functionCall` and `functionResponse`

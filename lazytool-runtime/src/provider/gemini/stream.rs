@@ -50,7 +50,7 @@ pub struct StreamAssembler {
     events: Parts,
 }
 
-stream_assembler!(Provider::Gemini);
+stream_assembler!(Provider::Gemini, "gemini");
 
 /// What the chunks of the first candidate said so far.
 #[derive(Debug, Default)]

@@ -358,6 +358,19 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 /// The messages that return the results of one assistant turn, in call order: one
 /// [`tool_result_message`] per call, then, when results carry images or audio that a tool
 /// message cannot, their [`attachments_message`]; to append to the history.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_chat;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!({"a": 2, "b": 3}) };
+/// let result = ToolResult::success(json!(5));
+/// let messages = openai_chat::tool_results([(&call, &result)]);
+/// assert_eq!(messages.len(), 1);
+/// assert_eq!(messages[0]["role"], "tool");
+/// assert_eq!(messages[0]["tool_call_id"], "call_1");
+/// ```
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
@@ -465,7 +478,8 @@ super::turn::turn_functions! {
     /// # }
     /// ```
     results: tool_results,
-    parse: parse_tool_calls
+    parse: parse_tool_calls,
+    module: "openai_chat"
 }
 
 /// Reads the Chat Completions items of one history message: the `tool_calls` of an

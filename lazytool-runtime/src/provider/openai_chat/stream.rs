@@ -49,7 +49,7 @@ pub struct StreamAssembler {
     events: Chunks,
 }
 
-stream_assembler!(Provider::OpenAiChat);
+stream_assembler!(Provider::OpenAiChat, "openai_chat");
 
 /// What the chunks of the first choice said so far.
 #[derive(Debug, Default)]

@@ -493,6 +493,19 @@ fn native_output(part: &ContentPart) -> Option<Value> {
 
 /// The input items that return the results of one response's calls, in call order: one
 /// [`tool_result_item`] per call.
+///
+/// ```
+/// use lazytool_runtime::provider::openai_responses;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!({"a": 2, "b": 3}) };
+/// let result = ToolResult::success(json!(5));
+/// let messages = openai_responses::tool_results([(&call, &result)]);
+/// assert_eq!(messages.len(), 1);
+/// assert_eq!(messages[0]["type"], "function_call_output");
+/// assert_eq!(messages[0]["call_id"], "call_1");
+/// ```
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
@@ -522,7 +535,8 @@ super::turn::turn_functions! {
     /// # }
     /// ```
     results: tool_results,
-    parse: parse_tool_calls
+    parse: parse_tool_calls,
+    module: "openai_responses"
 }
 
 /// Reads one history item of the Responses API: a `function_call` (under its `call_id`), a

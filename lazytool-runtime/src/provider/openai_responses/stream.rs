@@ -46,7 +46,7 @@ pub struct StreamAssembler {
     events: Items,
 }
 
-stream_assembler!(Provider::OpenAiResponses);
+stream_assembler!(Provider::OpenAiResponses, "openai_responses");
 
 /// The function calls open, and whether the response ended.
 #[derive(Debug, Default)]

@@ -151,6 +151,18 @@ pub fn tool_result_message(call: &ToolCall, result: &ToolResult) -> Value {
 
 /// The messages that return the results of one assistant turn, in call order: one
 /// [`tool_result_message`] per call.
+///
+/// ```
+/// use lazytool_runtime::provider::tanstack;
+/// use lazytool_runtime::{ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// let call = ToolCall { id: "call_1".into(), name: "add".into(), arguments: json!({"a": 2, "b": 3}) };
+/// let result = ToolResult::success(json!(5));
+/// let messages = tanstack::tool_results([(&call, &result)]);
+/// assert_eq!(messages.len(), 1);
+/// assert_eq!(messages[0]["toolCallId"], "call_1");
+/// ```
 pub fn tool_results<'a>(
     turn: impl IntoIterator<Item = (&'a ToolCall, &'a ToolResult)>,
 ) -> Vec<Value> {
