@@ -1,5 +1,6 @@
 """lazytool-gateway in front of real MCP servers nobody on this project wrote, driven by the
-official MCP Python SDK: @modelcontextprotocol/server-everything, -memory and -filesystem
+official MCP Python SDK: @modelcontextprotocol/server-everything (stdio and streamable
+HTTP), -memory and -filesystem
 (npm), mcp-server-time and mcp-server-git (PyPI), plus a small misbehaving server of our own
 (faulty_server.py) and a 2026-07-28 one on the official SDK whose tool list changes
 (modern_server.py).
@@ -12,6 +13,7 @@ LAZYTOOL_GATEWAY) and runs `pytest tests/mcp/gateway`.
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -376,6 +378,52 @@ async def test_stdio_serves_and_stops_its_children(tmp_path: Path) -> None:
     [pid] = started_pids(tmp_path)
     assert not alive(pid)
 
+
+
+@pytest.fixture
+def everything_over_http() -> Iterator[str]:
+    """server-everything serving streamable HTTP on a free port of 127.0.0.1; its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = node_server("server-everything", "streamableHttp")
+    process = subprocess.Popen([server["command"], *server["args"]], env=os.environ | {"PORT": str(port)},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if f"listening on port {port}" in line:
+                break
+        else:
+            pytest.fail("server-everything did not listen")
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=TIMEOUT)
+
+
+async def test_a_streamable_http_upstream(tmp_path: Path, everything_over_http: str) -> None:
+    """A real server over streamable HTTP (npm server-everything), reached in 2025-11-25 after
+    its answer to the 2026-07-28 probe, served on stdio."""
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {"everything": {"url": everything_over_http}}}))
+    checked = subprocess.run([str(GATEWAY), "--config", str(config), "--check"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert re.search(r"^everything: \d+ tools, \d+ tokens when sent eagerly \(MCP 2025-11-25\)$", checked.stdout, re.M), checked.stdout
+    changes = ListChanges()
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(config)])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write, message_handler=changes.handle) as session:
+            await session.initialize()
+            assert "everything__echo" in lazy_names(await session.list_tools())
+            found = await session.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
+            assert not found.is_error, text(found)
+            await session.list_tools()
+            echoed = await session.call_tool("everything__echo", {"message": "over HTTP"})
+            assert not echoed.is_error and "over HTTP" in text(echoed)
+            invalid = await session.call_tool("everything__echo", {"message": 3})
+            assert invalid.is_error and "message" in text(invalid)
 
 def descendants(root: int) -> set[int]:
     """Every process below `root`, from /proc."""
