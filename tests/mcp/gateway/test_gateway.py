@@ -1,9 +1,8 @@
 """lazytool-gateway in front of real MCP servers nobody on this project wrote, driven by the
-official MCP Python SDK: @modelcontextprotocol/server-everything (stdio and streamable
-HTTP), -memory and -filesystem
-(npm), mcp-server-time and mcp-server-git (PyPI), plus a small misbehaving server of our own
-(faulty_server.py) and a 2026-07-28 one on the official SDK whose tool list changes
-(modern_server.py).
+official MCP Python SDK: @modelcontextprotocol/server-everything (stdio and streamable HTTP),
+-memory and -filesystem (npm), mcp-server-time and mcp-server-git (PyPI), plus a small
+misbehaving server of our own (faulty_server.py) and a 2026-07-28 one on the official SDK
+whose tool list changes (modern_server.py).
 
 `.ci/run` installs the servers (tests/mcp/gateway/install-upstreams, into
 target/gateway-upstreams), builds the gateway (target/debug/lazytool-gateway, or
