@@ -3,9 +3,9 @@
 with their expected calls. On demand, not in CI: the recordings are not part of this
 repository.
 
-    python3 examples/core/check_stream_cases.py [CASES_DIR]
+    python3 examples/core/check_stream_cases.py CASES_DIR
 
-CASES_DIR (default `../shared/data/streams/cases`, relative to the workspace root) holds
+CASES_DIR (a directory of recordings, wherever you keep them) holds
 `NAME.jsonl` streams, one event payload per line, each with `NAME.expected.json`:
 `{"provider", "outcome": "ok" | "error", "calls": [{"id", "name", "arguments", "alt_ids"?}]}`.
 An expected `id` of null accepts any id. For an "error" outcome the example must exit non-zero
@@ -46,7 +46,11 @@ def is_prefix(got, want):
 
 
 def main():
-    cases = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "../shared/data/streams/cases"
+    if len(sys.argv) != 2:
+        sys.exit("usage: check_stream_cases.py CASES_DIR (a directory of NAME.jsonl recordings with NAME.expected.json)")
+    cases = pathlib.Path(sys.argv[1])
+    if not cases.is_dir():
+        sys.exit(f"{cases} is not a directory")
     subprocess.run(
         ["cargo", "build", "--quiet", "--example", "assemble_stream"], cwd=ROOT, check=True
     )
