@@ -47,26 +47,32 @@ def url() -> Iterator[str]:
         text=True,
     )
     try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            found = re.search(r"at (http://\S+/mcp)", line)
-            if found:
-                break
-        else:
-            pytest.fail("the server did not say where it serves")
-        # Keep reading its log, or the server blocks once the pipe is full.
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield found.group(1)
+        yield await_line(process, r"at (http://\S+/mcp)", "the server did not say where it serves")[1]
     finally:
         process.terminate()
         process.wait(timeout=TIMEOUT)
 
 
-class ListChanges:
-    """Counts the `notifications/tools/list_changed` a client receives."""
+def await_line(process: subprocess.Popen, pattern: str, failure: str) -> re.Match:
+    """The first line of `process`'s stderr that matches `pattern` (the test fails with
+    `failure` if it ends first); the rest of its log is read on, or the process blocks once
+    the pipe is full."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        found = re.search(pattern, line)
+        if found:
+            threading.Thread(target=process.stderr.read, daemon=True).start()
+            return found
+    pytest.fail(failure)
 
-    def __init__(self) -> None:
+
+class ListChanges:
+    """Counts the `notifications/tools/list_changed` a client receives; `wait` waits at most
+    `timeout` seconds for the next."""
+
+    def __init__(self, timeout: float = TIMEOUT) -> None:
         self.count = 0
+        self._timeout = timeout
         self._event = anyio.Event()
 
     async def handle(self, message: object) -> None:
@@ -75,7 +81,7 @@ class ListChanges:
             self._event.set()
 
     async def wait(self) -> None:
-        with anyio.fail_after(TIMEOUT):
+        with anyio.fail_after(self._timeout):
             await self._event.wait()
         self._event = anyio.Event()
 

@@ -17,6 +17,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
+from test_mcp_http import ListChanges
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = Path(os.environ.get("LAZYTOOL_MCP_SERVER", ROOT / "target/debug/examples/mcp_server"))
@@ -37,27 +38,9 @@ def server_binary() -> None:
     assert SERVER.is_file(), f"{SERVER} is missing: run `cargo build --example mcp_server` first"
 
 
-class ListChanges:
-    """Counts the `notifications/tools/list_changed` the session receives."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._event = anyio.Event()
-
-    async def handle(self, message: types.ServerNotification | Exception) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.count += 1
-            self._event.set()
-
-    async def wait(self) -> None:
-        with anyio.fail_after(TIMEOUT):
-            await self._event.wait()
-        self._event = anyio.Event()
-
-
 @asynccontextmanager
 async def connect() -> AsyncIterator[tuple[ClientSession, ListChanges]]:
-    changes = ListChanges()
+    changes = ListChanges(TIMEOUT)
     async with stdio_client(StdioServerParameters(command=str(SERVER))) as (read, write):
         async with ClientSession(read, write, message_handler=changes.handle) as session:
             yield session, changes

@@ -29,6 +29,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_gateway import FAULTY, ROOT, node_server, UPSTREAMS  # noqa: E402
+from test_mcp_http import await_line  # noqa: E402
 
 GATEWAY = ROOT / "target/release/lazytool-gateway"
 TOKEN_REPORT = ROOT / "target/release/examples/token_report"
@@ -106,11 +107,8 @@ def rss_kib(pid: int) -> int:
 def serve_until_ready(config: Path) -> tuple[subprocess.Popen, float]:
     started = time.perf_counter()
     process = subprocess.Popen([str(GATEWAY), "--config", str(config), "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "serving MCP at" in line:
-            return process, time.perf_counter() - started
-    raise AssertionError("the gateway did not serve")
+    await_line(process, "serving MCP at", "the gateway did not serve")
+    return process, time.perf_counter() - started
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -15,7 +15,6 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,8 +27,9 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-# The HTTP tests' client: the token, ListChanges, connect(url, mode, changes), names.
-from test_mcp_http import TOKEN, ListChanges, connect, names  # noqa: E402
+# The HTTP tests' client: the token, ListChanges, connect(url, mode, changes), names, and
+# await_line(process, pattern, failure), which reads a server's log up to a line.
+from test_mcp_http import TOKEN, ListChanges, await_line, connect, names  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
@@ -104,15 +104,7 @@ def url(work: Path) -> Iterator[str]:
         env=environment(work),
     )
     try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            found = re.search(r"at (http://\S+/mcp)", line)
-            if found:
-                break
-        else:
-            pytest.fail("the gateway did not say where it serves")
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield found.group(1)
+        yield await_line(process, r"at (http://\S+/mcp)", "the gateway did not say where it serves")[1]
     finally:
         process.terminate()
         process.wait(timeout=TIMEOUT)
@@ -389,13 +381,7 @@ def everything_over_http() -> Iterator[str]:
     process = subprocess.Popen([server["command"], *server["args"]], env=os.environ | {"PORT": str(port)},
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if f"listening on port {port}" in line:
-                break
-        else:
-            pytest.fail("server-everything did not listen")
-        threading.Thread(target=process.stderr.read, daemon=True).start()
+        await_line(process, f"listening on port {port}", "server-everything did not listen")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
@@ -461,13 +447,7 @@ def test_a_killed_gateway_leaves_no_upstream_behind(tmp_path: Path) -> None:
         stderr=subprocess.PIPE, text=True,
     )
     try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if re.search(r"at (http://\S+/mcp)", line):
-                break
-        else:
-            pytest.fail("the gateway did not say where it serves")
-        threading.Thread(target=process.stderr.read, daemon=True).start()
+        await_line(process, r"at (http://\S+/mcp)", "the gateway did not say where it serves")
         below = descendants(process.pid)
         [stubborn] = started_pids_in(tmp_path / "stubborn.log")
         [wrapped] = started_pids_in(tmp_path / "wrapped.log")
