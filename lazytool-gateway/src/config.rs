@@ -188,6 +188,30 @@ impl Reader<'_> {
         }
     }
 
+    /// The value that the string `value` names among `choices`, `default` when it is absent.
+    fn one_of<T: Clone>(
+        &mut self,
+        value: Option<&Value>,
+        path: &str,
+        default: T,
+        choices: &[(&str, T)],
+    ) -> T {
+        let Some(value) = value else { return default };
+        let chosen = (choices.iter()).find(|(name, _)| value.as_str() == Some(*name));
+        if let Some((_, chosen)) = chosen {
+            return chosen.clone();
+        }
+        let names: Vec<String> = (choices.iter())
+            .map(|(name, _)| format!("\"{name}\""))
+            .collect();
+        let expected = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        };
+        self.problem(path, format!("expected {expected}, found {value}"));
+        default
+    }
+
     fn unknown_keys(&mut self, map: &Map<String, Value>, path: &str, known: &[&str]) {
         for key in map.keys().filter(|key| !known.contains(&key.as_str())) {
             let expected = known.join(", ");
@@ -213,37 +237,27 @@ impl Reader<'_> {
             None => &empty,
         };
         self.unknown_keys(lazytool, "$.lazytool", LAZYTOOL_KEYS);
-        config.mode = match lazytool.get("mode") {
-            None => DiscoveryMode::Names,
-            Some(Value::String(mode)) if mode == "names" => DiscoveryMode::Names,
-            Some(Value::String(mode)) if mode == "search" => DiscoveryMode::Search,
-            Some(Value::String(mode)) if mode == "auto" => DiscoveryMode::Auto(Default::default()),
-            Some(other) => {
-                self.problem(
-                    "$.lazytool.mode",
-                    format!("expected \"names\", \"search\" or \"auto\", found {other}"),
-                );
-                DiscoveryMode::Names
-            }
-        };
-        config.listing = match lazytool.get("listing") {
-            None => DiscoveryListing::GroupedNames,
-            Some(Value::String(listing)) if listing == "grouped" => DiscoveryListing::GroupedNames,
-            Some(Value::String(listing)) if listing == "names" => DiscoveryListing::Names,
-            Some(Value::String(listing)) if listing == "firstSentence" => {
-                DiscoveryListing::FirstSentence
-            }
-            Some(Value::String(listing)) if listing == "fullDescription" => {
-                DiscoveryListing::FullDescription
-            }
-            Some(other) => {
-                self.problem(
-                    "$.lazytool.listing",
-                    format!("expected \"grouped\", \"names\", \"firstSentence\" or \"fullDescription\", found {other}"),
-                );
-                DiscoveryListing::GroupedNames
-            }
-        };
+        config.mode = self.one_of(
+            lazytool.get("mode"),
+            "$.lazytool.mode",
+            DiscoveryMode::Names,
+            &[
+                ("names", DiscoveryMode::Names),
+                ("search", DiscoveryMode::Search),
+                ("auto", DiscoveryMode::Auto(Default::default())),
+            ],
+        );
+        config.listing = self.one_of(
+            lazytool.get("listing"),
+            "$.lazytool.listing",
+            DiscoveryListing::GroupedNames,
+            &[
+                ("grouped", DiscoveryListing::GroupedNames),
+                ("names", DiscoveryListing::Names),
+                ("firstSentence", DiscoveryListing::FirstSentence),
+                ("fullDescription", DiscoveryListing::FullDescription),
+            ],
+        );
         let start = self.millis(
             lazytool.get("startTimeoutMs"),
             "$.lazytool.startTimeoutMs",
