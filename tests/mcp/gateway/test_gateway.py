@@ -410,8 +410,8 @@ async def test_a_streamable_http_upstream(tmp_path: Path, everything_over_http: 
             invalid = await session.call_tool("everything__echo", {"message": 3})
             assert invalid.is_error and "message" in text(invalid)
 
-def descendants(root: int) -> set[int]:
-    """Every process below `root`, from /proc."""
+def process_children() -> dict[int, list[int]]:
+    """Each process's children, from /proc."""
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -420,6 +420,11 @@ def descendants(root: int) -> set[int]:
         except (OSError, IndexError):
             continue
         children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    return children
+
+
+def descendants(children: dict[int, list[int]], root: int) -> set[int]:
+    """Every process below `root`."""
     found, queue = set(), [root]
     while queue:
         for child in children.get(queue.pop(), []):
@@ -448,21 +453,15 @@ def test_a_killed_gateway_leaves_no_upstream_behind(tmp_path: Path) -> None:
     )
     try:
         await_line(process, r"at (http://\S+/mcp)", "the gateway did not say where it serves")
-        below = descendants(process.pid)
+        children = process_children()
+        below = descendants(children, process.pid)
         [stubborn] = started_pids_in(tmp_path / "stubborn.log")
         [wrapped] = started_pids_in(tmp_path / "wrapped.log")
         assert {stubborn, wrapped} <= below
-        assert wrapped not in child_pids(process.pid), "the wrapped server should be a grandchild"
+        assert wrapped not in children[process.pid], "the wrapped server should be a grandchild"
         assert len(below) >= 5, below
     finally:
         process.kill()
         process.wait(timeout=TIMEOUT)
     for pid in below:
         assert not alive(pid), f"{pid} ({Path(f'/proc/{pid}/cmdline').read_text()!r}) outlived the gateway"
-
-
-def child_pids(parent: int) -> set[int]:
-    found = set()
-    for task in Path(f"/proc/{parent}/task").iterdir():
-        found.update(int(pid) for pid in (task / "children").read_text().split())
-    return found
