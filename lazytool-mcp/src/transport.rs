@@ -199,15 +199,24 @@ where
         let outbox = self.outbox.clone();
         let in_flight = self.in_flight.clone();
         async move {
-            let sent = outbox
-                .send(line?)
-                .await
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the output is closed"));
-            // Released once the answer is queued: a full queue keeps the request in flight.
+            let line = line?;
+            let reserved = outbox.reserve().await;
+            // Released once the answer has its place in the queue (a full queue keeps the
+            // request in flight) and before it is queued: once queued, the writer may send it
+            // and the client reuse its id before this task runs again.
             if let Some(id) = answered {
                 in_flight.end(&id);
             }
-            sent
+            match reserved {
+                Ok(slot) => {
+                    slot.send(line);
+                    Ok(())
+                }
+                Err(_) => Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "the output is closed",
+                )),
+            }
         }
     }
 

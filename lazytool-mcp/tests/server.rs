@@ -596,3 +596,33 @@ async fn a_reused_id_in_flight_is_refused_and_out_of_range_ids_are_echoed() {
     }
     assert!(client.close().await.is_empty());
 }
+
+/// An id is free from the moment its answer can be read: a client that reuses it at once,
+/// while other requests keep the server's threads busy, is never told it is in flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_answered_id_is_free_at_once_under_contention() {
+    const ROUNDS: usize = 2_000;
+    let mut client = Client::connect(load_server());
+    client.initialize("2025-11-25").await;
+    let mut others = 0;
+    for round in 0..ROUNDS {
+        client.send(call(100_000 + round, "whoAmI", json!({}))).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+            .await;
+        loop {
+            let answer = client.response().await;
+            assert!(answer.get("result").is_some(), "round {round}: {answer}");
+            if answer["id"] == json!(1) {
+                break;
+            }
+            others += 1;
+        }
+    }
+    while others < ROUNDS {
+        let answer = client.response().await;
+        assert!(answer.get("result").is_some(), "{answer}");
+        others += 1;
+    }
+    assert!(client.close().await.is_empty());
+}
