@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use lazytool_mcp::{McpSource, ToolSelection, Upstream};
+use lazytool_mcp::{InheritEnv, McpSource, ToolSelection, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
@@ -62,7 +62,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const SERVER_SETTINGS: &[&str] = &["allow", "deny", "eager", "prefix"];
+const SERVER_SETTINGS: &[&str] = &["allow", "deny", "eager", "prefix", "inheritEnv"];
 const LAZYTOOL_KEYS: &[&str] = &[
     "mode",
     "listing",
@@ -80,7 +80,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
 ///     "lazytool": {"mode": "search", "servers": {"github": {"deny": ["delete_*"]}}}
 /// }"#;
 /// let config = lazytool_gateway::parse(text, |var| (var == "GITHUB_TOKEN").then(|| "ghp_x".to_owned())).unwrap();
-/// assert!(format!("{:?}", config.servers[0]).contains("Bearer ghp_x"));
+/// assert_eq!(config.servers[0].upstream(), &lazytool_mcp::Upstream::url("https://api.githubcopilot.com/mcp/").header("Authorization", "Bearer ghp_x"));
 /// ```
 pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
     let root: Value = serde_json::from_str(text).map_err(|error| ConfigError {
@@ -97,6 +97,13 @@ pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config,
             problems: reader.problems,
         }),
     }
+}
+
+/// A server's entry in `lazytool.servers`.
+struct ServerSettings {
+    selection: ToolSelection,
+    prefix: Option<String>,
+    inherit_env: Option<InheritEnv>,
 }
 
 struct Reader<'v> {
@@ -293,6 +300,8 @@ impl Reader<'_> {
                 || name.is_empty()
             {
                 self.problem(&path, "a server name may hold only letters, digits, `_` and `-` (it prefixes its tools' names)");
+            } else if name.contains("__") {
+                self.problem(&path, "a server name may not hold `__`, which separates it from its tools' names (`a__b` with tool `c` and `a` with tool `b__c` would both be `a__b__c`)");
             }
             let Some(entry) = self.object(entry, &path) else {
                 continue;
@@ -306,13 +315,21 @@ impl Reader<'_> {
                 .get(name)
                 .and_then(|settings| self.object(settings, &settings_path))
                 .map(|settings| self.settings(settings, &settings_path));
-            let Some(upstream) = upstream else { continue };
+            let Some(mut upstream) = upstream else {
+                continue;
+            };
+            if let Some(inherit) = source
+                .as_ref()
+                .and_then(|source| source.inherit_env.clone())
+            {
+                upstream = upstream.inherit_env(inherit);
+            }
             let mut server = McpSource::new(name.as_str(), upstream)
                 .start_timeout(start)
                 .call_timeout(call);
-            if let Some((selection, prefix)) = source {
-                server = server.selection(selection);
-                if let Some(prefix) = prefix {
+            if let Some(source) = source {
+                server = server.selection(source.selection);
+                if let Some(prefix) = source.prefix {
                     server = server.prefix(prefix);
                 }
             }
@@ -381,11 +398,7 @@ impl Reader<'_> {
         }
     }
 
-    fn settings(
-        &mut self,
-        settings: &Map<String, Value>,
-        path: &str,
-    ) -> (ToolSelection, Option<String>) {
+    fn settings(&mut self, settings: &Map<String, Value>, path: &str) -> ServerSettings {
         self.unknown_keys(settings, path, SERVER_SETTINGS);
         let mut selection = ToolSelection::new();
         for key in ["allow", "deny", "eager"] {
@@ -404,10 +417,38 @@ impl Reader<'_> {
                 Err(error) => self.problem(&key_path, error),
             }
         }
-        let prefix = settings
-            .get("prefix")
-            .and_then(|prefix| self.string(prefix, &child(path, "prefix")));
-        (selection, prefix)
+        let prefix_path = child(path, "prefix");
+        let prefix = (settings.get("prefix")).and_then(|prefix| self.string(prefix, &prefix_path));
+        if prefix.as_ref().is_some_and(|prefix| prefix.contains("__")) {
+            self.problem(
+                &prefix_path,
+                "a prefix may not hold `__`, which separates it from the tools' names",
+            );
+        }
+        let inherit_path = child(path, "inheritEnv");
+        let inherit_env = match settings.get("inheritEnv") {
+            None => None,
+            Some(Value::Bool(true)) => Some(InheritEnv::All),
+            Some(Value::Bool(false)) => Some(InheritEnv::Base),
+            Some(names @ Value::Array(_)) => {
+                Some(InheritEnv::Base.and(self.strings(names, &inherit_path)))
+            }
+            Some(other) => {
+                self.problem(
+                    &inherit_path,
+                    format!(
+                        "expected true, false or an array of variable names, found {}",
+                        kind(other)
+                    ),
+                );
+                None
+            }
+        };
+        ServerSettings {
+            selection,
+            prefix,
+            inherit_env,
+        }
     }
 }
 

@@ -606,7 +606,9 @@ async fn an_answered_id_is_free_at_once_under_contention() {
     client.initialize("2025-11-25").await;
     let mut others = 0;
     for round in 0..ROUNDS {
-        client.send(call(100_000 + round, "whoAmI", json!({}))).await;
+        client
+            .send(call(100_000 + round, "whoAmI", json!({})))
+            .await;
         client
             .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
             .await;

@@ -1,7 +1,7 @@
 //! A registry of a program's own tools and any number of MCP sources, rebuilt when a source
 //! changes: [`McpCatalog`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use lazytool_runtime::source::{CachedSource, LiveRegistry, ToolSource};
 use lazytool_runtime::{DynamicTool, Registry, RegistryBuilder, RegistryError};
 use serde_json::Value;
 
-use super::McpSource;
+use super::{McpSource, ToolNote};
 
 const TARGET: &str = "lazytool::mcp";
 /// How soon a source without a catalog is listed again, doubled while it keeps failing (its
@@ -32,7 +32,12 @@ type Base = Box<dyn Fn() -> RegistryBuilder + Send + Sync>;
 /// - A source whose listing fails keeps its last good tools: their calls answer with an
 ///   error saying the server is down, until it is back.
 /// - An upstream tool whose name is already taken (by a `#[tool]` or an earlier source) is
-///   left out and reported, with a warning.
+///   left out and reported, with a warning. A name, once given to a source's tool, is never
+///   given to another source's tool while the catalog lives: a discovery made earlier can
+///   never run another server's tool.
+/// - An upstream tool that cannot be served (a reserved or invalid name, an input schema
+///   that does not compile) is left out and reported; the rest of its server and every
+///   other server are served, at the start and on every later listing.
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::{McpCatalog, McpServer, McpSource, Upstream};
@@ -62,10 +67,13 @@ struct Inner {
 struct Published {
     reports: Vec<SourceReport>,
     fingerprint: Vec<(String, String, Value)>,
+    /// Each exposed name ever published, with the source and upstream tool it runs.
+    owners: HashMap<String, (usize, String)>,
 }
 
 /// What one source contributed to the catalog.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SourceReport {
     /// The source's name.
     pub name: String,
@@ -73,6 +81,8 @@ pub struct SourceReport {
     pub tools: Result<Vec<String>, String>,
     /// Its tools left out because another tool had the name already.
     pub collisions: Vec<String>,
+    /// Its tools left out because they cannot be served, and why.
+    pub left_out: Vec<ToolNote>,
     /// The protocol version spoken with it ([`McpSource::protocol_version`]).
     pub protocol: Option<String>,
 }
@@ -161,26 +171,32 @@ impl Inner {
                 listed[index] = Some(tools);
             }
         }
-        let mut taken: HashSet<String> = (self.base)()
-            .build()?
-            .tools()
-            .map(|tool| tool.name().to_owned())
-            .collect();
+        let base = (self.base)().build()?;
+        let mut taken: HashSet<String> = base.tools().map(|tool| tool.name().to_owned()).collect();
+        let mut owners = self.state().owners.clone();
         let mut tools = Vec::new();
         let mut reports = Vec::new();
-        for (source, listed) in self.sources.iter().zip(listed) {
+        for (index, (source, listed)) in self.sources.iter().zip(listed).enumerate() {
             let name = source.source().name().to_owned();
             let listed = listed.unwrap_or_else(|| Err("the listing task panicked".to_owned()));
+            let record = source.source().listed().clone();
+            let origin: HashMap<&str, &str> = (record.origins.iter())
+                .map(|(exposed, upstream)| (exposed.as_str(), upstream.as_str()))
+                .collect();
             let mut collisions = Vec::new();
             let names = listed.map(|listed| {
                 let mut names = Vec::new();
                 for tool in listed.iter() {
-                    if taken.insert(tool.name().to_owned()) {
-                        names.push(tool.name().to_owned());
+                    let exposed = tool.name();
+                    let owner = (index, origin.get(exposed).copied().unwrap_or(exposed).to_owned());
+                    let owned_by_other = owners.get(exposed).is_some_and(|first| *first != owner);
+                    if !owned_by_other && taken.insert(exposed.to_owned()) {
+                        owners.insert(exposed.to_owned(), owner);
+                        names.push(exposed.to_owned());
                         tools.push(tool.clone());
                     } else {
-                        tracing::warn!(target: TARGET, source = %name, tool = tool.name(), "an upstream tool's name is taken: left out");
-                        collisions.push(tool.name().to_owned());
+                        tracing::warn!(target: TARGET, source = %name, tool = exposed, "an upstream tool's name is taken: left out");
+                        collisions.push(exposed.to_owned());
                     }
                 }
                 names
@@ -192,10 +208,35 @@ impl Inner {
                 name,
                 tools: names,
                 collisions,
+                left_out: record.left_out,
                 protocol: source.source().protocol_version(),
             });
         }
-        let registry = (self.base)().tools(tools).build()?;
+        let registry = match (self.base)().tools(tools.iter().cloned()).build() {
+            Ok(registry) => registry,
+            // Each tool was checked alone by its source; whatever still fails together is
+            // left out rather than taking every server's tools with it.
+            Err(error) => {
+                tracing::warn!(target: TARGET, %error, "the catalog did not build: leaving out the tools that fail");
+                let fits = |tool: &DynamicTool| (self.base)().tools([tool.clone()]).build().is_ok();
+                let (kept, failed): (Vec<DynamicTool>, Vec<DynamicTool>) =
+                    tools.into_iter().partition(fits);
+                for tool in &failed {
+                    for report in reports.iter_mut() {
+                        if let Ok(names) = &mut report.tools
+                            && let Some(at) = names.iter().position(|name| name == tool.name())
+                        {
+                            names.remove(at);
+                            report.left_out.push(ToolNote {
+                                tool: tool.name().to_owned(),
+                                note: "it does not build beside the program's own tools".to_owned(),
+                            });
+                        }
+                    }
+                }
+                (self.base)().tools(kept).build()?
+            }
+        };
         let fingerprint: Vec<(String, String, Value)> = registry
             .tools()
             .map(|tool| {
@@ -210,6 +251,7 @@ impl Inner {
         let changed = {
             let mut state = self.state();
             state.reports = reports;
+            state.owners = owners;
             let changed = state.fingerprint != fingerprint;
             state.fingerprint = fingerprint;
             changed

@@ -3,12 +3,13 @@
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use rmcp::service::RunningService;
 use rmcp::{Peer, RoleClient};
 use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
-use super::upstream::{Notices, Upstream, follow_list_changes};
+use super::child::StderrTail;
+use super::redact::Redactor;
+use super::upstream::{Connected, Notices, Upstream, follow_list_changes};
 
 const TARGET: &str = "lazytool::upstream";
 
@@ -30,8 +31,11 @@ impl Backoff {
 pub(crate) struct Link {
     server: Arc<str>,
     upstream: Upstream,
+    redactor: Redactor,
     start_timeout: Duration,
     backoff: Backoff,
+    /// The last lines a child wrote to stderr, across its restarts.
+    stderr: StderrTail,
     /// Bumped on every upstream `list_changed` and on every restart.
     tools_changed: watch::Sender<u64>,
     /// The protocol version agreed at the last start.
@@ -41,7 +45,7 @@ pub(crate) struct Link {
 
 #[derive(Default)]
 struct State {
-    running: Option<RunningService<RoleClient, Notices>>,
+    running: Option<Connected>,
     failures: u32,
     retry_at: Option<Instant>,
     last_error: Option<String>,
@@ -57,9 +61,11 @@ impl Link {
     ) -> Self {
         Link {
             server,
+            redactor: upstream.redactor(),
             upstream,
             start_timeout,
             backoff,
+            stderr: StderrTail::default(),
             tools_changed: watch::Sender::new(0),
             protocol: std::sync::Mutex::default(),
             state: Mutex::default(),
@@ -68,6 +74,11 @@ impl Link {
 
     pub(crate) fn server(&self) -> &str {
         &self.server
+    }
+
+    /// `text` with this upstream's secrets hidden: every error about it passes here.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        self.redactor.apply(text)
     }
 
     pub(crate) fn tools_changed(&self) -> watch::Receiver<u64> {
@@ -86,13 +97,20 @@ impl Link {
     /// Waits at most the start timeout (plus the wait for a start already under way).
     pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
-        if let Some(running) = &state.running {
+        if let Some(Connected { running, .. }) = &state.running {
             if !running.is_closed() && !running.peer().is_transport_closed() {
                 return Ok(running.peer().clone());
             }
             tracing::warn!(target: TARGET, server = %self.server, "the upstream server is gone");
-            state.running = None;
-            state.last_error = Some("the server exited".to_owned());
+            if let Some(Connected {
+                process: Some(process),
+                ..
+            }) = state.running.take()
+            {
+                // Whatever it left running in its group goes with it.
+                tokio::spawn(process.stop());
+            }
+            state.last_error = Some(self.redact(&self.with_stderr("the server exited".to_owned())));
             state.failures += 1;
             state.retry_at = Some(Instant::now() + self.backoff.after(state.failures));
         }
@@ -112,7 +130,7 @@ impl Link {
         };
         let started = tokio::time::timeout(
             self.start_timeout,
-            self.upstream.connect(&self.server, notices),
+            self.upstream.connect(&self.server, notices, &self.stderr),
         )
         .await
         .unwrap_or_else(|_| {
@@ -120,10 +138,11 @@ impl Link {
                 "the MCP server did not complete its start within {:?}",
                 self.start_timeout
             ))
-        });
+        })
+        .map_err(|error| self.redact(&self.with_stderr(error)));
         match started {
-            Ok(running) => {
-                let peer = running.peer().clone();
+            Ok(connected) => {
+                let peer = connected.running.peer().clone();
                 let protocol = peer
                     .peer_info()
                     .map(|info| info.protocol_version.to_string());
@@ -134,7 +153,7 @@ impl Link {
                     peer.clone(),
                     self.tools_changed.clone(),
                 );
-                state.running = Some(running);
+                state.running = Some(connected);
                 state.failures = 0;
                 state.retry_at = None;
                 if std::mem::replace(&mut state.started_before, true) {
@@ -157,11 +176,27 @@ impl Link {
         }
     }
 
-    /// Closes the connection (a child process is stopped, then killed).
+    /// `error`, and the last lines the server wrote to stderr when there are any.
+    fn with_stderr(&self, error: String) -> String {
+        match self.stderr.text() {
+            Some(tail) => format!("{error}; its stderr ended with: {tail}"),
+            None => error,
+        }
+    }
+
+    /// Closes the connection; a child process and everything in its process group are
+    /// stopped (asked, then killed) within about a second.
     pub(crate) async fn shutdown(&self) {
-        let running = self.state.lock().await.running.take();
-        if let Some(mut running) = running {
-            let _ = running.close_with_timeout(Duration::from_secs(2)).await;
+        let connected = self.state.lock().await.running.take();
+        if let Some(Connected {
+            mut running,
+            process,
+        }) = connected
+        {
+            let _ = running.close_with_timeout(Duration::from_millis(200)).await;
+            if let Some(process) = process {
+                process.stop().await;
+            }
         }
     }
 }

@@ -1,10 +1,14 @@
 //! MCP servers as tool sources: [`McpSource`], and a registry of `#[tool]`s and MCP sources
 //! that follows their changes: [`McpCatalog`].
 
+mod admission;
 mod catalog;
+mod child;
 mod link;
 mod naming;
+mod redact;
 mod selection;
+mod stdio;
 mod tool;
 mod upstream;
 
@@ -15,7 +19,9 @@ use lazytool_runtime::CancellationToken;
 use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
 use tokio::sync::watch;
 
+pub use admission::ToolNote;
 pub use catalog::{McpCatalog, SourceReport};
+pub use child::InheritEnv;
 pub use selection::{PatternError, ToolSelection};
 pub use upstream::Upstream;
 
@@ -47,9 +53,16 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 ///   ([`restart_backoff`](McpSource::restart_backoff)). Until then, calls fail at once.
 /// - `notifications/tools/list_changed` from the server (and a restart) is reported on
 ///   [`tools_changed`](McpSource::tools_changed); [`McpCatalog`] lists it again.
-/// - A child process gets the parent's environment with the upstream's `env` on top, runs in
-///   its own process group, has its stderr logged (`tracing` target `lazytool::upstream`),
-///   and is killed when the source is dropped or [`shutdown`](McpSource::shutdown).
+/// - A child process gets its own `env` and only the parent's variables that
+///   [`InheritEnv`](crate::InheritEnv) allows (by default the few every program needs, as
+///   the official SDKs do), runs in its own process group, has its stderr logged (`tracing`
+///   target `lazytool::upstream`; each line cut at 4 KiB, at most 50 lines a second), and is
+///   stopped with its whole process group when the source is dropped or
+///   [`shutdown`](McpSource::shutdown).
+/// - No error, log line or report about the server shows the values of its `env` or
+///   `headers`, or the user information or query values of a URL.
+/// - An upstream tool that cannot be served is left out and reported
+///   ([`left_out`](McpSource::left_out)); the server's other tools are served.
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::{McpSource, ToolSelection, Upstream};
@@ -71,6 +84,15 @@ pub struct McpSource {
     call_timeout: Duration,
     backoff: Backoff,
     link: std::sync::OnceLock<Arc<Link>>,
+    listed: std::sync::Mutex<Listed>,
+}
+
+/// What the last listing made of the upstream's tools.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Listed {
+    /// Each offered tool's exposed name and upstream name.
+    pub(crate) origins: Vec<(String, String)>,
+    pub(crate) left_out: Vec<ToolNote>,
 }
 
 impl McpSource {
@@ -89,6 +111,7 @@ impl McpSource {
                 max: Duration::from_secs(60),
             },
             link: std::sync::OnceLock::new(),
+            listed: std::sync::Mutex::default(),
         }
     }
 
@@ -129,6 +152,11 @@ impl McpSource {
         self
     }
 
+    /// Where the server is and how it is reached.
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
     /// Changes each time the server announces `list_changed` or was restarted.
     pub fn tools_changed(&self) -> watch::Receiver<u64> {
         self.link().tools_changed()
@@ -145,6 +173,19 @@ impl McpSource {
     /// ```
     pub fn protocol_version(&self) -> Option<String> {
         self.link.get().and_then(|link| link.protocol())
+    }
+
+    /// The tools of the last listing that were left out, and why: a name that cannot be
+    /// used (`__lazy__tool__discovery__`, say) or an input schema that does not compile.
+    /// The server's other tools are served.
+    pub fn left_out(&self) -> Vec<ToolNote> {
+        self.listed().left_out.clone()
+    }
+
+    pub(crate) fn listed(&self) -> std::sync::MutexGuard<'_, Listed> {
+        self.listed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Stops the server: a child process is asked to exit, then killed.
@@ -179,9 +220,9 @@ impl ToolSource for McpSource {
                 let peer = link.peer().await.map_err(failed)?;
                 // A server that answers the handshake but not tools/list must not hang a start.
                 match tokio::time::timeout(self.start_timeout, peer.list_all_tools()).await {
-                    Ok(listed) => {
-                        listed.map_err(|error| failed(format!("tools/list failed: {error}")))
-                    }
+                    Ok(listed) => listed.map_err(|error| {
+                        failed(link.redact(&format!("tools/list failed: {error}")))
+                    }),
                     Err(_) => Err(failed(format!(
                         "tools/list got no answer within {:?}",
                         self.start_timeout
@@ -195,14 +236,33 @@ impl ToolSource for McpSource {
                 link,
                 call_timeout: self.call_timeout,
             };
-            Ok(listed
-                .into_iter()
-                .filter(|tool| self.selection.offers(&tool.name))
-                .map(|tool| {
-                    let eager = self.selection.is_eager(&tool.name);
-                    tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager)
-                })
-                .collect())
+            let mut record = Listed::default();
+            let mut tools = Vec::new();
+            for tool in listed {
+                if !self.selection.offers(&tool.name) {
+                    continue;
+                }
+                let upstream_name = tool.name.to_string();
+                let eager = self.selection.is_eager(&tool.name);
+                let dynamic = tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager);
+                match admission::admit(&dynamic) {
+                    Ok(()) => {
+                        record
+                            .origins
+                            .push((dynamic.name().to_owned(), upstream_name));
+                        tools.push(dynamic);
+                    }
+                    Err(note) => {
+                        tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %upstream_name, %note, "an upstream tool is left out");
+                        record.left_out.push(ToolNote {
+                            tool: upstream_name,
+                            note,
+                        });
+                    }
+                }
+            }
+            *self.listed() = record;
+            Ok(tools)
         })
     }
 }

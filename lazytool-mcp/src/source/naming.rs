@@ -5,10 +5,12 @@ use sha2::{Digest, Sha256};
 /// The longest tool name providers accept (`^[a-zA-Z0-9_-]{1,64}$`).
 pub(crate) const MAX_TOOL_NAME: usize = 64;
 
-/// `PREFIX__TOOL` (`TOOL` alone for an empty prefix) with every character outside `[a-zA-Z0-9_-]` replaced by `_`, and, when
-/// longer than [`MAX_TOOL_NAME`], cut and ended by 8 hex digits of a hash of the full name,
-/// so that two long names sharing a beginning stay apart and the name is the same on every
-/// run. Calls map back through the tool, which keeps the upstream name.
+/// `PREFIX__TOOL` (`TOOL` alone for an empty prefix) when that is a valid name; else with
+/// every character outside `[a-zA-Z0-9_-]` replaced by `_`, cut to fit [`MAX_TOOL_NAME`]
+/// and ended by 8 hex digits of a hash of the full name. The hash keeps the mapping
+/// one-to-one (`read.file` and `read_file` stay apart, as do two long names sharing a
+/// beginning) and the same on every run. Calls map back through the tool, which keeps the
+/// upstream name.
 pub(crate) fn exposed_name(prefix: &str, tool: &str) -> String {
     let full = if prefix.is_empty() {
         tool.to_owned()
@@ -25,7 +27,7 @@ pub(crate) fn exposed_name(prefix: &str, tool: &str) -> String {
             }
         })
         .collect();
-    if valid.len() <= MAX_TOOL_NAME && !valid.is_empty() {
+    if valid == full && valid.len() <= MAX_TOOL_NAME && !valid.is_empty() {
         return valid;
     }
     let digest = Sha256::digest(full.as_bytes());
@@ -33,7 +35,7 @@ pub(crate) fn exposed_name(prefix: &str, tool: &str) -> String {
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect();
-    let keep = MAX_TOOL_NAME - hash.len() - 1;
+    let keep = valid.len().min(MAX_TOOL_NAME - hash.len() - 1);
     format!("{}_{hash}", &valid[..keep])
 }
 
@@ -52,8 +54,12 @@ mod tests {
     }
 
     #[test]
-    fn invalid_characters_become_underscores() {
-        assert_eq!(exposed_name("fs", "read.file/v2"), "fs__read_file_v2");
+    fn invalid_characters_become_underscores_and_a_hash_keeps_names_apart() {
+        let mapped = exposed_name("fs", "read.file/v2");
+        assert!(mapped.starts_with("fs__read_file_v2_"), "{mapped}");
+        assert_eq!(mapped.len(), "fs__read_file_v2_".len() + 8);
+        assert_ne!(mapped, exposed_name("fs", "read_file/v2"));
+        assert_eq!(exposed_name("fs", "read_file_v2"), "fs__read_file_v2");
     }
 
     #[test]

@@ -59,6 +59,17 @@ impl Forward {
         arguments: Value,
         context: ToolContext,
     ) -> Result<ToolResult, String> {
+        self.forward(name, arguments, context)
+            .await
+            .map_err(|error| self.link.redact(&error))
+    }
+
+    async fn forward(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> Result<ToolResult, String> {
         let peer = self.link.peer().await?;
         let mut params = CallToolRequestParams::new(name.to_owned());
         if let Value::Object(arguments) = arguments {

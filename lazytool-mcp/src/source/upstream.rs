@@ -2,43 +2,53 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::Arc;
 
-use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerNotification,
     SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
+
+use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
+use super::redact::Redactor;
+use super::stdio::ChildTransport;
 
 const TARGET: &str = "lazytool::upstream";
+/// Lines queued for a child's stdin.
+const STDIN_QUEUE: usize = 64;
 
 /// An upstream MCP server: a command run as a child process speaking MCP on its stdio, or
 /// a streamable HTTP endpoint. The two shapes of an `mcpServers` entry.
+///
+/// Its `Debug` form hides the values of `env` and `headers` and what a URL carries in its
+/// user information and query: they are where secrets are.
 ///
 /// ```
 /// use lazytool_mcp::Upstream;
 ///
 /// let git = Upstream::command("uvx", ["mcp-server-git"]).env("GIT_AUTHOR_NAME", "bot");
-/// let remote = Upstream::url("https://mcp.example.com/mcp").header("Authorization", "Bearer t");
+/// let remote = Upstream::url("https://mcp.example.com/mcp").header("Authorization", "Bearer t0ken-123");
+/// assert!(!format!("{remote:?}").contains("t0ken-123"));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Upstream {
-    /// A child process, found on `PATH`, with the parent's environment and `env` on top.
+    /// A child process, found on `PATH`, with `env` and the parent's variables that
+    /// `inherit_env` names.
     Command {
         /// The program.
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Variables set on top of the inherited environment.
+        /// Its own variables.
         env: BTreeMap<String, String>,
+        /// Which of the parent's variables it gets (default: [`InheritEnv::Base`]).
+        inherit_env: InheritEnv,
         /// Its working directory (default: the parent's).
         cwd: Option<PathBuf>,
     },
@@ -51,6 +61,12 @@ pub enum Upstream {
     },
 }
 
+/// A started upstream: the rmcp service, and for a child, its process.
+pub(crate) struct Connected {
+    pub(crate) running: RunningService<RoleClient, Notices>,
+    pub(crate) process: Option<ChildProcess>,
+}
+
 impl Upstream {
     /// A child process running `command` with `args`.
     pub fn command<S: Into<String>>(
@@ -61,6 +77,7 @@ impl Upstream {
             command: command.into(),
             args: args.into_iter().map(Into::into).collect(),
             env: BTreeMap::new(),
+            inherit_env: InheritEnv::default(),
             cwd: None,
         }
     }
@@ -81,6 +98,15 @@ impl Upstream {
         self
     }
 
+    /// Which of the parent's environment variables the child process gets besides its own
+    /// (no effect on an HTTP upstream). Default: [`InheritEnv::Base`].
+    pub fn inherit_env(mut self, inherit: InheritEnv) -> Self {
+        if let Upstream::Command { inherit_env, .. } = &mut self {
+            *inherit_env = inherit;
+        }
+        self
+    }
+
     /// Sets the working directory of the child process (no effect on an HTTP upstream).
     pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
         if let Upstream::Command { cwd, .. } = &mut self {
@@ -97,49 +123,71 @@ impl Upstream {
         self
     }
 
+    /// What hides this upstream's secrets in text about it.
+    pub(crate) fn redactor(&self) -> Redactor {
+        match self {
+            Upstream::Command { env, .. } => Redactor::new(env.values().map(String::as_str)),
+            Upstream::Http { headers, .. } => {
+                let values = headers.values().map(String::as_str);
+                // `Bearer TOKEN`: the token alone may appear too.
+                let words = headers
+                    .values()
+                    .filter_map(|value| value.split_once(' '))
+                    .map(|(_, word)| word);
+                Redactor::new(values.chain(words))
+            }
+        }
+    }
+
     /// Starts the server (or opens the endpoint) in the newest protocol it speaks, as the
     /// 2026-07-28 revision's backward-compatibility rules have it: a `server/discover` probe
     /// for 2026-07-28 first, and the `initialize` handshake (offering 2025-11-25; the server
     /// answers with the newest it has) when the server answers the probe with an error or
-    /// not at all within rmcp's 10 s.
+    /// not at all within rmcp's 10 s. A child's late answer to the probe is dropped, so a
+    /// server slower than that still joins within the start timeout.
     pub(crate) async fn connect(
         &self,
         server: &Arc<str>,
         handler: Notices,
-    ) -> Result<RunningService<RoleClient, Notices>, String> {
+        tail: &StderrTail,
+    ) -> Result<Connected, String> {
         match self {
             Upstream::Command {
                 command,
                 args,
                 env,
+                inherit_env,
                 cwd,
             } => {
-                let mut wrapped = CommandWrap::with_new(command, |child| {
-                    child.args(args).envs(env);
-                    if let Some(cwd) = cwd {
-                        child.current_dir(cwd);
+                let launch = Launch {
+                    command,
+                    args,
+                    env,
+                    inherit: inherit_env,
+                    cwd: cwd.as_ref(),
+                };
+                let spawned = spawn(server, &launch, tail)?;
+                let (outbox, lines) = mpsc::channel(STDIN_QUEUE);
+                tokio::spawn(async move {
+                    if let Err(error) = crate::transport::write_lines(spawned.stdin, lines).await {
+                        tracing::debug!(target: TARGET, %error, "the server's input closed");
                     }
-                    #[cfg(target_os = "linux")]
-                    die_with_parent(child);
                 });
-                wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-                let (transport, stderr) = TokioChildProcess::builder(wrapped)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|error| format!("cannot start `{command}`: {error}"))?;
-                if let Some(stderr) = stderr {
-                    let server = Arc::clone(server);
-                    tokio::spawn(async move {
-                        let mut lines = BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            tracing::info!(target: TARGET, server = %server, "{line}");
-                        }
-                    });
-                }
-                handler
+                let transport = ChildTransport::new(Arc::clone(server), spawned.stdout, outbox);
+                let running = handler
                     .serve_with_lifecycle(transport, lifecycle())
                     .await
-                    .map_err(|error| format!("no MCP handshake with `{command}`: {error}"))
+                    .map_err(|error| format!("no MCP handshake with `{command}`: {error}"));
+                match running {
+                    Ok(running) => Ok(Connected {
+                        running,
+                        process: Some(spawned.process),
+                    }),
+                    Err(error) => {
+                        spawned.process.stop().await;
+                        Err(error)
+                    }
+                }
             }
             Upstream::Http { url, headers } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -151,35 +199,45 @@ impl Upstream {
                     config.custom_headers.insert(name, value);
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                handler
+                let running = handler
                     .serve_with_lifecycle(transport, lifecycle())
                     .await
-                    .map_err(|error| format!("no MCP handshake with {url}: {error}"))
+                    .map_err(|error| format!("no MCP handshake with {url}: {error}"))?;
+                Ok(Connected {
+                    running,
+                    process: None,
+                })
             }
         }
     }
 }
 
-/// Has the kernel kill the child when the thread that started it ends (with its process,
-/// even one killed by SIGKILL, which no `Drop` sees). Its own children, if any, see the end
-/// of their stdin then, which MCP servers answer by exiting.
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-fn die_with_parent(child: &mut tokio::process::Command) {
-    let parent = std::process::id();
-    // SAFETY: the closure runs between fork and exec, where only async-signal-safe calls
-    // are allowed: prctl and getppid are, and it allocates nothing.
-    unsafe {
-        child.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent died before the signal was set: the signal will never come.
-            if libc::getppid() as u32 != parent {
-                return Err(std::io::Error::other("the parent exited"));
-            }
-            Ok(())
-        });
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |map: &BTreeMap<String, String>| -> BTreeMap<String, &str> {
+            map.keys().map(|key| (key.clone(), "***")).collect()
+        };
+        match self {
+            Upstream::Command {
+                command,
+                args,
+                env,
+                inherit_env,
+                cwd,
+            } => f
+                .debug_struct("Command")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &hidden(env))
+                .field("inherit_env", inherit_env)
+                .field("cwd", cwd)
+                .finish(),
+            Upstream::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", &super::redact::redact_urls(url))
+                .field("headers", &hidden(headers))
+                .finish(),
+        }
     }
 }
 

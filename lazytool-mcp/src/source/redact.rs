@@ -1,0 +1,123 @@
+//! Secrets kept out of every error, log line and report about an upstream: [`Redactor`].
+
+/// What replaces a secret.
+const HIDDEN: &str = "***";
+/// Values shorter than this (`1`, `true`) are too common to hide wherever they appear.
+const SHORTEST_SECRET: usize = 6;
+
+/// Hides an upstream's secrets in text: the values of its headers and environment, and in
+/// any URL, the user information and the values of the query.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    /// Hides `values` (and what URLs carry) wherever they appear.
+    pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut secrets: Vec<String> = values
+            .into_iter()
+            .filter(|value| value.len() >= SHORTEST_SECRET)
+            .map(str::to_owned)
+            .collect();
+        // The longest first, so that a secret holding another is hidden whole.
+        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+        Redactor { secrets }
+    }
+
+    /// `text` with every secret hidden.
+    pub(crate) fn apply(&self, text: &str) -> String {
+        let mut text = redact_urls(text);
+        for secret in &self.secrets {
+            if text.contains(secret.as_str()) {
+                text = text.replace(secret.as_str(), HIDDEN);
+            }
+        }
+        text
+    }
+}
+
+/// Every `http://` or `https://` URL in `text` with its user information and query values
+/// hidden: `https://u:p@host/mcp?key=v&x` becomes `https://***@host/mcp?key=***&x`.
+pub(crate) fn redact_urls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = find_url(rest) {
+        out.push_str(&rest[..start]);
+        let url = &rest[start..];
+        let end = url
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')'))
+            .unwrap_or(url.len());
+        out.push_str(&redact_url(&url[..end]));
+        rest = &url[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn find_url(text: &str) -> Option<usize> {
+    match (text.find("http://"), text.find("https://")) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn redact_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let host = match authority.rsplit_once('@') {
+        Some((_, host)) => format!("{HIDDEN}@{host}"),
+        None => authority.to_owned(),
+    };
+    let (path, fragment) = match path.split_once('#') {
+        Some((path, fragment)) => (path, Some(fragment)),
+        None => (path, None),
+    };
+    let path = match path.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) => format!("{key}={HIDDEN}"),
+                    None => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => path.to_owned(),
+    };
+    let fragment = fragment
+        .map(|fragment| format!("#{fragment}"))
+        .unwrap_or_default();
+    format!("{scheme}://{host}{path}{fragment}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_their_user_information_and_query_values() {
+        assert_eq!(
+            redact_urls(
+                "cannot reach https://me:pw@mcp.example.com/mcp?api_key=s3cret&v=2&flag (refused)"
+            ),
+            "cannot reach https://***@mcp.example.com/mcp?api_key=***&v=***&flag (refused)"
+        );
+        assert_eq!(
+            redact_urls("error sending request for url (http://127.0.0.1:9/mcp?key=abc#frag)"),
+            "error sending request for url (http://127.0.0.1:9/mcp?key=***#frag)"
+        );
+        assert_eq!(redact_urls("no url here"), "no url here");
+    }
+
+    #[test]
+    fn secrets_are_hidden_wherever_they_appear_but_short_values_are_not() {
+        let redactor = Redactor::new(["Bearer ghp_abcdef", "ghp_abcdef", "1"]);
+        assert_eq!(
+            redactor.apply("sent `Bearer ghp_abcdef`, token ghp_abcdef, 1 try"),
+            "sent `***`, token ***, 1 try"
+        );
+    }
+}
