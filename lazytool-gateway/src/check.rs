@@ -43,6 +43,12 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
         for name in &source.collisions {
             let _ = writeln!(report, "  {name}: left out, the name is taken");
         }
+        for note in &source.left_out {
+            let _ = writeln!(report, "  {}: left out: {}", note.tool, note.note);
+        }
+        for note in &source.cleaned {
+            let _ = writeln!(report, "  {}: cleaned: {}", note.tool, note.note);
+        }
     }
     let eager: usize = (registry.tools())
         .map(|tool| definition_tokens(&tool.definition()))

@@ -62,14 +62,24 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const SERVER_SETTINGS: &[&str] = &["allow", "deny", "eager", "prefix", "inheritEnv"];
+const SERVER_SETTINGS: &[&str] = &[
+    "allow",
+    "deny",
+    "eager",
+    "prefix",
+    "inheritEnv",
+    "maxDescriptionChars",
+];
 const LAZYTOOL_KEYS: &[&str] = &[
     "mode",
     "listing",
     "servers",
     "startTimeoutMs",
     "callTimeoutMs",
+    "maxDescriptionChars",
 ];
+/// The default of `maxDescriptionChars`.
+const MAX_DESCRIPTION_CHARS: usize = 2048;
 
 /// Parses `text` (the file's contents), expanding `${VAR}` through `var`: every problem is
 /// collected into one [`ConfigError`] before anything starts.
@@ -104,6 +114,7 @@ struct ServerSettings {
     selection: ToolSelection,
     prefix: Option<String>,
     inherit_env: Option<InheritEnv>,
+    max_description: u64,
 }
 
 struct Reader<'v> {
@@ -180,15 +191,20 @@ impl Reader<'_> {
     }
 
     fn millis(&mut self, value: Option<&Value>, path: &str, default: Duration) -> Duration {
+        let default_ms = u64::try_from(default.as_millis()).unwrap_or(u64::MAX);
+        Duration::from_millis(self.positive(value, path, default_ms, "milliseconds"))
+    }
+
+    fn positive(&mut self, value: Option<&Value>, path: &str, default: u64, unit: &str) -> u64 {
         match value {
             None => default,
-            Some(Value::Number(n)) if n.as_u64().is_some_and(|ms| ms > 0) => {
-                Duration::from_millis(n.as_u64().unwrap_or_default())
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n > 0) => {
+                n.as_u64().unwrap_or(default)
             }
             Some(other) => {
                 self.problem(
                     path,
-                    format!("expected a positive whole number of milliseconds, found {other}"),
+                    format!("expected a positive whole number of {unit}, found {other}"),
                 );
                 default
             }
@@ -275,6 +291,12 @@ impl Reader<'_> {
             "$.lazytool.callTimeoutMs",
             lazytool_mcp::DEFAULT_CALL_TIMEOUT,
         );
+        let max_description = self.positive(
+            lazytool.get("maxDescriptionChars"),
+            "$.lazytool.maxDescriptionChars",
+            MAX_DESCRIPTION_CHARS as u64,
+            "characters",
+        );
         let settings = match lazytool.get("servers") {
             Some(servers) => self.object(servers, "$.lazytool.servers").unwrap_or(&empty),
             None => &empty,
@@ -314,7 +336,7 @@ impl Reader<'_> {
             let source = settings
                 .get(name)
                 .and_then(|settings| self.object(settings, &settings_path))
-                .map(|settings| self.settings(settings, &settings_path));
+                .map(|settings| self.settings(settings, &settings_path, max_description));
             let Some(mut upstream) = upstream else {
                 continue;
             };
@@ -326,9 +348,11 @@ impl Reader<'_> {
             }
             let mut server = McpSource::new(name.as_str(), upstream)
                 .start_timeout(start)
-                .call_timeout(call);
+                .call_timeout(call)
+                .max_description_chars(max_description as usize);
             if let Some(source) = source {
-                server = server.selection(source.selection);
+                server = (server.selection(source.selection))
+                    .max_description_chars(source.max_description as usize);
                 if let Some(prefix) = source.prefix {
                     server = server.prefix(prefix);
                 }
@@ -398,7 +422,12 @@ impl Reader<'_> {
         }
     }
 
-    fn settings(&mut self, settings: &Map<String, Value>, path: &str) -> ServerSettings {
+    fn settings(
+        &mut self,
+        settings: &Map<String, Value>,
+        path: &str,
+        max_description: u64,
+    ) -> ServerSettings {
         self.unknown_keys(settings, path, SERVER_SETTINGS);
         let mut selection = ToolSelection::new();
         for key in ["allow", "deny", "eager"] {
@@ -444,10 +473,17 @@ impl Reader<'_> {
                 None
             }
         };
+        let max_description = self.positive(
+            settings.get("maxDescriptionChars"),
+            &child(path, "maxDescriptionChars"),
+            max_description,
+            "characters",
+        );
         ServerSettings {
             selection,
             prefix,
             inherit_env,
+            max_description,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `lazytool-gateway --config FILE [--http ADDR] [--token T] [--check]`.
+//! `lazytool-gateway --config FILE [--http ADDR [--token T | --token-file PATH]] [--check]`.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
@@ -8,8 +8,10 @@ use lazytool_runtime::SessionOptions;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 
-const USAGE: &str =
-    "usage: lazytool-gateway --config FILE [--http ADDR|PORT [--token SECRET]] [--check]";
+const USAGE: &str = "usage: lazytool-gateway --config FILE [--http ADDR|PORT [--token SECRET | --token-file PATH]] [--check]
+  the token may also come from the environment variable LAZYTOOL_TOKEN";
+/// The environment variable that holds the bearer token when no flag gives one.
+const TOKEN_VAR: &str = "LAZYTOOL_TOKEN";
 
 struct Args {
     config: String,
@@ -20,21 +22,33 @@ struct Args {
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let (mut config, mut http, mut token, mut check) = (None, None, None, false);
+    let mut token_file = None;
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value; {USAGE}"));
         match arg.as_str() {
             "--config" => config = Some(value()?),
             "--http" => http = Some(value()?),
             "--token" => token = Some(value()?),
+            "--token-file" => token_file = Some(value()?),
             "--check" => check = true,
             "--help" | "-h" => return Err(USAGE.to_owned()),
             _ => return Err(format!("unknown argument `{arg}`; {USAGE}")),
         }
     }
     let config = config.ok_or(format!("--config is required; {USAGE}"))?;
-    if token.is_some() && http.is_none() {
-        return Err(format!("--token needs --http; {USAGE}"));
+    if (token.is_some() || token_file.is_some()) && http.is_none() {
+        return Err(format!("--token and --token-file need --http; {USAGE}"));
     }
+    let token = match (token, token_file) {
+        (Some(_), Some(_)) => {
+            return Err(format!("give --token or --token-file, not both; {USAGE}"));
+        }
+        (Some(token), None) => Some(token),
+        (None, Some(path)) => Some(read_token(&path)?),
+        (None, None) => std::env::var(TOKEN_VAR)
+            .ok()
+            .filter(|token| !token.is_empty()),
+    };
     // A bare port binds the loopback interface only.
     let http = http
         .map(|addr| match addr.parse::<u16>() {
@@ -52,8 +66,33 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     })
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// The token in `path`: its first line, which must not be empty.
+fn read_token(path: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("cannot read the token file {path}: {error}"))?;
+    let token = text.lines().next().unwrap_or_default().trim();
+    if token.is_empty() {
+        return Err(format!("the token file {path} is empty"));
+    }
+    Ok(token.to_owned())
+}
+
+fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("lazytool-gateway: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(gateway());
+    // Reading stdin blocks a thread that only the end of the input frees: on a signal,
+    // waiting for it would keep the gateway alive until the client closes its end.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
+}
+
+async fn gateway() -> ExitCode {
     let filter = Targets::new()
         .with_target("lazytool", LevelFilter::INFO)
         .with_default(LevelFilter::WARN);
@@ -78,7 +117,11 @@ async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);
-    let catalog = lazytool_gateway::start(config.servers).await?;
+    // A signal while the servers start drops them: each is killed with its process group.
+    let catalog = tokio::select! {
+        catalog = lazytool_gateway::start(config.servers) => catalog?,
+        () = stopped() => return Ok(ExitCode::SUCCESS),
+    };
     if args.check {
         let (report, all_listed) = lazytool_gateway::check(&catalog, &options);
         println!("{report}");

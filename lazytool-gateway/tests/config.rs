@@ -2,6 +2,7 @@
 //! one error listing every problem with its JSON path.
 
 use lazytool_gateway::parse;
+use lazytool_mcp::{InheritEnv, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::json;
 
@@ -34,10 +35,72 @@ fn a_claude_desktop_file_parses_as_it_is() {
         .collect();
     assert_eq!(described.len(), 2, "the disabled server is left out");
     assert!(described[0].contains("/home/me/notes"), "{}", described[0]);
+    assert!(described[1].contains("prefix: \"gh\""), "{}", described[1]);
     assert!(
-        described[1].contains("Bearer ghp_secret") && described[1].contains("prefix: \"gh\""),
-        "{}",
+        !described[1].contains("ghp_secret"),
+        "a secret in Debug: {}",
         described[1]
+    );
+    assert_eq!(
+        config.servers[1].upstream(),
+        &Upstream::url("https://api.githubcopilot.com/mcp/")
+            .header("Authorization", "Bearer ghp_secret")
+    );
+}
+
+#[test]
+fn names_that_could_meet_after_the_prefix_are_refused() {
+    let text = json!({
+        "mcpServers": {"a__b": {"command": "x"}, "a": {"command": "y"}},
+        "lazytool": {"servers": {"a": {"prefix": "p__q"}}},
+    })
+    .to_string();
+    let problems = parse(&text, env).expect_err("refused").problems;
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].starts_with("$.mcpServers.a__b: a server name may not hold `__`"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].starts_with("$.lazytool.servers.a.prefix: a prefix may not hold `__`"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn children_inherit_the_base_environment_unless_told_otherwise() {
+    let text = json!({
+        "mcpServers": {"plain": {"command": "x"}, "all": {"command": "y"}, "some": {"command": "z"}, "bad": {"command": "w"}},
+        "lazytool": {"maxDescriptionChars": 500, "servers": {
+            "all": {"inheritEnv": true},
+            "some": {"inheritEnv": ["AWS_PROFILE"], "maxDescriptionChars": 100},
+            "bad": {"inheritEnv": "yes"},
+        }},
+    })
+    .to_string();
+    let problems = parse(&text, env).expect_err("one bad value").problems;
+    assert_eq!(
+        problems,
+        [
+            "$.lazytool.servers.bad.inheritEnv: expected true, false or an array of variable names, found a string"
+        ]
+    );
+    let text = text.replace(r#""inheritEnv":"yes""#, r#""inheritEnv":false"#);
+    let config = parse(&text, env).expect("valid");
+    let inherit: Vec<InheritEnv> = (config.servers.iter())
+        .map(|server| match server.upstream() {
+            Upstream::Command { inherit_env, .. } => inherit_env.clone(),
+            other => panic!("not a command: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        inherit,
+        [
+            InheritEnv::Base,
+            InheritEnv::All,
+            InheritEnv::Names(vec!["AWS_PROFILE".to_owned()]),
+            InheritEnv::Base
+        ]
     );
 }
 

@@ -83,6 +83,8 @@ pub struct SourceReport {
     pub collisions: Vec<String>,
     /// Its tools left out because they cannot be served, and why.
     pub left_out: Vec<ToolNote>,
+    /// Its tools whose text was cleaned, and what was removed.
+    pub cleaned: Vec<ToolNote>,
     /// The protocol version spoken with it ([`McpSource::protocol_version`]).
     pub protocol: Option<String>,
 }
@@ -137,11 +139,15 @@ impl McpCatalog {
         self.inner.rebuild().await
     }
 
-    /// Stops every source (child processes exit or are killed).
+    /// Stops every source at once: each child process, and whatever it started, is asked to
+    /// exit and killed if it has not within about a second.
     pub async fn shutdown(&self) {
+        let mut stopping = tokio::task::JoinSet::new();
         for source in &self.inner.sources {
-            source.source().shutdown().await;
+            let source = Arc::clone(source);
+            stopping.spawn(async move { source.source().shutdown().await });
         }
+        while stopping.join_next().await.is_some() {}
     }
 }
 
@@ -209,6 +215,7 @@ impl Inner {
                 tools: names,
                 collisions,
                 left_out: record.left_out,
+                cleaned: record.cleaned,
                 protocol: source.source().protocol_version(),
             });
         }

@@ -7,6 +7,7 @@ mod child;
 mod link;
 mod naming;
 mod redact;
+mod sanitize;
 mod selection;
 mod stdio;
 mod tool;
@@ -59,6 +60,12 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 ///   target `lazytool::upstream`; each line cut at 4 KiB, at most 50 lines a second), and is
 ///   stopped with its whole process group when the source is dropped or
 ///   [`shutdown`](McpSource::shutdown).
+/// - What a model reads of its tools is cleaned: descriptions, titles and the texts and
+///   values of their schemas lose Unicode tag characters, bidi controls, zero-width and
+///   other invisible characters, control characters (newline and tab kept) and terminal
+///   escape sequences, and descriptions are cut at
+///   [`max_description_chars`](McpSource::max_description_chars); each tool's removals are
+///   logged and reported ([`cleaned`](McpSource::cleaned)).
 /// - No error, log line or report about the server shows the values of its `env` or
 ///   `headers`, or the user information or query values of a URL.
 /// - An upstream tool that cannot be served is left out and reported
@@ -83,6 +90,7 @@ pub struct McpSource {
     start_timeout: Duration,
     call_timeout: Duration,
     backoff: Backoff,
+    max_description_chars: usize,
     link: std::sync::OnceLock<Arc<Link>>,
     listed: std::sync::Mutex<Listed>,
 }
@@ -93,6 +101,7 @@ pub(crate) struct Listed {
     /// Each offered tool's exposed name and upstream name.
     pub(crate) origins: Vec<(String, String)>,
     pub(crate) left_out: Vec<ToolNote>,
+    pub(crate) cleaned: Vec<ToolNote>,
 }
 
 impl McpSource {
@@ -110,6 +119,7 @@ impl McpSource {
                 first: Duration::from_secs(1),
                 max: Duration::from_secs(60),
             },
+            max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
             link: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
         }
@@ -157,6 +167,13 @@ impl McpSource {
         &self.upstream
     }
 
+    /// The longest description (or title) of a tool or parameter, in characters; a longer
+    /// one is cut, ending with a marker that says how much was cut. Default: 2,048.
+    pub fn max_description_chars(mut self, max: usize) -> Self {
+        self.max_description_chars = max;
+        self
+    }
+
     /// Changes each time the server announces `list_changed` or was restarted.
     pub fn tools_changed(&self) -> watch::Receiver<u64> {
         self.link().tools_changed()
@@ -180,6 +197,12 @@ impl McpSource {
     /// The server's other tools are served.
     pub fn left_out(&self) -> Vec<ToolNote> {
         self.listed().left_out.clone()
+    }
+
+    /// The tools of the last listing whose text was cleaned before it was served, and what
+    /// was removed or cut ([`McpSource`] says what is removed).
+    pub fn cleaned(&self) -> Vec<ToolNote> {
+        self.listed().cleaned.clone()
     }
 
     pub(crate) fn listed(&self) -> std::sync::MutexGuard<'_, Listed> {
@@ -238,11 +261,19 @@ impl ToolSource for McpSource {
             };
             let mut record = Listed::default();
             let mut tools = Vec::new();
-            for tool in listed {
+            for mut tool in listed {
                 if !self.selection.offers(&tool.name) {
                     continue;
                 }
                 let upstream_name = tool.name.to_string();
+                let removals = sanitize::clean_tool(&mut tool, self.max_description_chars);
+                if !removals.is_empty() {
+                    tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %upstream_name, %removals, "an upstream tool's text was cleaned");
+                    record.cleaned.push(ToolNote {
+                        tool: upstream_name.clone(),
+                        note: removals.to_string(),
+                    });
+                }
                 let eager = self.selection.is_eager(&tool.name);
                 let dynamic = tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager);
                 match admission::admit(&dynamic) {
