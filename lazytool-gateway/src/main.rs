@@ -1,10 +1,13 @@
 //! `lazytool-gateway --config FILE [--http ADDR [--token T | --token-file PATH]] [--check]`.
 
+mod log;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 
-use lazytool_mcp::McpServer;
+use lazytool_mcp::{McpServer, Redactor};
 use lazytool_runtime::SessionOptions;
+use log::RedactedStderr;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 
@@ -93,14 +96,15 @@ fn main() -> ExitCode {
 }
 
 async fn gateway() -> ExitCode {
+    let log = RedactedStderr::default();
     let filter = Targets::new()
         .with_target("lazytool", LevelFilter::INFO)
         .with_default(LevelFilter::WARN);
     tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(tracing_subscriber::fmt::layer().with_writer(log.clone()))
         .with(filter)
         .init();
-    match run().await {
+    match run(&log).await {
         Ok(code) => code,
         Err(error) => {
             eprintln!("lazytool-gateway: {error}");
@@ -109,11 +113,16 @@ async fn gateway() -> ExitCode {
     }
 }
 
-async fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+async fn run(log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let args = parse_args(std::env::args().skip(1))?;
     let text = std::fs::read_to_string(&args.config)
         .map_err(|error| format!("cannot read {}: {error}", args.config))?;
     let config = lazytool_gateway::parse(&text, |name| std::env::var(name).ok())?;
+    log.hide(
+        (config.servers.iter()).fold(Redactor::default(), |all, server| {
+            all.and(&server.upstream().redactor())
+        }),
+    );
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);

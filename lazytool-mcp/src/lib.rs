@@ -77,7 +77,7 @@ pub use request::McpRequest;
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, InheritEnv, McpCatalog, McpSource, PatternError,
-    SourceReport, ToolNote, ToolSelection, Upstream,
+    Redactor, SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use streamable_http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,

@@ -219,7 +219,7 @@ async fn an_answer_that_is_not_json_rpc_fails_its_call_at_once() {
 
 #[tokio::test]
 async fn a_server_slower_than_the_probe_joins_within_the_start_timeout() {
-    let slow = hostile(None).env("HOSTILE_SLEEP", "12");
+    let slow = hostile(None).env("HOSTILE_SLEEP", "15");
     let source = McpSource::new("slow", slow).start_timeout(Duration::from_secs(40));
     let tools = source
         .list_tools(CancellationToken::new())

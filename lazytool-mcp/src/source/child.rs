@@ -243,13 +243,28 @@ impl Drop for ChildProcess {
 }
 
 /// Logs each stderr line (cut at [`MAX_STDERR_LINE`] bytes), at most
-/// [`STDERR_LINES_PER_SECOND`] a second, saying how many were left out; keeps the tail.
+/// [`STDERR_LINES_PER_SECOND`] a second, saying how many were left out at the end of each
+/// second that left some out, even when the server then falls silent; keeps the tail.
 async fn log_stderr(server: Arc<str>, stderr: impl AsyncRead + Unpin, tail: StderrTail) {
     let mut lines = BoundedLines::new(stderr, MAX_STDERR_LINE);
     let mut window = Instant::now();
     let (mut logged, mut dropped) = (0u32, 0u64);
     loop {
-        let (bytes, cut) = match lines.next().await {
+        let read = if dropped > 0 {
+            // `next` is cancel safe: a line cut short by the report is read on afterwards.
+            tokio::select! {
+                read = lines.next() => read,
+                () = tokio::time::sleep_until(window + Duration::from_secs(1)) => {
+                    report_dropped(&server, &mut dropped);
+                    window = Instant::now();
+                    logged = 0;
+                    continue;
+                }
+            }
+        } else {
+            lines.next().await
+        };
+        let (bytes, cut) = match read {
             Read::Line(line) => (line, false),
             Read::Oversized(prefix) => (prefix, true),
             Read::Eof | Read::Failed(_) => break,

@@ -23,6 +23,7 @@ use tokio::sync::watch;
 pub use admission::ToolNote;
 pub use catalog::{McpCatalog, SourceReport};
 pub use child::InheritEnv;
+pub use redact::Redactor;
 pub use selection::{PatternError, ToolSelection};
 pub use upstream::Upstream;
 

@@ -7,14 +7,37 @@ const SHORTEST_SECRET: usize = 6;
 
 /// Hides an upstream's secrets in text: the values of its headers and environment, and in
 /// any URL, the user information and the values of the query.
+///
+/// Every error and report of an [`McpSource`](crate::McpSource) already goes through its
+/// upstream's redactor ([`Upstream::redactor`](crate::Upstream::redactor)); a program that
+/// logs what other libraries say about its upstreams (rmcp and reqwest put URLs in their
+/// errors) runs its log lines through one too, as `lazytool-gateway` does.
+///
+/// ```
+/// use lazytool_mcp::{Redactor, Upstream};
+///
+/// let github = Upstream::url("https://mcp.example.com/mcp?api_key=k3y-123")
+///     .header("Authorization", "Bearer ghp_abcdef");
+/// let redactor = Redactor::default().and(&github.redactor());
+/// assert_eq!(
+///     redactor.apply("sent ghp_abcdef to https://mcp.example.com/mcp?api_key=k3y-123"),
+///     "sent *** to https://mcp.example.com/mcp?api_key=***"
+/// );
+/// ```
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Redactor {
+pub struct Redactor {
     secrets: Vec<String>,
 }
 
 impl Redactor {
-    /// Hides `values` (and what URLs carry) wherever they appear.
-    pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
+    /// Hides `values` (and what URLs carry) wherever they appear; values shorter than six
+    /// bytes (`1`, `true`) are too common to hide and are left alone.
+    ///
+    /// ```
+    /// let redactor = lazytool_mcp::Redactor::new(["hunter2-secret", "1"]);
+    /// assert_eq!(redactor.apply("password hunter2-secret, 1 try"), "password ***, 1 try");
+    /// ```
+    pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
         let mut secrets: Vec<String> = values
             .into_iter()
             .filter(|value| value.len() >= SHORTEST_SECRET)
@@ -22,11 +45,37 @@ impl Redactor {
             .collect();
         // The longest first, so that a secret holding another is hidden whole.
         secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+        secrets.dedup();
         Redactor { secrets }
     }
 
+    /// A redactor that hides the secrets of both.
+    ///
+    /// ```
+    /// use lazytool_mcp::Redactor;
+    ///
+    /// let both = Redactor::new(["first-secret"]).and(&Redactor::new(["second-secret"]));
+    /// assert_eq!(both.apply("first-secret second-secret"), "*** ***");
+    /// ```
+    pub fn and(&self, other: &Redactor) -> Redactor {
+        Redactor::new(
+            self.secrets
+                .iter()
+                .chain(&other.secrets)
+                .map(String::as_str),
+        )
+    }
+
     /// `text` with every secret hidden.
-    pub(crate) fn apply(&self, text: &str) -> String {
+    ///
+    /// ```
+    /// let redactor = lazytool_mcp::Redactor::default();
+    /// assert_eq!(
+    ///     redactor.apply("cannot reach https://me:pw@host/mcp?key=v"),
+    ///     "cannot reach https://***@host/mcp?key=***"
+    /// );
+    /// ```
+    pub fn apply(&self, text: &str) -> String {
         let mut text = redact_urls(text);
         for secret in &self.secrets {
             if text.contains(secret.as_str()) {

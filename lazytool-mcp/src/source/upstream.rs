@@ -123,8 +123,14 @@ impl Upstream {
         self
     }
 
-    /// What hides this upstream's secrets in text about it.
-    pub(crate) fn redactor(&self) -> Redactor {
+    /// What hides this upstream's secrets in text about it: the values of its environment or
+    /// headers (and a `Bearer` token alone), and what URLs carry.
+    ///
+    /// ```
+    /// let upstream = lazytool_mcp::Upstream::command("server", ["--verbose"]).env("API_KEY", "k3y-123456");
+    /// assert_eq!(upstream.redactor().apply("API_KEY=k3y-123456"), "API_KEY=***");
+    /// ```
+    pub fn redactor(&self) -> Redactor {
         match self {
             Upstream::Command { env, .. } => Redactor::new(env.values().map(String::as_str)),
             Upstream::Http { headers, .. } => {
