@@ -19,7 +19,7 @@ Set in its environment:
 - ``HOSTILE_TOOLS``: a JSON list of more tool names, each a plain tool answering its name.
 - ``HOSTILE_SLEEP``: seconds to sleep before reading anything.
 - ``HOSTILE_STDERR_MB``: write one stderr line of that many MiB (its newline last), then
-  ``HOSTILE_STDERR_LINES`` short lines.
+  ``HOSTILE_STDERR_LINES`` lines of ``HOSTILE_STDERR_LINE_BYTES`` bytes (default: short ones).
 - ``HOSTILE_SPAWN``: start ``sleep 300`` in the background, a grandchild of the client.
 
 With STATE_FILE it appends ``started PID`` (and ``grandchild PID``) at the start and
@@ -123,8 +123,9 @@ def flood() -> None:
         sys.stderr.write(chunk)
     if megabytes:
         sys.stderr.write("\n")
+    width = int(os.environ.get("HOSTILE_STDERR_LINE_BYTES", "0"))
     for n in range(int(os.environ.get("HOSTILE_STDERR_LINES", "0"))):
-        sys.stderr.write(f"line {n}\n")
+        sys.stderr.write(f"line {n}".ljust(width, ".") + "\n")
     sys.stderr.flush()
 
 
