@@ -1,9 +1,12 @@
-"""Runs the official MCP conformance suite's server scenarios against lazytool's conformance
-example, one scenario at a time, with the expected-failures baseline.
+"""Runs the official MCP conformance suite's scenarios one at a time, with the
+expected-failures baseline (baseline.yml, its `server:` and `client:` lists).
 
-usage: python3 run.py SERVER_BINARY SUITE_DIR
+usage: python3 run.py SERVER_BINARY SUITE_DIR            # server scenarios (scenarios.txt)
+       python3 run.py --client CLIENT_BINARY SUITE_DIR   # client scenarios (client-scenarios.txt)
 
-SERVER_BINARY is the built `mcp_conformance` example; SUITE_DIR is where `npm ci` installed
+SERVER_BINARY is the built `mcp_conformance` example, served over HTTP for every scenario;
+CLIENT_BINARY is the built `mcp_conformance_client` example, which the suite runs once per
+scenario against a test server of its own. SUITE_DIR is where `npm ci` installed
 `package.json` of this folder (`.ci/run` uses `target/conformance`). Prints one line per
 scenario and exits non-zero if any scenario failed unexpectedly or a baseline entry passed.
 """
@@ -18,8 +21,8 @@ HERE = Path(__file__).resolve().parent
 TIMEOUT = 120
 
 
-def scenarios() -> list[str]:
-    lines = (HERE / "scenarios.txt").read_text().splitlines()
+def scenarios(listing: str) -> list[str]:
+    lines = (HERE / listing).read_text().splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
@@ -42,14 +45,20 @@ def start(binary: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def main() -> int:
-    binary, suite = sys.argv[1], Path(sys.argv[2]).resolve()
+    client = sys.argv[1] == "--client"
+    binary, suite = sys.argv[1 + client], Path(sys.argv[2 + client]).resolve()
     cli = suite / "node_modules/@modelcontextprotocol/conformance/dist/index.js"
     expected = expected_failures()
-    server, url = start(binary)
+    if client:
+        server, target = None, ["client", "--command", str(Path(binary).resolve())]
+    else:
+        server, url = start(binary)
+        target = ["server", "--url", url]
+    listed = scenarios("client-scenarios.txt" if client else "scenarios.txt")
     passed, failed, expected_failed = [], [], []
     try:
-        for scenario in scenarios():
-            command = ["node", str(cli), "server", "--url", url, "--scenario", scenario,
+        for scenario in listed:
+            command = ["node", str(cli), *target, "--scenario", scenario,
                        "--expected-failures", str(HERE / "baseline.yml")]
             run = subprocess.run(command, cwd=suite, capture_output=True, text=True, timeout=TIMEOUT)
             output = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout + run.stderr)
@@ -65,9 +74,11 @@ def main() -> int:
                 passed.append(scenario)
                 print(f"passed             {scenario} ({summary})")
     finally:
-        server.terminate()
-        server.wait(timeout=TIMEOUT)
-    print(f"conformance: {len(scenarios())} scenarios, {len(passed)} passed, "
+        if server:
+            server.terminate()
+            server.wait(timeout=TIMEOUT)
+    side = "client" if client else "server"
+    print(f"conformance ({side}): {len(listed)} scenarios, {len(passed)} passed, "
           f"{len(expected_failed)} expected failures, {len(failed)} unexpected")
     return 1 if failed else 0
 
