@@ -14,7 +14,6 @@
 
 mod check;
 mod config;
-mod expand;
 
 use lazytool_mcp::McpCatalog;
 use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};

@@ -141,14 +141,12 @@ def text(result: types.CallToolResult) -> str:
 
 
 def lazy_names(listed: types.ListToolsResult) -> list[str]:
-    """The names the discovery tool lists, in the gateway's grouped form by default:
-    `[a, s__{b, c}]` stands for a, s__b, s__c."""
+    """The names the discovery tool lists: full SERVER__TOOL names by default."""
     [discovery] = [tool for tool in listed.tools if tool.name == DISCOVERY]
     found = re.search(r"Tools available: \[([^\]]*)\]", discovery.description or "")
     assert found, discovery.description
-    expanded = re.sub(r"(\w[\w-]*__)\{([^}]*)\}", lambda group: ", ".join(
-        group[1] + member for member in group[2].split(", ")), found.group(1))
-    return expanded.split(", ")
+    assert "{" not in found.group(1), "grouped names are an option, not the default"
+    return found.group(1).split(", ")
 
 
 async def discover(client: Client, changes: ListChanges, *tools: str) -> None:
@@ -185,6 +183,27 @@ async def test_every_server_is_listed_lazily_and_answers(url: str, work: Path) -
         # An upstream isError stays an error result, with the upstream's text.
         outside = await client.call_tool("filesystem__read_text_file", {"path": "/etc/hostname"})
         assert outside.is_error and "outside allowed directories" in text(outside).lower().replace("denied - path ", "")
+
+
+async def test_a_discovered_tool_is_callable_at_once_without_a_relist(url: str, work: Path) -> None:
+    # A client that never lists again after discovering (none of them has to): the answer
+    # carried the schema. A unique short name finds the full one.
+    async with connect(url, "legacy") as client:
+        found = await client.call_tool(DISCOVERY, {"toolNames": ["read_text_file"]})
+        assert not found.is_error, text(found)
+        assert [tool["name"] for tool in json.loads(text(found))["tools"]] == ["filesystem__read_text_file"]
+        read = await client.call_tool("filesystem__read_text_file", {"path": str(work / "files/hello.txt")})
+        assert text(read) == "hello from the filesystem server\n"
+
+        # `echo` ends three servers' tools: the error names them.
+        ambiguous = await client.call_tool(DISCOVERY, {"toolNames": ["echo"]})
+        [error] = json.loads(text(ambiguous))["errors"]
+        assert error.startswith("'echo' is the end of several tools' names: [everything__echo, faulty__echo, modern__echo]"), error
+        # An unknown name gets the closest names, not the catalog.
+        unknown = await client.call_tool(DISCOVERY, {"toolNames": ["everything__ecko"]})
+        [error] = json.loads(text(unknown))["errors"]
+        assert error.startswith("Unknown tool 'everything__ecko'. Closest of the "), error
+        assert "[everything__echo, " in error, error
 
 
 async def test_memory_keeps_its_state_across_calls_and_clients(url: str) -> None:
