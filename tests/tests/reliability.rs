@@ -449,7 +449,11 @@ async fn unknown_names_are_not_amplified() {
     let one = discover(&session, json!({"toolNames": ["nope"]})).await;
     let listing = sent(&one);
     assert!(errors(&one)[0].starts_with("Unknown tool 'nope'. Closest of the "));
-    assert_eq!(errors(&one)[0].matches(", ").count(), 9, "ten names offered");
+    assert_eq!(
+        errors(&one)[0].matches(", ").count(),
+        9,
+        "ten names offered"
+    );
 
     // 20,000 unknown names (the 80 KB, which drew 61.6 MB): the answer is the
     // single name's answer plus 16 quoted names and a count.

@@ -359,6 +359,66 @@ def test_check_reports_every_server(work: Path) -> None:
     assert lines["total"].startswith("total: ")
 
 
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_failures_say_why_in_the_servers_own_words(tmp_path: Path) -> None:
+    config = {"mcpServers": {
+        # The server's own reason is on its stderr: it ends in the failure line.
+        "git": {"command": str(UPSTREAMS / "venv/bin/mcp-server-git"), "args": ["--repository"]},
+        "files": node_server("server-filesystem", str(tmp_path / "no-such-dir")),
+        "down": {"url": f"http://127.0.0.1:{closed_port()}/mcp?api_key=${{GATEWAY_SECRET}}"},
+    }}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    checked = subprocess.run(
+        [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--check"],
+        capture_output=True, text=True, timeout=TIMEOUT, env=os.environ | {"GATEWAY_SECRET": "s3cret-value"},
+    )
+    assert checked.returncode == 1, checked.stdout
+    lines = {line.split(":")[0]: line for line in checked.stdout.splitlines()}
+    assert "exited, or closed its output, before the MCP handshake; its last stderr lines: " in lines["git"], lines["git"]
+    assert "Option '--repository' requires an argument" in lines["git"], lines["git"]
+    assert "None of the specified directories are accessible" in lines["files"], lines["files"]
+    assert re.search(r"cannot reach http://127\.0\.0\.1:\d+/mcp\?api_key=\*\*\*: connection refused$", lines["down"]), lines["down"]
+    assert "s3cret-value" not in checked.stdout + checked.stderr
+    assert "rmcp::" not in checked.stdout + checked.stderr
+
+
+def test_the_command_line_has_help_version_and_log_levels(tmp_path: Path) -> None:
+    helped = subprocess.run([str(GATEWAY), "--help"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert helped.returncode == 0
+    for flag in ["--config <FILE>", "--check", "--http <ADDR|PORT>", "--token-file <PATH>", "--quiet", "--verbose", "RUST_LOG"]:
+        assert flag in helped.stdout, flag
+    version = subprocess.run([str(GATEWAY), "--version"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert version.returncode == 0 and re.fullmatch(r"lazytool-gateway \d+\.\d+\.\d+\n", version.stdout), version.stdout
+    wrong = subprocess.run([str(GATEWAY), "--config"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert wrong.returncode == 2 and "--help" in wrong.stderr, wrong.stderr
+
+    config = {"mcpServers": {"faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+
+    def logged(*flags: str, rust_log: str | None = None) -> str:
+        env = {key: value for key, value in os.environ.items() if key != "RUST_LOG"}
+        if rust_log is not None:
+            env["RUST_LOG"] = rust_log
+        checked = subprocess.run(
+            [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--check", *flags],
+            capture_output=True, text=True, timeout=TIMEOUT, env=env,
+        )
+        assert checked.returncode == 0, checked.stderr
+        return checked.stderr
+
+    assert " INFO lazytool::" in logged()
+    assert logged("-q") == ""
+    assert re.search(r" (DEBUG|TRACE) ", logged("-vv"))
+    assert logged(rust_log="off") == ""
+    # RUST_LOG wins over -v.
+    assert " INFO " not in logged("-v", rust_log="lazytool=warn")
+
+
 def test_a_bad_config_lists_every_problem(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({
