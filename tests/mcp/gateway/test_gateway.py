@@ -34,6 +34,7 @@ from test_mcp_http import TOKEN, ListChanges, await_line, connect, names  # noqa
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 UPSTREAMS = ROOT / "target/gateway-upstreams"
+INSPECTOR = ROOT / "target/gateway-inspector/node_modules/.bin/mcp-inspector"
 FAULTY = Path(__file__).with_name("faulty_server.py")
 MODERN_SERVER = Path(__file__).with_name("modern_server.py")
 DISCOVERY = "__lazy__tool__discovery__"
@@ -417,6 +418,31 @@ def test_the_command_line_has_help_version_and_log_levels(tmp_path: Path) -> Non
     assert logged(rust_log="off") == ""
     # RUST_LOG wins over -v.
     assert " INFO " not in logged("-v", rust_log="lazytool=warn")
+
+
+def test_the_inspector_cli_runs_the_gateway_as_documented(tmp_path: Path) -> None:
+    """The MCP Inspector's CLI opens a new session per run: a lazy tool is never callable
+    from it, so the README has it list and call with `"eager": ["*"]`."""
+    assert INSPECTOR.is_file(), f"{INSPECTOR} is missing: run tests/mcp/gateway/install-upstreams"
+    faulty = {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}
+
+    def inspect(config: dict, *method: str) -> dict:
+        (tmp_path / "gateway.json").write_text(json.dumps(config))
+        ran = subprocess.run(
+            [str(INSPECTOR), "--cli", *method, "--", str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "-q"],
+            capture_output=True, text=True, timeout=TIMEOUT,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return json.loads(ran.stdout)
+
+    lazy = inspect({"mcpServers": {"faulty": faulty}}, "--method", "tools/list")
+    assert [tool["name"] for tool in lazy["tools"]] == [DISCOVERY]
+    eager = {"mcpServers": {"faulty": faulty}, "lazytool": {"servers": {"faulty": {"eager": ["*"]}}}}
+    listed = inspect(eager, "--method", "tools/list")
+    assert "faulty__echo" in [tool["name"] for tool in listed["tools"]]
+    assert DISCOVERY not in [tool["name"] for tool in listed["tools"]]
+    called = inspect(eager, "--method", "tools/call", "--tool-name", "faulty__echo", "--tool-arg", "text=hi")
+    assert called["content"] == [{"type": "text", "text": "hi"}] and not called["isError"]
 
 
 def test_a_bad_config_lists_every_problem(tmp_path: Path) -> None:
