@@ -44,7 +44,7 @@ async fn gateway(cli: Cli) -> ExitCode {
 
 async fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let path = &cli.config;
-    let text = std::fs::read_to_string(&path)
+    let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     let token = cli.http.token(|name| std::env::var(name).ok())?;
     let config = lazytool_gateway::parse(&text, |name| std::env::var(name).ok())?;
