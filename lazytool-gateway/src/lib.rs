@@ -13,13 +13,14 @@
 #![warn(unreachable_pub)]
 
 mod check;
+mod cli;
 mod config;
-mod expand;
 
 use lazytool_mcp::McpCatalog;
 use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 
 pub use check::check;
+pub use cli::{Cli, HttpArgs, TOKEN_VAR};
 pub use config::{Config, ConfigError, parse};
 
 /// Results up to this size pass whole (an upstream's image, a file): the size of the longest

@@ -1,5 +1,7 @@
-//! The configuration: the standard `mcpServers` shapes, `${VAR}`, the `lazytool` section, and
-//! one error listing every problem with its JSON path.
+//! The configuration: the clients' own shapes (Claude's `mcpServers`, VS Code's `servers`
+//! with `type`, JSON with comments and trailing commas), `${VAR}`, `${env:VAR}` and
+//! `${VAR:-default}`, the `lazytool` section, and one error listing every problem with its
+//! JSON path.
 
 use lazytool_gateway::parse;
 use lazytool_mcp::{InheritEnv, Upstream};
@@ -167,8 +169,130 @@ fn text_that_is_not_json_is_one_problem() {
 }
 
 #[test]
-fn without_a_lazytool_section_names_mode_lists_grouped_names() {
+fn without_a_lazytool_section_names_mode_lists_full_names() {
     let config = parse(r#"{"mcpServers": {"time": {"command": "uvx"}}}"#, env).expect("valid");
     assert_eq!(config.mode, DiscoveryMode::Names);
-    assert_eq!(config.listing, DiscoveryListing::GroupedNames);
+    assert_eq!(config.listing, DiscoveryListing::Names);
+    let grouped =
+        r#"{"mcpServers": {"time": {"command": "uvx"}}, "lazytool": {"listing": "grouped"}}"#;
+    assert_eq!(
+        parse(grouped, env).expect("valid").listing,
+        DiscoveryListing::GroupedNames
+    );
+}
+
+/// VS Code's `.vscode/mcp.json` as its documentation shows it: comments, trailing commas,
+/// `servers`, `type`, `${env:VAR}` and an `inputs` list.
+const VS_CODE: &str = r#"{
+    // Prompted values: the gateway cannot prompt.
+    "inputs": [
+        {"type": "promptString", "id": "github-token", "description": "GitHub token", "password": true},
+    ],
+    "servers": {
+        "time": {
+            "type": "stdio",
+            "command": "uvx",
+            "args": ["mcp-server-time", "--local-timezone", "${TZNAME:-UTC}"], /* Claude Code's form */
+        },
+        "github": {
+            "type": "http",
+            "url": "https://api.githubcopilot.com/mcp/",
+            "headers": {"Authorization": "Bearer ${env:GITHUB_TOKEN}"},
+        },
+    },
+}"#;
+
+#[test]
+fn a_vs_code_file_parses_as_it_is() {
+    let config = parse(VS_CODE, env).expect("valid");
+    assert_eq!(
+        config.servers[0].upstream(),
+        &Upstream::command("uvx", ["mcp-server-time", "--local-timezone", "UTC"])
+    );
+    assert_eq!(
+        config.servers[1].upstream(),
+        &Upstream::url("https://api.githubcopilot.com/mcp/")
+            .header("Authorization", "Bearer ghp_secret")
+    );
+    let with_zone = |name: &str| match name {
+        "TZNAME" => Some("Europe/Paris".to_owned()),
+        other => env(other),
+    };
+    let config = parse(VS_CODE, with_zone).expect("valid");
+    assert_eq!(
+        config.servers[0].upstream(),
+        &Upstream::command(
+            "uvx",
+            ["mcp-server-time", "--local-timezone", "Europe/Paris"]
+        )
+    );
+}
+
+#[test]
+fn vs_code_prompts_and_variables_are_refused_with_what_to_write() {
+    let text = VS_CODE
+        .replace("${env:GITHUB_TOKEN}", "${input:github-token}")
+        .replace("${TZNAME:-UTC}", "${workspaceFolder}");
+    let problems = parse(&text, env).expect_err("refused").problems;
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0]
+            .starts_with("$.servers.time.args[2]: `${workspaceFolder}` is a VS Code variable"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].starts_with("$.servers.github.headers.Authorization: `${input:github-token}` asks VS Code to prompt for a value, which the gateway cannot do: set an environment variable and write `${env:NAME}` instead"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_server_given_twice_is_a_problem_naming_both_lines() {
+    let text = "{\n  \"mcpServers\": {\n    \"time\": {\"command\": \"a\"},\n    \"git\": {\"command\": \"b\"},\n    \"time\": {\"command\": \"c\"}\n  }\n}";
+    let problems = parse(text, env).expect_err("refused").problems;
+    assert_eq!(
+        problems,
+        [
+            "$.mcpServers.time: given twice, on lines 3 and 5: keep one (a JSON reader would silently take the last)"
+        ]
+    );
+}
+
+#[test]
+fn types_must_agree_with_the_entry_and_files_name_their_servers_once() {
+    let text = json!({
+        "servers": {
+            "a": {"type": "http", "command": "x"},
+            "b": {"type": "stdio", "url": "http://localhost:1/mcp"},
+            "c": {"type": "websocket", "url": "ws://x"},
+            "d": {"command": "x", "envFile": "${HOME}/.env"},
+        },
+    })
+    .to_string();
+    let problems = parse(&text, env).expect_err("refused").problems;
+    let expected = [
+        "$.servers.a.type: is \"http\", which needs a `url`, but the entry has a `command`",
+        "$.servers.b.type: is \"stdio\", which needs a `command`, but the entry has a `url`",
+        "$.servers.c.type: expected \"stdio\" (a child process) or \"http\" (streamable HTTP), found \"websocket\"",
+        "$.servers.c.url: `ws://x` is not an http:// or https:// URL",
+        "$.servers.d.envFile: `envFile` is not supported",
+    ];
+    assert_eq!(problems.len(), expected.len(), "{problems:?}");
+    for (problem, expected) in problems.iter().zip(expected) {
+        assert!(
+            problem.starts_with(expected),
+            "{problem:?} is not {expected:?}"
+        );
+    }
+
+    let both = r#"{"mcpServers": {}, "servers": {}}"#;
+    assert_eq!(
+        parse(both, env).expect_err("refused").problems,
+        ["$: has both `mcpServers` and `servers`: give the servers in one of them"]
+    );
+    let neither = r#"{"lazytool": {}}"#;
+    assert!(
+        parse(neither, env).expect_err("refused").problems[0]
+            .starts_with("$: no `mcpServers` object (nor VS Code's `servers`)")
+    );
 }

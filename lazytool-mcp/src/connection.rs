@@ -28,7 +28,9 @@ use crate::server::McpServer;
 /// - Requests of protocol versions with a handshake (up to 2025-11-25) are stateful: the
 ///   connection's own [`Session`], bound to the principal of its `initialize`, so what one
 ///   client discovers is listed and callable on its connection only, and announced with
-///   `notifications/tools/list_changed`. A request of another principal is refused.
+///   `notifications/tools/list_changed`. A discovered tool is callable as soon as its
+///   discovery has been answered (the answer carries its schema), whether or not the client
+///   lists the tools again. A request of another principal is refused.
 /// - Requests of 2026-07-28 and later are stateless (no handshake, no sessions): each is
 ///   answered by a fresh session with
 ///   [`call_through`](lazytool_runtime::SessionOptions::call_through), gated for the
@@ -299,10 +301,15 @@ impl ServerHandler for McpConnection {
         if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
             return Err(ErrorData::invalid_params(result.text(), None));
         }
-        if discovered_before.is_some_and(|before| session.discovered().tools.len() > before)
-            && let Err(error) = context.peer.notify_tool_list_changed().await
-        {
-            tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+        if let Some(before) = discovered_before {
+            // The answer gives the client each tool's schema, and MCP has no model turns to
+            // wait for: what it found is callable from now on, relisted or not.
+            session.begin_turn();
+            if session.discovered().tools.len() > before
+                && let Err(error) = context.peer.notify_tool_list_changed().await
+            {
+                tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+            }
         }
         let output_schema = session.registry().get(&name).and_then(Tool::output_schema);
         Ok(call_result(result, output_schema).into())

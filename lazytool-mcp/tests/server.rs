@@ -293,6 +293,29 @@ async fn handshake_then_annotations_output_schemas_and_errors() {
 }
 
 #[tokio::test]
+async fn a_discovered_tool_is_callable_at_once_without_a_relist() {
+    let mut client = Client::connect(server());
+    client.initialize("2025-11-25").await;
+    let params = json!({"name": "calculateFinancing", "arguments": {"price": 120.0, "months": 12}});
+    let early = client.request(1, "tools/call", params.clone()).await;
+    assert_eq!(
+        text(&early),
+        "Error: Tool 'calculateFinancing' must be discovered first. Call __lazy__tool__discovery__ with toolNames: ['calculateFinancing'] to discover it."
+    );
+    let discover =
+        json!({"name": DISCOVERY_TOOL_NAME, "arguments": {"toolNames": ["calculateFinancing"]}});
+    let found = client.request(2, "tools/call", discover).await;
+    assert_eq!(found["result"]["isError"], json!(false), "{found}");
+    // No tools/list in between: the answer already gave the schema.
+    let plan = client.request(3, "tools/call", params).await;
+    assert_eq!(plan["result"]["isError"], json!(false), "{plan}");
+    assert_eq!(text(&plan), "10.0");
+    let changed = client.notifications.pop().expect("tools/list_changed");
+    assert_eq!(changed["method"], json!("notifications/tools/list_changed"));
+    assert!(client.close().await.is_empty());
+}
+
+#[tokio::test]
 async fn cancellation_stops_the_call() {
     let mut client = Client::connect(server());
     client.initialize("2025-11-25").await;

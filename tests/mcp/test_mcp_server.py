@@ -108,6 +108,18 @@ async def test_lazy_discovery_step_by_step() -> None:
         assert json.loads(text(compared))["cheapest"] == "Office chair"
 
 
+async def test_a_discovered_tool_is_callable_at_once_without_a_relist() -> None:
+    # A client that ignores list_changed and never lists again: the discovery answer gave
+    # it the schema, so the call that follows is served.
+    async with connect() as (session, _):
+        await session.initialize()
+        discovery = await session.call_tool(DISCOVERY, {"toolNames": ["calculateFinancing"]})
+        assert not discovery.is_error, text(discovery)
+        plan = await session.call_tool("calculateFinancing", {"productId": 1, "months": 12})
+        assert not plan.is_error, text(plan)
+        assert json.loads(text(plan)) == {"monthlyPayment": 41.58, "totalPrice": 499.0, "months": 12}
+
+
 async def test_errors() -> None:
     async with connect() as (session, _):
         await session.initialize()

@@ -354,3 +354,105 @@ async fn many_calls_can_be_in_flight_on_one_session() {
         assert!(!handle.await.expect("no panic").is_error());
     }
 }
+
+/// Lazy tools named like an MCP gateway's, `SERVER__TOOL`: 12 of them, more than an unknown
+/// name's error lists.
+fn servers() -> Registry {
+    let tool = |name: &str| {
+        lazytool_runtime::DynamicTool::new(
+            name.to_owned(),
+            format!("The {name} tool."),
+            json!({"type": "object"}),
+            |_: Value, _| async { Ok::<_, String>(json!("done")) },
+        )
+        .lazy(true)
+    };
+    let names = [
+        "github__create_issue",
+        "github__get_me",
+        "gitlab__get_me",
+        "github__update_issue",
+        "time__convert_time",
+        "time__get_current_time",
+        "fs__read_file",
+        "fs__write_file",
+        "fs__list_directory",
+        "git__status",
+        "git__log",
+        "git__diff",
+    ];
+    Registry::builder()
+        .without_inventory()
+        .tools(names.map(tool))
+        .build()
+        .expect("valid tools")
+}
+
+fn found(result: &lazytool_runtime::ToolResult) -> Vec<&str> {
+    (result.content()["tools"].as_array().into_iter().flatten())
+        .filter_map(|tool| tool["name"].as_str())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_unique_short_name_and_the_grouped_syntax_find_full_names() {
+    let session = servers().session();
+    let result = discover(
+        &session,
+        &["create_issue", "github__{update_issue, get_me}"],
+    )
+    .await;
+    assert_eq!(
+        found(&result),
+        [
+            "github__create_issue",
+            "github__update_issue",
+            "github__get_me"
+        ]
+    );
+    assert_eq!(result.content().get("errors"), None);
+    assert_eq!(
+        session.discovered().tools,
+        [
+            "github__create_issue",
+            "github__update_issue",
+            "github__get_me"
+        ]
+    );
+    // Asked for twice, by its short and its full name: listed once.
+    let twice = discover(&session, &["create_issue", "github__create_issue"]).await;
+    assert_eq!(found(&twice), ["github__create_issue"]);
+
+    let ambiguous = discover(&session, &["get_me"]).await;
+    assert_eq!(found(&ambiguous), Vec::<&str>::new());
+    assert_eq!(
+        ambiguous.content()["errors"],
+        json!([
+            "'get_me' is the end of several tools' names: [github__get_me, gitlab__get_me]. Ask for the one you need by its full name."
+        ])
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_name_gets_the_closest_names_not_the_whole_catalog() {
+    let session = servers().session();
+    let result = discover(&session, &["github__creat_issue"]).await;
+    let [error] = result.content()["errors"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    else {
+        panic!("one error: {result:?}");
+    };
+    let error = error.as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("Unknown tool 'github__creat_issue'. Closest of the 12 tools: [github__create_issue, github__update_issue, "),
+        "{error}"
+    );
+    assert!(
+        error.ends_with("]; the description of __lazy__tool__discovery__ lists them all."),
+        "{error}"
+    );
+    let offered = error.matches(", ").count() + 1;
+    assert_eq!(offered, 10, "{error}");
+}

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncRead;
 use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::lines::{BoundedLines, Read};
@@ -109,12 +110,32 @@ pub(crate) struct Spawned {
 }
 
 /// The last lines a server wrote to stderr, to say why it failed.
-#[derive(Clone, Default)]
-pub(crate) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+#[derive(Clone)]
+pub(crate) struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    /// How many of its children's stderr are still being read.
+    open: Arc<watch::Sender<usize>>,
+}
+
+impl Default for StderrTail {
+    fn default() -> Self {
+        StderrTail {
+            lines: Arc::default(),
+            open: Arc::new(watch::Sender::new(0)),
+        }
+    }
+}
 
 impl StderrTail {
+    /// Waits, at most `within`, until every child's stderr was read to its end: a child
+    /// that exits closes stdout and stderr at once, and its last words must not be missed.
+    pub(crate) async fn settled(&self, within: Duration) {
+        let mut open = self.open.subscribe();
+        let _ = tokio::time::timeout(within, open.wait_for(|open| *open == 0)).await;
+    }
+
     fn push(&self, line: &str) {
-        let mut tail = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tail = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         if tail.len() == TAIL_LINES {
             tail.pop_front();
         }
@@ -123,7 +144,7 @@ impl StderrTail {
 
     /// The kept lines, joined by ` | `, or `None` when it wrote nothing.
     pub(crate) fn text(&self) -> Option<String> {
-        let tail = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let tail = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         (!tail.is_empty()).then(|| Vec::from(tail.clone()).join(" | "))
     }
 }
@@ -163,7 +184,14 @@ pub(crate) fn spawn(
     else {
         return Err(format!("`{}` started without its pipes", launch.command));
     };
-    tokio::spawn(log_stderr(Arc::clone(server), stderr, tail.clone()));
+    tail.open.send_modify(|open| *open += 1);
+    let (server, reading) = (Arc::clone(server), tail.clone());
+    tokio::spawn(async move {
+        log_stderr(server, stderr, reading.clone()).await;
+        reading
+            .open
+            .send_modify(|open| *open = open.saturating_sub(1));
+    });
     Ok(Spawned {
         stdin,
         stdout,

@@ -12,6 +12,8 @@ use super::redact::Redactor;
 use super::upstream::{Connected, Notices, Upstream, follow_list_changes};
 
 const TARGET: &str = "lazytool::upstream";
+/// How long a failure waits for the rest of the server's stderr, which explains it.
+const STDERR_SETTLE: Duration = Duration::from_millis(300);
 
 /// How long to wait before restarting an upstream that failed `failures` times in a row:
 /// `first`, doubled on each failure, at most `max`.
@@ -110,7 +112,8 @@ impl Link {
                 // Whatever it left running in its group goes with it.
                 tokio::spawn(process.stop());
             }
-            state.last_error = Some(self.redact(&self.with_stderr("the server exited".to_owned())));
+            let error = self.with_stderr("the server exited".to_owned()).await;
+            state.last_error = Some(self.redact(&error));
             state.failures += 1;
             state.retry_at = Some(Instant::now() + self.backoff.after(state.failures));
         }
@@ -138,8 +141,11 @@ impl Link {
                 "the MCP server did not complete its start within {:?}",
                 self.start_timeout
             ))
-        })
-        .map_err(|error| self.redact(&self.with_stderr(error)));
+        });
+        let started = match started {
+            Ok(connected) => Ok(connected),
+            Err(error) => Err(self.redact(&self.with_stderr(error).await)),
+        };
         match started {
             Ok(connected) => {
                 let peer = connected.running.peer().clone();
@@ -176,10 +182,12 @@ impl Link {
         }
     }
 
-    /// `error`, and the last lines the server wrote to stderr when there are any.
-    fn with_stderr(&self, error: String) -> String {
+    /// `error`, and the last lines the server wrote to stderr when there are any (read to
+    /// the end first, within [`STDERR_SETTLE`]).
+    async fn with_stderr(&self, error: String) -> String {
+        self.stderr.settled(STDERR_SETTLE).await;
         match self.stderr.text() {
-            Some(tail) => format!("{error}; its stderr ended with: {tail}"),
+            Some(tail) => format!("{error}; its last stderr lines: {tail}"),
             None => error,
         }
     }

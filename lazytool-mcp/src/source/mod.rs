@@ -4,6 +4,7 @@
 mod admission;
 mod catalog;
 mod child;
+mod http_failure;
 mod link;
 mod naming;
 mod redact;

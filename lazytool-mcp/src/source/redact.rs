@@ -97,6 +97,8 @@ pub(crate) fn redact_urls(text: &str) -> String {
         let end = url
             .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')'))
             .unwrap_or(url.len());
+        // Punctuation ending a URL belongs to the sentence: `cannot reach URL: refused`.
+        let end = url[..end].trim_end_matches([':', ',', '.', ';']).len();
         out.push_str(&redact_url(&url[..end]));
         rest = &url[end..];
     }
@@ -159,6 +161,10 @@ mod tests {
             "error sending request for url (http://127.0.0.1:9/mcp?key=***#frag)"
         );
         assert_eq!(redact_urls("no url here"), "no url here");
+        assert_eq!(
+            redact_urls("cannot reach http://h/mcp?key=v: connection refused."),
+            "cannot reach http://h/mcp?key=***: connection refused."
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerNotification,
     SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
@@ -183,7 +183,12 @@ impl Upstream {
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle())
                     .await
-                    .map_err(|error| format!("no MCP handshake with `{command}`: {error}"));
+                    .map_err(|error| match error {
+                        ClientInitializeError::ConnectionClosed(_) => format!(
+                            "`{command}` exited, or closed its output, before the MCP handshake"
+                        ),
+                        error => format!("no MCP handshake with `{command}`: {error}"),
+                    });
                 match running {
                     Ok(running) => Ok(Connected {
                         running,
@@ -208,7 +213,7 @@ impl Upstream {
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle())
                     .await
-                    .map_err(|error| format!("no MCP handshake with {url}: {error}"))?;
+                    .map_err(|error| super::http_failure::describe(url, &error))?;
                 Ok(Connected {
                     running,
                     process: None,

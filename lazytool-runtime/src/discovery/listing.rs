@@ -20,7 +20,9 @@ pub enum DiscoveryListing {
     /// rest in braces: `[getProducts, github__{create_issue, get_me}]`, and a note saying
     /// what the braces mean. For tools from MCP servers (named `SERVER__TOOL`), whose
     /// prefix would otherwise cost about two tokens per name; without such names it is
-    /// exactly [`Names`](DiscoveryListing::Names). The model still asks for full names.
+    /// exactly [`Names`](DiscoveryListing::Names). The discovery tool also takes the
+    /// grouped form back (`github__{create_issue, get_me}`), and a unique short name
+    /// (`create_issue`) in any listing.
     GroupedNames,
     /// Each name with the first sentence of its description, one per line.
     FirstSentence,

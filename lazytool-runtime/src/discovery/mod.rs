@@ -10,6 +10,7 @@ pub(crate) mod call_through;
 pub(crate) mod compaction;
 mod listing;
 mod mode;
+mod name_match;
 mod presentation;
 mod record;
 mod request;

@@ -1,5 +1,7 @@
 //! What the model asked the discovery tool for: names, or a search query.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 /// The search results a search-mode discovery returns by default, and at most.
@@ -12,7 +14,7 @@ pub(crate) const MAX_QUERY_BYTES: usize = 1024;
 
 /// A discovery call's arguments, read.
 pub(super) enum Request<'a> {
-    Names(Vec<&'a str>),
+    Names(Vec<Cow<'a, str>>),
     Query { query: &'a str, limit: usize },
 }
 
@@ -50,17 +52,16 @@ impl<'a> Request<'a> {
     }
 }
 
-fn requested_names(arguments: &Value) -> Result<Vec<&str>, String> {
+fn requested_names(arguments: &Value) -> Result<Vec<Cow<'_, str>>, String> {
     let names = match arguments.get("toolNames") {
-        Some(Value::Array(names)) => names,
-        Some(Value::String(name)) => return Ok(vec![name.as_str()]),
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        Some(Value::String(name)) => vec![name.as_str()],
         Some(_) => return Err("toolNames must be an array of tool names".to_owned()),
         None => return Err("toolNames is missing".to_owned()),
     };
-    let names: Vec<&str> = names
-        .iter()
-        .filter_map(|name| name.as_str())
-        .map(str::trim)
+    let names: Vec<Cow<'_, str>> = names
+        .into_iter()
+        .flat_map(expand_group)
         .filter(|name| !name.is_empty())
         .collect();
     if names.is_empty() {
@@ -69,19 +70,56 @@ fn requested_names(arguments: &Value) -> Result<Vec<&str>, String> {
     Ok(names)
 }
 
+/// The names a grouped listing's `p__{a, b}` stands for (`p__a`, `p__b`), as a model may
+/// copy it from the listing; any other name, trimmed.
+fn expand_group(name: &str) -> Vec<Cow<'_, str>> {
+    let name = name.trim();
+    let group = name
+        .strip_suffix('}')
+        .and_then(|inner| inner.split_once('{'))
+        .filter(|(prefix, _)| prefix.ends_with("__"));
+    match group {
+        Some((prefix, members)) => members
+            .split(',')
+            .map(str::trim)
+            .filter(|member| !member.is_empty())
+            .map(|member| Cow::Owned(format!("{prefix}{member}")))
+            .collect(),
+        None => vec![Cow::Borrowed(name)],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
 
+    fn requested_names(arguments: &Value) -> Result<Vec<String>, String> {
+        super::requested_names(arguments)
+            .map(|names| names.into_iter().map(Cow::into_owned).collect())
+    }
+
     #[test]
     fn requested_names_accept_strings_and_reject_nothing() {
         assert_eq!(
-            requested_names(&json!({"toolNames": ["a", " b ", ""]})),
-            Ok(vec!["a", "b"])
+            requested_names(&json!({"toolNames": ["a", " b ", ""]})).expect("names"),
+            ["a", "b"]
         );
-        assert_eq!(requested_names(&json!({"toolNames": "a"})), Ok(vec!["a"]));
+        assert_eq!(
+            requested_names(&json!({"toolNames": "a"})).expect("names"),
+            ["a"]
+        );
+        assert_eq!(
+            requested_names(&json!({"toolNames": ["gh__{get_me, create_issue}", "gh__{}", "x"]}))
+                .expect("names"),
+            ["gh__get_me", "gh__create_issue", "x"]
+        );
+        // Braces without a `p__` before them are no group.
+        assert_eq!(
+            requested_names(&json!({"toolNames": "{a, b}"})).expect("names"),
+            ["{a, b}"]
+        );
         for bad in [json!({"toolNames": []}), json!({}), json!({"toolNames": 3})] {
             assert!(requested_names(&bad).is_err());
         }

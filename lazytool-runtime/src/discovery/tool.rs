@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::answer::{MAX_QUOTED_NAMES, answer, name_list, unknown_names_error};
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
+use super::name_match::{MAX_CLOSEST, Short, ShortNames, closest};
 use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
 use crate::call::{ToolErrorKind, ToolResult, quote};
 use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
@@ -18,6 +19,8 @@ use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
 pub(crate) struct DiscoveryTool {
     pub(crate) definition: Arc<ToolDefinition>,
     lazy_names: Vec<String>,
+    /// The lazy tools by the part of their name after `SERVER__`.
+    short_names: ShortNames,
     search: bool,
 }
 
@@ -97,13 +100,15 @@ impl DiscoveryTool {
                 }),
             ),
         };
+        let lazy_names: Vec<String> = lazy.iter().map(|t| t.name().to_owned()).collect();
         Some(DiscoveryTool {
             definition: Arc::new(ToolDefinition {
                 name: DISCOVERY_TOOL_NAME.to_owned(),
                 description,
                 input_schema,
             }),
-            lazy_names: lazy.iter().map(|t| t.name().to_owned()).collect(),
+            short_names: ShortNames::new(&lazy_names),
+            lazy_names,
             search: mode == ResolvedMode::Search,
         })
     }
@@ -145,33 +150,52 @@ impl DiscoveryTool {
         let mut errors = Vec::new();
         let mut unknown: Vec<&str> = Vec::new();
         let mut unknown_count = 0;
-        match request {
+        match &request {
             Request::Names(requested) => {
                 let mut seen: HashSet<&str> = HashSet::new();
+                let mut listed: HashSet<&str> = HashSet::new();
+                let mut ambiguous = 0;
                 for name in requested {
+                    let name: &str = name;
                     if !seen.insert(name) {
                         continue;
                     }
-                    match lookup(name) {
-                        Some(tool) => candidates.push(tool),
-                        None => {
-                            unknown_count += 1;
-                            if unknown.len() < MAX_QUOTED_NAMES {
-                                unknown.push(name);
+                    let found = lookup(name).or_else(|| {
+                        match self.short_names.resolve(name, &self.lazy_names) {
+                            Short::One(full) => lookup(full),
+                            Short::Many(full) => {
+                                ambiguous += 1;
+                                if ambiguous <= MAX_QUOTED_NAMES {
+                                    errors.push(ambiguous_error(name, &full));
+                                }
+                                None
+                            }
+                            Short::None => {
+                                unknown_count += 1;
+                                if unknown.len() < MAX_QUOTED_NAMES {
+                                    unknown.push(name);
+                                }
+                                None
                             }
                         }
+                    });
+                    // A tool asked for by its full and its short name is listed once.
+                    if let Some(tool) = found
+                        && listed.insert(tool.name())
+                    {
+                        candidates.push(tool);
                     }
                 }
                 if unknown_count > 0 {
                     errors.push(unknown_names_error(
                         &unknown,
                         unknown_count,
-                        &self.available(max_bytes / 4),
+                        &self.offered(&unknown, max_bytes / 4),
                     ));
                 }
             }
             Request::Query { query, limit } => {
-                candidates = search(query, limit);
+                candidates = search(query, *limit);
                 if candidates.is_empty() {
                     errors.push(format!(
                         "No tool matches '{query}'. Try other or fewer keywords."
@@ -206,17 +230,41 @@ impl DiscoveryTool {
         }
     }
 
-    /// What an unknown name's error offers instead, in about `max_bytes`.
-    fn available(&self, max_bytes: usize) -> String {
+    /// What the error for the `unknown` names offers instead, in about `max_bytes`: every
+    /// lazy tool when there are few, else the closest names (the listing has them all).
+    fn offered(&self, unknown: &[&str], max_bytes: usize) -> String {
         if self.search {
-            "Search with a query to find the right name.".to_owned()
-        } else {
-            format!(
+            return "Search with a query to find the right name.".to_owned();
+        }
+        if self.lazy_names.len() <= MAX_CLOSEST {
+            return format!(
                 "Available tools: {}",
                 name_list(&self.lazy_names, max_bytes)
-            )
+            );
         }
+        // Each compared name costs a comparison with every tool: the first few are enough.
+        let near: Vec<String> = closest(&unknown[..unknown.len().min(3)], &self.lazy_names)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        format!(
+            "Closest of the {} tools: {}; the description of {DISCOVERY_TOOL_NAME} lists them all.",
+            self.lazy_names.len(),
+            name_list(&near, max_bytes)
+        )
     }
+}
+
+/// The error for a short name that several tools end in.
+fn ambiguous_error(short: &str, full: &[&str]) -> String {
+    let full: Vec<String> = (full.iter().take(MAX_CLOSEST))
+        .map(|name| (*name).to_owned())
+        .collect();
+    format!(
+        "'{}' is the end of several tools' names: {}. Ask for the one you need by its full name.",
+        quote(short, MAX_TOOL_NAME_LEN),
+        name_list(&full, usize::MAX)
+    )
 }
 
 /// Writes the signature of a signed discovery into its result's JSON, where

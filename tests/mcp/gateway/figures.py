@@ -119,12 +119,13 @@ def stop(process: subprocess.Popen) -> None:
 async def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="gateway-figures-"))
     servers = real_servers(work)
-    tokens(work, servers, "five servers")
+    # The grouped listing explicitly: the default is each full name, the "listing names" rows.
+    tokens(work, servers, "five servers", listing="grouped")
     tokens(work, servers, "five servers, listing names", listing="names")
     github = {"github": {"command": sys.executable, "args": [str(FAULTY), "catalog", str(ROOT / "data/github-mcp-tools.json")]}}
-    tokens(work, github, "GitHub catalog")
+    tokens(work, github, "GitHub catalog", listing="grouped")
     tokens(work, github, "GitHub catalog, listing names", listing="names")
-    tokens(work, github, "GitHub catalog, prefix \"\"", {"github": {"prefix": ""}})
+    tokens(work, github, "GitHub catalog, prefix \"\"", {"github": {"prefix": ""}}, listing="grouped")
 
     catalog = await combined_catalog(work, servers)
     report = subprocess.run([str(TOKEN_REPORT), str(catalog)], capture_output=True, text=True).stdout.strip().splitlines()

@@ -34,6 +34,7 @@ from test_mcp_http import TOKEN, ListChanges, await_line, connect, names  # noqa
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 UPSTREAMS = ROOT / "target/gateway-upstreams"
+INSPECTOR = ROOT / "target/gateway-inspector/node_modules/.bin/mcp-inspector"
 FAULTY = Path(__file__).with_name("faulty_server.py")
 MODERN_SERVER = Path(__file__).with_name("modern_server.py")
 DISCOVERY = "__lazy__tool__discovery__"
@@ -141,14 +142,12 @@ def text(result: types.CallToolResult) -> str:
 
 
 def lazy_names(listed: types.ListToolsResult) -> list[str]:
-    """The names the discovery tool lists, in the gateway's grouped form by default:
-    `[a, s__{b, c}]` stands for a, s__b, s__c."""
+    """The names the discovery tool lists: full SERVER__TOOL names by default."""
     [discovery] = [tool for tool in listed.tools if tool.name == DISCOVERY]
     found = re.search(r"Tools available: \[([^\]]*)\]", discovery.description or "")
     assert found, discovery.description
-    expanded = re.sub(r"(\w[\w-]*__)\{([^}]*)\}", lambda group: ", ".join(
-        group[1] + member for member in group[2].split(", ")), found.group(1))
-    return expanded.split(", ")
+    assert "{" not in found.group(1), "grouped names are an option, not the default"
+    return found.group(1).split(", ")
 
 
 async def discover(client: Client, changes: ListChanges, *tools: str) -> None:
@@ -185,6 +184,27 @@ async def test_every_server_is_listed_lazily_and_answers(url: str, work: Path) -
         # An upstream isError stays an error result, with the upstream's text.
         outside = await client.call_tool("filesystem__read_text_file", {"path": "/etc/hostname"})
         assert outside.is_error and "outside allowed directories" in text(outside).lower().replace("denied - path ", "")
+
+
+async def test_a_discovered_tool_is_callable_at_once_without_a_relist(url: str, work: Path) -> None:
+    # A client that never lists again after discovering (none of them has to): the answer
+    # carried the schema. A unique short name finds the full one.
+    async with connect(url, "legacy") as client:
+        found = await client.call_tool(DISCOVERY, {"toolNames": ["read_text_file"]})
+        assert not found.is_error, text(found)
+        assert [tool["name"] for tool in json.loads(text(found))["tools"]] == ["filesystem__read_text_file"]
+        read = await client.call_tool("filesystem__read_text_file", {"path": str(work / "files/hello.txt")})
+        assert text(read) == "hello from the filesystem server\n"
+
+        # `echo` ends three servers' tools: the error names them.
+        ambiguous = await client.call_tool(DISCOVERY, {"toolNames": ["echo"]})
+        [error] = json.loads(text(ambiguous))["errors"]
+        assert error.startswith("'echo' is the end of several tools' names: [everything__echo, faulty__echo, modern__echo]"), error
+        # An unknown name gets the closest names, not the catalog.
+        unknown = await client.call_tool(DISCOVERY, {"toolNames": ["everything__ecko"]})
+        [error] = json.loads(text(unknown))["errors"]
+        assert error.startswith("Unknown tool 'everything__ecko'. Closest of the "), error
+        assert "[everything__echo, " in error, error
 
 
 async def test_memory_keeps_its_state_across_calls_and_clients(url: str) -> None:
@@ -338,6 +358,91 @@ def test_check_reports_every_server(work: Path) -> None:
     assert "within" in lines["hangs"]
     assert "FAILED" in lines["garbage"]
     assert lines["total"].startswith("total: ")
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_failures_say_why_in_the_servers_own_words(tmp_path: Path) -> None:
+    config = {"mcpServers": {
+        # The server's own reason is on its stderr: it ends in the failure line.
+        "git": {"command": str(UPSTREAMS / "venv/bin/mcp-server-git"), "args": ["--repository"]},
+        "files": node_server("server-filesystem", str(tmp_path / "no-such-dir")),
+        "down": {"url": f"http://127.0.0.1:{closed_port()}/mcp?api_key=${{GATEWAY_SECRET}}"},
+    }}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    checked = subprocess.run(
+        [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--check"],
+        capture_output=True, text=True, timeout=TIMEOUT, env=os.environ | {"GATEWAY_SECRET": "s3cret-value"},
+    )
+    assert checked.returncode == 1, checked.stdout
+    lines = {line.split(":")[0]: line for line in checked.stdout.splitlines()}
+    assert "exited, or closed its output, before the MCP handshake; its last stderr lines: " in lines["git"], lines["git"]
+    assert "Option '--repository' requires an argument" in lines["git"], lines["git"]
+    assert "None of the specified directories are accessible" in lines["files"], lines["files"]
+    assert re.search(r"cannot reach http://127\.0\.0\.1:\d+/mcp\?api_key=\*\*\*: connection refused$", lines["down"]), lines["down"]
+    assert "s3cret-value" not in checked.stdout + checked.stderr
+    assert "rmcp::" not in checked.stdout + checked.stderr
+
+
+def test_the_command_line_has_help_version_and_log_levels(tmp_path: Path) -> None:
+    helped = subprocess.run([str(GATEWAY), "--help"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert helped.returncode == 0
+    for flag in ["--config <FILE>", "--check", "--http <ADDR|PORT>", "--token-file <PATH>", "--quiet", "--verbose", "RUST_LOG"]:
+        assert flag in helped.stdout, flag
+    version = subprocess.run([str(GATEWAY), "--version"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert version.returncode == 0 and re.fullmatch(r"lazytool-gateway \d+\.\d+\.\d+\n", version.stdout), version.stdout
+    wrong = subprocess.run([str(GATEWAY), "--config"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert wrong.returncode == 2 and "--help" in wrong.stderr, wrong.stderr
+
+    config = {"mcpServers": {"faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+
+    def logged(*flags: str, rust_log: str | None = None) -> str:
+        env = {key: value for key, value in os.environ.items() if key != "RUST_LOG"}
+        if rust_log is not None:
+            env["RUST_LOG"] = rust_log
+        checked = subprocess.run(
+            [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--check", *flags],
+            capture_output=True, text=True, timeout=TIMEOUT, env=env,
+        )
+        assert checked.returncode == 0, checked.stderr
+        return checked.stderr
+
+    assert " INFO lazytool::" in logged()
+    assert logged("-q") == ""
+    assert re.search(r" (DEBUG|TRACE) ", logged("-vv"))
+    assert logged(rust_log="off") == ""
+    # RUST_LOG wins over -v.
+    assert " INFO " not in logged("-v", rust_log="lazytool=warn")
+
+
+def test_the_inspector_cli_runs_the_gateway_as_documented(tmp_path: Path) -> None:
+    """The MCP Inspector's CLI opens a new session per run: a lazy tool is never callable
+    from it, so the README has it list and call with `"eager": ["*"]`."""
+    assert INSPECTOR.is_file(), f"{INSPECTOR} is missing: run tests/mcp/gateway/install-upstreams"
+    faulty = {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}
+
+    def inspect(config: dict, *method: str) -> dict:
+        (tmp_path / "gateway.json").write_text(json.dumps(config))
+        ran = subprocess.run(
+            [str(INSPECTOR), "--cli", *method, "--", str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "-q"],
+            capture_output=True, text=True, timeout=TIMEOUT,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return json.loads(ran.stdout)
+
+    lazy = inspect({"mcpServers": {"faulty": faulty}}, "--method", "tools/list")
+    assert [tool["name"] for tool in lazy["tools"]] == [DISCOVERY]
+    eager = {"mcpServers": {"faulty": faulty}, "lazytool": {"servers": {"faulty": {"eager": ["*"]}}}}
+    listed = inspect(eager, "--method", "tools/list")
+    assert "faulty__echo" in [tool["name"] for tool in listed["tools"]]
+    assert DISCOVERY not in [tool["name"] for tool in listed["tools"]]
+    called = inspect(eager, "--method", "tools/call", "--tool-name", "faulty__echo", "--tool-arg", "text=hi")
+    assert called["content"] == [{"type": "text", "text": "hi"}] and not called["isError"]
 
 
 def test_a_bad_config_lists_every_problem(tmp_path: Path) -> None:

@@ -1,0 +1,166 @@
+//! Reading JSON values into settings while collecting every problem with its JSON path:
+//! [`Reader`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::expand::expand;
+
+pub(super) struct Reader<'v> {
+    pub(super) problems: Vec<String>,
+    pub(super) var: &'v dyn Fn(&str) -> Option<String>,
+}
+
+/// `base.key`, or `base["key"]` for keys that are not plain words.
+pub(super) fn child(base: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        format!("{base}.{key}")
+    } else {
+        format!("{base}[{}]", Value::from(key))
+    }
+}
+
+impl Reader<'_> {
+    pub(super) fn problem(&mut self, path: &str, message: impl fmt::Display) {
+        self.problems.push(format!("{path}: {message}"));
+    }
+
+    pub(super) fn object<'a>(
+        &mut self,
+        value: &'a Value,
+        path: &str,
+    ) -> Option<&'a Map<String, Value>> {
+        match value {
+            Value::Object(map) => Some(map),
+            other => {
+                self.problem(path, format!("expected an object, found {}", kind(other)));
+                None
+            }
+        }
+    }
+
+    /// A string, its variables expanded.
+    pub(super) fn string(&mut self, value: &Value, path: &str) -> Option<String> {
+        match value {
+            Value::String(text) => match expand(text, self.var) {
+                Ok(text) => Some(text),
+                Err(error) => {
+                    self.problem(path, error);
+                    None
+                }
+            },
+            other => {
+                self.problem(path, format!("expected a string, found {}", kind(other)));
+                None
+            }
+        }
+    }
+
+    pub(super) fn strings(&mut self, value: &Value, path: &str) -> Vec<String> {
+        match value {
+            Value::Array(items) => (items.iter().enumerate())
+                .filter_map(|(i, item)| self.string(item, &format!("{path}[{i}]")))
+                .collect(),
+            other => {
+                self.problem(
+                    path,
+                    format!("expected an array of strings, found {}", kind(other)),
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn string_map(&mut self, value: &Value, path: &str) -> BTreeMap<String, String> {
+        let Some(map) = self.object(value, path) else {
+            return BTreeMap::new();
+        };
+        (map.iter())
+            .filter_map(|(key, value)| Some((key.clone(), self.string(value, &child(path, key))?)))
+            .collect()
+    }
+
+    pub(super) fn millis(
+        &mut self,
+        value: Option<&Value>,
+        path: &str,
+        default: Duration,
+    ) -> Duration {
+        let default_ms = u64::try_from(default.as_millis()).unwrap_or(u64::MAX);
+        Duration::from_millis(self.positive(value, path, default_ms, "milliseconds"))
+    }
+
+    pub(super) fn positive(
+        &mut self,
+        value: Option<&Value>,
+        path: &str,
+        default: u64,
+        unit: &str,
+    ) -> u64 {
+        match value {
+            None => default,
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n > 0) => {
+                n.as_u64().unwrap_or(default)
+            }
+            Some(other) => {
+                self.problem(
+                    path,
+                    format!("expected a positive whole number of {unit}, found {other}"),
+                );
+                default
+            }
+        }
+    }
+
+    /// The value that the string `value` names among `choices`, `default` when it is absent.
+    pub(super) fn one_of<T: Clone>(
+        &mut self,
+        value: Option<&Value>,
+        path: &str,
+        default: T,
+        choices: &[(&str, T)],
+    ) -> T {
+        let Some(value) = value else { return default };
+        let chosen = (choices.iter()).find(|(name, _)| value.as_str() == Some(*name));
+        if let Some((_, chosen)) = chosen {
+            return chosen.clone();
+        }
+        let names: Vec<String> = (choices.iter())
+            .map(|(name, _)| format!("\"{name}\""))
+            .collect();
+        let expected = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        };
+        self.problem(path, format!("expected {expected}, found {value}"));
+        default
+    }
+
+    pub(super) fn unknown_keys(&mut self, map: &Map<String, Value>, path: &str, known: &[&str]) {
+        for key in map.keys().filter(|key| !known.contains(&key.as_str())) {
+            let expected = known.join(", ");
+            self.problem(
+                &child(path, key),
+                format!("unknown key (expected one of: {expected})"),
+            );
+        }
+    }
+}
+
+pub(super) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
