@@ -8,7 +8,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerNotification,
     SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
@@ -150,13 +150,44 @@ impl Upstream {
     /// for 2026-07-28 first, and the `initialize` handshake (offering 2025-11-25; the server
     /// answers with the newest it has) when the server answers the probe with an error or
     /// not at all within rmcp's 10 s. A child's late answer to the probe is dropped, so a
-    /// server slower than that still joins within the start timeout.
+    /// server slower than that still joins within the start timeout. A server that answers
+    /// the probe with something that is not a discover result (some answer every unknown
+    /// method with `{}`) is a legacy server too: it is reached again (a child is started
+    /// anew) with the handshake alone.
     pub(crate) async fn connect(
         &self,
         server: &Arc<str>,
         handler: Notices,
         tail: &StderrTail,
     ) -> Result<Connected, String> {
+        match self.start(server, handler.clone(), tail, lifecycle()).await {
+            Err(Start::NotADiscoverResult(answer)) => {
+                tracing::debug!(target: TARGET, server = %server, answer, "the server answered the discover probe with something else: a legacy server");
+                match self
+                    .start(server, handler, tail, ClientLifecycleMode::Initialize)
+                    .await
+                {
+                    Ok(connected) => Ok(connected),
+                    Err(Start::NotADiscoverResult(answer)) => Err(format!(
+                        "{}: expected an initialize result, received {answer}",
+                        self.no_handshake()
+                    )),
+                    Err(Start::Failed(error)) => Err(error),
+                }
+            }
+            Err(Start::Failed(error)) => Err(error),
+            Ok(connected) => Ok(connected),
+        }
+    }
+
+    /// One attempt at starting the server in `lifecycle`.
+    async fn start(
+        &self,
+        server: &Arc<str>,
+        handler: Notices,
+        tail: &StderrTail,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<Connected, Start> {
         match self {
             Upstream::Command {
                 command,
@@ -172,7 +203,7 @@ impl Upstream {
                     inherit: inherit_env,
                     cwd: cwd.as_ref(),
                 };
-                let spawned = spawn(server, &launch, tail)?;
+                let spawned = spawn(server, &launch, tail).map_err(Start::Failed)?;
                 let (outbox, lines) = mpsc::channel(STDIN_QUEUE);
                 tokio::spawn(async move {
                     if let Err(error) = crate::transport::write_lines(spawned.stdin, lines).await {
@@ -180,18 +211,14 @@ impl Upstream {
                     }
                 });
                 let transport = ChildTransport::new(Arc::clone(server), spawned.stdout, outbox);
-                let running = handler
-                    .serve_with_lifecycle(transport, lifecycle())
-                    .await
-                    .map_err(|error| format!("no MCP handshake with `{command}`: {error}"));
-                match running {
+                match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(running) => Ok(Connected {
                         running,
                         process: Some(spawned.process),
                     }),
                     Err(error) => {
                         spawned.process.stop().await;
-                        Err(error)
+                        Err(self.failed(error))
                     }
                 }
             }
@@ -199,16 +226,16 @@ impl Upstream {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 for (name, value) in headers {
                     let name = http::HeaderName::try_from(name.as_str())
-                        .map_err(|error| format!("header `{name}`: {error}"))?;
+                        .map_err(|error| Start::Failed(format!("header `{name}`: {error}")))?;
                     let value = http::HeaderValue::try_from(value.as_str())
-                        .map_err(|error| format!("header `{name}`: {error}"))?;
+                        .map_err(|error| Start::Failed(format!("header `{name}`: {error}")))?;
                     config.custom_headers.insert(name, value);
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 let running = handler
-                    .serve_with_lifecycle(transport, lifecycle())
+                    .serve_with_lifecycle(transport, lifecycle)
                     .await
-                    .map_err(|error| format!("no MCP handshake with {url}: {error}"))?;
+                    .map_err(|error| self.failed(error))?;
                 Ok(Connected {
                     running,
                     process: None,
@@ -216,6 +243,33 @@ impl Upstream {
             }
         }
     }
+
+    /// What a failed start says: the server's answer when the probe got one that is not a
+    /// discover result (the caller falls back), else the error.
+    fn failed(&self, error: ClientInitializeError) -> Start {
+        match error {
+            ClientInitializeError::ExpectedInitResult(answer) => Start::NotADiscoverResult(
+                answer.map_or_else(|| "nothing".to_owned(), |answer| format!("{answer:?}")),
+            ),
+            error => Start::Failed(format!("{}: {error}", self.no_handshake())),
+        }
+    }
+
+    fn no_handshake(&self) -> String {
+        match self {
+            Upstream::Command { command, .. } => format!("no MCP handshake with `{command}`"),
+            Upstream::Http { url, .. } => format!("no MCP handshake with {url}"),
+        }
+    }
+}
+
+/// Why one attempt at starting a server failed.
+enum Start {
+    /// The server answered the request that should have started it with something else
+    /// (its `Debug` form).
+    NotADiscoverResult(String),
+    /// Anything else, said for a person.
+    Failed(String),
 }
 
 impl std::fmt::Debug for Upstream {
@@ -256,6 +310,7 @@ fn lifecycle() -> ClientLifecycleMode {
 }
 
 /// The client side of an upstream connection: answers nothing, reports `list_changed`.
+#[derive(Clone)]
 pub(crate) struct Notices {
     pub(crate) tools_changed: watch::Sender<u64>,
 }
