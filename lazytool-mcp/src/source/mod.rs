@@ -6,6 +6,7 @@ mod catalog;
 mod child;
 mod link;
 mod naming;
+pub(crate) mod oauth;
 mod redact;
 mod sanitize;
 mod selection;

@@ -15,6 +15,7 @@ use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClien
 use tokio::sync::{mpsc, watch};
 
 use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
+use super::oauth::{OAuth, OAuthHttp};
 use super::redact::Redactor;
 use super::stdio::ChildTransport;
 
@@ -58,6 +59,8 @@ pub enum Upstream {
         url: String,
         /// Headers sent with every request (`Authorization`, say).
         headers: BTreeMap<String, String>,
+        /// MCP authorization, when the server requires it.
+        oauth: Option<OAuth>,
     },
 }
 
@@ -87,6 +90,7 @@ impl Upstream {
         Upstream::Http {
             url: url.into(),
             headers: BTreeMap::new(),
+            oauth: None,
         }
     }
 
@@ -123,6 +127,22 @@ impl Upstream {
         self
     }
 
+    /// Reaches the server with MCP authorization (no effect on a child process): tokens
+    /// from `oauth`'s store, obtained as it says.
+    ///
+    /// ```
+    /// use lazytool_mcp::{OAuth, Upstream};
+    ///
+    /// let linear = Upstream::url("https://mcp.linear.app/mcp").oauth(OAuth::new().scopes(["read"]));
+    /// assert!(matches!(linear, Upstream::Http { oauth: Some(_), .. }));
+    /// ```
+    pub fn oauth(mut self, settings: OAuth) -> Self {
+        if let Upstream::Http { oauth, .. } = &mut self {
+            *oauth = Some(settings);
+        }
+        self
+    }
+
     /// What hides this upstream's secrets in text about it: the values of its environment or
     /// headers (and a `Bearer` token alone), and what URLs carry.
     ///
@@ -133,14 +153,15 @@ impl Upstream {
     pub fn redactor(&self) -> Redactor {
         match self {
             Upstream::Command { env, .. } => Redactor::new(env.values().map(String::as_str)),
-            Upstream::Http { headers, .. } => {
+            Upstream::Http { headers, oauth, .. } => {
                 let values = headers.values().map(String::as_str);
                 // `Bearer TOKEN`: the token alone may appear too.
                 let words = headers
                     .values()
                     .filter_map(|value| value.split_once(' '))
                     .map(|(_, word)| word);
-                Redactor::new(values.chain(words))
+                let oauth = oauth.iter().flat_map(OAuth::secrets);
+                Redactor::new(values.chain(words).chain(oauth))
             }
         }
     }
@@ -160,13 +181,24 @@ impl Upstream {
         handler: Notices,
         tail: &StderrTail,
     ) -> Result<Connected, String> {
-        match self.start(server, handler.clone(), tail, lifecycle()).await {
+        let authorized = match self {
+            Upstream::Http {
+                url,
+                oauth: Some(oauth),
+                ..
+            } => Some(
+                OAuthHttp::open(server, url, oauth)
+                    .await
+                    .map_err(|error| error.to_string())?,
+            ),
+            _ => None,
+        };
+        let authorized = authorized.as_ref();
+        match (self.start(server, handler.clone(), tail, lifecycle(), authorized)).await {
             Err(Start::NotADiscoverResult(answer)) => {
                 tracing::debug!(target: TARGET, server = %server, answer, "the server answered the discover probe with something else: a legacy server");
-                match self
-                    .start(server, handler, tail, ClientLifecycleMode::Initialize)
-                    .await
-                {
+                let legacy = ClientLifecycleMode::Initialize;
+                match self.start(server, handler, tail, legacy, authorized).await {
                     Ok(connected) => Ok(connected),
                     Err(Start::NotADiscoverResult(answer)) => Err(format!(
                         "{}: expected an initialize result, received {answer}",
@@ -187,6 +219,7 @@ impl Upstream {
         handler: Notices,
         tail: &StderrTail,
         lifecycle: ClientLifecycleMode,
+        authorized: Option<&OAuthHttp>,
     ) -> Result<Connected, Start> {
         match self {
             Upstream::Command {
@@ -222,7 +255,7 @@ impl Upstream {
                     }
                 }
             }
-            Upstream::Http { url, headers } => {
+            Upstream::Http { url, headers, .. } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 for (name, value) in headers {
                     let name = http::HeaderName::try_from(name.as_str())
@@ -231,7 +264,44 @@ impl Upstream {
                         .map_err(|error| Start::Failed(format!("header `{name}`: {error}")))?;
                     config.custom_headers.insert(name, value);
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let Some(client) = authorized else {
+                    let transport = StreamableHttpClientTransport::from_config(config);
+                    let running = handler
+                        .serve_with_lifecycle(transport, lifecycle)
+                        .await
+                        .map_err(|error| self.failed(error))?;
+                    return Ok(Connected {
+                        running,
+                        process: None,
+                    });
+                };
+                let transport =
+                    StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+                let refused = match handler
+                    .clone()
+                    .serve_with_lifecycle(transport, lifecycle.clone())
+                    .await
+                {
+                    Ok(running) => {
+                        return Ok(Connected {
+                            running,
+                            process: None,
+                        });
+                    }
+                    Err(error) => match error.auth_challenge() {
+                        // More scopes were asked for and not obtained: a new authorization
+                        // would not change that.
+                        Some(challenge) if !challenge.contains("insufficient_scope") => {
+                            challenge.to_owned()
+                        }
+                        _ => return Err(self.failed(error)),
+                    },
+                };
+                client
+                    .authorize(&refused)
+                    .await
+                    .map_err(|error| Start::Failed(error.to_string()))?;
+                let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
@@ -292,10 +362,15 @@ impl std::fmt::Debug for Upstream {
                 .field("inherit_env", inherit_env)
                 .field("cwd", cwd)
                 .finish(),
-            Upstream::Http { url, headers } => f
+            Upstream::Http {
+                url,
+                headers,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", &super::redact::redact_urls(url))
                 .field("headers", &hidden(headers))
+                .field("oauth", oauth)
                 .finish(),
         }
     }
