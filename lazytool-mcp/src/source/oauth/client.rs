@@ -19,7 +19,7 @@ use sse_stream::Sse;
 
 use super::config::{Grant, OAuth};
 use super::error::OAuthError;
-use super::flow::Flow;
+use super::flow::{Flow, MAX_STEP_UPS};
 
 const TARGET: &str = "lazytool::oauth";
 
@@ -105,7 +105,7 @@ impl OAuthHttp {
         Fut: Future<Output = Result<T, HttpError>>,
     {
         let mut result = call().await;
-        let mut stepped_up = false;
+        let mut step_ups = 0;
         let mut exchanged = false;
         loop {
             match &result {
@@ -115,6 +115,10 @@ impl OAuthHttp {
                         tracing::warn!(target: TARGET, server = %server, required = refusal.required_scope.as_deref().unwrap_or("unknown"), "the server asks for more scopes: run `lazytool-gateway login {server}`");
                         return result;
                     };
+                    if step_ups == MAX_STEP_UPS {
+                        tracing::warn!(target: TARGET, server = %server, step_ups, "the server still asks for more scopes: given up");
+                        return result;
+                    }
                     let scope = refusal.required_scope.clone().unwrap_or_default();
                     let manager = Arc::clone(&self.inner.auth_manager);
                     let approver = Arc::clone(approver);
@@ -122,7 +126,7 @@ impl OAuthHttp {
                         tracing::warn!(target: TARGET, %error, "no more scopes");
                         return result;
                     }
-                    stepped_up = true;
+                    step_ups += 1;
                     result = call().await;
                 }
                 Err(StreamableHttpError::AuthRequired(refusal))
@@ -135,15 +139,6 @@ impl OAuthHttp {
                     }
                     exchanged = true;
                     result = call().await;
-                }
-                Ok(_) if stepped_up => {
-                    self.inner
-                        .auth_manager
-                        .lock()
-                        .await
-                        .reset_scope_upgrade_attempts()
-                        .await;
-                    return result;
                 }
                 _ => return result,
             }

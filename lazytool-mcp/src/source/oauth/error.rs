@@ -86,8 +86,6 @@ impl OAuthError {
             | AuthError::NoAuthorizationSupport
             | AuthError::PkceUnsupported => Step::MetadataDiscovery,
             AuthError::RegistrationFailed(_) => Step::Registration,
-            AuthError::AuthorizationServerMismatch { .. }
-            | AuthError::AuthorizationServerMissingIssuer { .. } => Step::Authorization,
             AuthError::TokenExchangeFailed(_)
             | AuthError::ClientCredentialsError(_)
             | AuthError::JwtSigningError(_) => Step::TokenEndpoint,

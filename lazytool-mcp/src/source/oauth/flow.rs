@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::transport::auth::{
     AuthorizationCallback, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
-    OAuthState, ScopeUpgradeConfig,
+    OAuthState,
 };
 use tokio::sync::Mutex;
 
@@ -14,9 +14,10 @@ use super::approver::Approver;
 use super::config::OAuth;
 use super::error::{OAuthError, Step};
 
-/// Authorizations for more scopes in a row before giving up: with the first one, three
-/// approvals at most (the MCP spec's scope challenge handling asks for a limit).
-const MAX_STEP_UPS: u32 = 2;
+/// Authorizations for more scopes in a row (for one request) before giving up: with the
+/// first one, three approvals at most (the MCP spec's scope challenge handling asks for a
+/// limit; rmcp's own count starts again at every token exchange).
+pub(crate) const MAX_STEP_UPS: u32 = 2;
 
 /// The name this client registers under (dynamic client registration).
 const CLIENT_NAME: &str = "lazytool";
@@ -53,9 +54,6 @@ impl Flow {
             .await
             .map_err(|error| self.error(Step::MetadataDiscovery, &error))?;
         manager.set_credential_store(self.oauth.store().for_server(&self.server, &self.url));
-        let mut step_ups = ScopeUpgradeConfig::default();
-        step_ups.max_upgrade_attempts = MAX_STEP_UPS;
-        manager.set_scope_upgrade_config(step_ups);
         Ok(manager)
     }
 
@@ -79,8 +77,11 @@ impl Flow {
         challenge: Option<String>,
         approver: Arc<dyn Approver>,
     ) -> Result<AuthorizationManager, OAuthError> {
-        let mut request =
-            AuthorizationRequest::new(approver.redirect_uri()).with_client_name(CLIENT_NAME);
+        // The challenge's scopes, else the protected resource's: what the spec's scope
+        // selection strategy asks for (rmcp's default adds both together).
+        let mut request = AuthorizationRequest::new(approver.redirect_uri())
+            .with_client_name(CLIENT_NAME)
+            .with_initial_scope_selection();
         if !self.oauth.scopes.is_empty() {
             request = request.with_scopes(self.oauth.scopes.iter().cloned());
         }
@@ -199,7 +200,7 @@ impl Flow {
     }
 
     /// Asks for `required_scope` on top of the granted ones (after an `insufficient_scope`
-    /// answer), at most [`MAX_STEP_UPS`] times in a row.
+    /// answer).
     pub(crate) async fn step_up(
         &self,
         manager: Arc<Mutex<AuthorizationManager>>,
