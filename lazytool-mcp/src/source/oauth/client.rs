@@ -207,7 +207,7 @@ impl StreamableHttpClient for OAuthHttp {
                 session_id.clone(),
                 auth_header.clone(),
                 custom_headers.clone(),
-                limits.clone(),
+                limits,
             )
         })
         .await
