@@ -75,6 +75,10 @@ pub use error::McpError;
 pub use principal::Principal;
 pub use request::McpRequest;
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use source::oauth::{
+    Approval, Approver, Grant, LOGIN_TIMEOUT, OAuth, OAuthError, SigningAlgorithm, Step,
+    TokenStore, login, login_with,
+};
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, InheritEnv, McpCatalog, McpSource, PatternError,
     Redactor, SourceReport, ToolNote, ToolSelection, Upstream,

@@ -231,6 +231,31 @@ async fn a_server_slower_than_the_probe_joins_within_the_start_timeout() {
 }
 
 #[tokio::test]
+async fn a_server_answering_the_probe_with_an_empty_result_is_reached_with_the_handshake() {
+    let state = state_file("empty-probe");
+    let legacy = hostile(Some(&state)).env("HOSTILE_UNKNOWN_EMPTY", "1");
+    let source = McpSource::new("legacy", legacy);
+    let tools = source
+        .list_tools(CancellationToken::new())
+        .await
+        .expect("a server answering `server/discover` with `{}` is a legacy server, not a failure");
+    assert!(tools.iter().any(|tool| tool.name() == "legacy__echo"));
+    assert_eq!(source.protocol_version().as_deref(), Some("2025-11-25"));
+    let registry = Registry::builder()
+        .without_inventory()
+        .tools(tools)
+        .build()
+        .expect("builds");
+    assert_eq!(
+        call(&registry, "legacy__echo", json!({"text": "hi"})).await,
+        (false, "hi".into())
+    );
+    // The probe's child is stopped and a new one answers the handshake alone.
+    assert_eq!(pids(&state, "started ").len(), 2);
+    source.shutdown().await;
+}
+
+#[tokio::test]
 async fn children_get_only_the_base_environment_and_their_own_unless_told() {
     let mut seen = Vec::new();
     for inherit in [

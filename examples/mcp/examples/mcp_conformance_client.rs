@@ -13,10 +13,16 @@
 //! one the scenario is about, with arguments the tool's schema accepts. It exits 0 when every
 //! call answered without an error, 1 otherwise; the suite judges the rest from what the
 //! server saw.
+//!
+//! The `auth/*` scenarios' servers require MCP authorization: the source gets [`OAuth`]
+//! settings (the context's client id, secret or private key; client credentials for the
+//! `auth/client-credentials-*` ones) and an [`Approver`] for the suite's authorization
+//! server, which approves every request at once: it follows the authorization URL without
+//! following the redirect and hands back where it points.
 
 use std::process::ExitCode;
 
-use lazytool_mcp::{McpSource, Upstream};
+use lazytool_mcp::{Approval, Approver, Grant, McpSource, OAuth, TokenStore, Upstream};
 use lazytool_runtime::source::ToolSource;
 use lazytool_runtime::{CancellationToken, Registry};
 use serde_json::{Value, json};
@@ -47,7 +53,11 @@ async fn main() -> ExitCode {
 }
 
 async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let source = McpSource::new(SERVER, Upstream::url(url));
+    let mut upstream = Upstream::url(url);
+    if scenario.starts_with("auth/") {
+        upstream = upstream.oauth(oauth(scenario)?);
+    }
+    let source = McpSource::new(SERVER, upstream);
     let outcome = exercise(&source, scenario).await;
     source.shutdown().await;
     outcome
@@ -83,6 +93,80 @@ async fn exercise(source: &McpSource, scenario: &str) -> Result<(), Box<dyn std:
         }
     }
     Ok(())
+}
+
+/// A client metadata document URL (the suite's servers that support them accept it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// What `MCP_CONFORMANCE_CONTEXT` may carry.
+#[derive(Default, serde::Deserialize)]
+struct Context {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    private_key_pem: Option<String>,
+    signing_algorithm: Option<String>,
+}
+
+/// The OAuth settings of an `auth/*` scenario, from its context.
+fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
+    let context: Context = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text)?,
+        Err(_) => Context::default(),
+    };
+    let mut oauth = OAuth::new()
+        .token_store(TokenStore::memory())
+        .client_metadata_url(CLIENT_METADATA_URL)
+        .approver(Headless::new()?);
+    if let Some(id) = context.client_id {
+        oauth = oauth.client_id(id);
+    }
+    if let Some(secret) = context.client_secret {
+        oauth = oauth.client_secret(secret);
+    }
+    if let Some(pem) = context.private_key_pem {
+        let algorithm = context.signing_algorithm.as_deref().unwrap_or("RS256");
+        oauth = oauth.private_key(pem, algorithm.parse()?);
+    }
+    if scenario.starts_with("auth/client-credentials") {
+        oauth = oauth.grant(Grant::ClientCredentials);
+    }
+    Ok(oauth)
+}
+
+/// Approves by following the authorization URL once, without following its redirect: the
+/// suite's authorization server redirects at once, with the code and state.
+struct Headless {
+    http: reqwest::Client,
+}
+
+impl Headless {
+    fn new() -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        Ok(Headless { http })
+    }
+}
+
+impl Approver for Headless {
+    fn redirect_uri(&self) -> String {
+        "http://localhost:3000/callback".to_owned()
+    }
+
+    fn approve<'a>(&'a self, authorization_url: &'a str) -> Approval<'a> {
+        Box::pin(async move {
+            let response = (self.http.get(authorization_url).send().await)
+                .map_err(|error| format!("the authorization URL: {error}"))?;
+            let location = response.headers().get("location");
+            let location = location.and_then(|value| value.to_str().ok());
+            location.map(str::to_owned).ok_or_else(|| {
+                format!(
+                    "the authorization server answered {} without a redirect",
+                    response.status()
+                )
+            })
+        })
+    }
 }
 
 /// Arguments the schema accepts: each required property given a value of its type (numbers

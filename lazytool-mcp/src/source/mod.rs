@@ -7,6 +7,7 @@ mod child;
 mod http_failure;
 mod link;
 mod naming;
+pub(crate) mod oauth;
 mod redact;
 mod sanitize;
 mod selection;

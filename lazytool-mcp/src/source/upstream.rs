@@ -15,6 +15,7 @@ use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClien
 use tokio::sync::{mpsc, watch};
 
 use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
+use super::oauth::{OAuth, OAuthHttp};
 use super::redact::Redactor;
 use super::stdio::ChildTransport;
 
@@ -58,6 +59,8 @@ pub enum Upstream {
         url: String,
         /// Headers sent with every request (`Authorization`, say).
         headers: BTreeMap<String, String>,
+        /// MCP authorization, when the server requires it.
+        oauth: Option<OAuth>,
     },
 }
 
@@ -87,6 +90,7 @@ impl Upstream {
         Upstream::Http {
             url: url.into(),
             headers: BTreeMap::new(),
+            oauth: None,
         }
     }
 
@@ -123,6 +127,22 @@ impl Upstream {
         self
     }
 
+    /// Reaches the server with MCP authorization (no effect on a child process): tokens
+    /// from `oauth`'s store, obtained as it says.
+    ///
+    /// ```
+    /// use lazytool_mcp::{OAuth, Upstream};
+    ///
+    /// let linear = Upstream::url("https://mcp.linear.app/mcp").oauth(OAuth::new().scopes(["read"]));
+    /// assert!(matches!(linear, Upstream::Http { oauth: Some(_), .. }));
+    /// ```
+    pub fn oauth(mut self, settings: OAuth) -> Self {
+        if let Upstream::Http { oauth, .. } = &mut self {
+            *oauth = Some(settings);
+        }
+        self
+    }
+
     /// What hides this upstream's secrets in text about it: the values of its environment or
     /// headers (and a `Bearer` token alone), and what URLs carry.
     ///
@@ -133,14 +153,15 @@ impl Upstream {
     pub fn redactor(&self) -> Redactor {
         match self {
             Upstream::Command { env, .. } => Redactor::new(env.values().map(String::as_str)),
-            Upstream::Http { headers, .. } => {
+            Upstream::Http { headers, oauth, .. } => {
                 let values = headers.values().map(String::as_str);
                 // `Bearer TOKEN`: the token alone may appear too.
                 let words = headers
                     .values()
                     .filter_map(|value| value.split_once(' '))
                     .map(|(_, word)| word);
-                Redactor::new(values.chain(words))
+                let oauth = oauth.iter().flat_map(OAuth::secrets);
+                Redactor::new(values.chain(words).chain(oauth))
             }
         }
     }
@@ -150,13 +171,56 @@ impl Upstream {
     /// for 2026-07-28 first, and the `initialize` handshake (offering 2025-11-25; the server
     /// answers with the newest it has) when the server answers the probe with an error or
     /// not at all within rmcp's 10 s. A child's late answer to the probe is dropped, so a
-    /// server slower than that still joins within the start timeout.
+    /// server slower than that still joins within the start timeout. A server that answers
+    /// the probe with something that is not a discover result (some answer every unknown
+    /// method with `{}`) is a legacy server too: it is reached again (a child is started
+    /// anew) with the handshake alone.
     pub(crate) async fn connect(
         &self,
         server: &Arc<str>,
         handler: Notices,
         tail: &StderrTail,
     ) -> Result<Connected, String> {
+        let authorized = match self {
+            Upstream::Http {
+                url,
+                oauth: Some(oauth),
+                ..
+            } => Some(
+                OAuthHttp::open(server, url, oauth)
+                    .await
+                    .map_err(|error| error.to_string())?,
+            ),
+            _ => None,
+        };
+        let authorized = authorized.as_ref();
+        match (self.start(server, handler.clone(), tail, lifecycle(), authorized)).await {
+            Err(Start::NotADiscoverResult(answer)) => {
+                tracing::debug!(target: TARGET, server = %server, answer, "the server answered the discover probe with something else: a legacy server");
+                let legacy = ClientLifecycleMode::Initialize;
+                match self.start(server, handler, tail, legacy, authorized).await {
+                    Ok(connected) => Ok(connected),
+                    Err(Start::NotADiscoverResult(answer)) => Err(format!(
+                        "{}: expected an initialize result, received {answer}",
+                        self.no_handshake()
+                    )),
+                    Err(Start::Failed(error)) => Err(error),
+                }
+            }
+            Err(Start::Failed(error)) => Err(error),
+            Ok(connected) => Ok(connected),
+        }
+    }
+
+    /// One attempt at starting the server in `lifecycle`.
+    async fn start(
+        &self,
+        server: &Arc<str>,
+        handler: Notices,
+        tail: &StderrTail,
+        lifecycle: ClientLifecycleMode,
+        authorized: Option<&OAuthHttp>,
+    ) -> Result<Connected, Start> {
         match self {
             Upstream::Command {
                 command,
@@ -172,7 +236,7 @@ impl Upstream {
                     inherit: inherit_env,
                     cwd: cwd.as_ref(),
                 };
-                let spawned = spawn(server, &launch, tail)?;
+                let spawned = spawn(server, &launch, tail).map_err(Start::Failed)?;
                 let (outbox, lines) = mpsc::channel(STDIN_QUEUE);
                 tokio::spawn(async move {
                     if let Err(error) = crate::transport::write_lines(spawned.stdin, lines).await {
@@ -180,40 +244,68 @@ impl Upstream {
                     }
                 });
                 let transport = ChildTransport::new(Arc::clone(server), spawned.stdout, outbox);
-                let running = handler
-                    .serve_with_lifecycle(transport, lifecycle())
-                    .await
-                    .map_err(|error| match error {
-                        ClientInitializeError::ConnectionClosed(_) => format!(
-                            "`{command}` exited, or closed its output, before the MCP handshake"
-                        ),
-                        error => format!("no MCP handshake with `{command}`: {error}"),
-                    });
-                match running {
+                match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(running) => Ok(Connected {
                         running,
                         process: Some(spawned.process),
                     }),
                     Err(error) => {
                         spawned.process.stop().await;
-                        Err(error)
+                        Err(self.failed(error))
                     }
                 }
             }
-            Upstream::Http { url, headers } => {
+            Upstream::Http { url, headers, .. } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 for (name, value) in headers {
                     let name = http::HeaderName::try_from(name.as_str())
-                        .map_err(|error| format!("header `{name}`: {error}"))?;
+                        .map_err(|error| Start::Failed(format!("header `{name}`: {error}")))?;
                     let value = http::HeaderValue::try_from(value.as_str())
-                        .map_err(|error| format!("header `{name}`: {error}"))?;
+                        .map_err(|error| Start::Failed(format!("header `{name}`: {error}")))?;
                     config.custom_headers.insert(name, value);
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                let running = handler
-                    .serve_with_lifecycle(transport, lifecycle())
+                let Some(client) = authorized else {
+                    let transport = StreamableHttpClientTransport::from_config(config);
+                    let running = handler
+                        .serve_with_lifecycle(transport, lifecycle)
+                        .await
+                        .map_err(|error| self.failed(error))?;
+                    return Ok(Connected {
+                        running,
+                        process: None,
+                    });
+                };
+                let transport =
+                    StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+                let refused = match handler
+                    .clone()
+                    .serve_with_lifecycle(transport, lifecycle.clone())
                     .await
-                    .map_err(|error| super::http_failure::describe(url, &error))?;
+                {
+                    Ok(running) => {
+                        return Ok(Connected {
+                            running,
+                            process: None,
+                        });
+                    }
+                    Err(error) => match error.auth_challenge() {
+                        // More scopes were asked for and not obtained: a new authorization
+                        // would not change that.
+                        Some(challenge) if !challenge.contains("insufficient_scope") => {
+                            challenge.to_owned()
+                        }
+                        _ => return Err(self.failed(error)),
+                    },
+                };
+                client
+                    .authorize(&refused)
+                    .await
+                    .map_err(|error| Start::Failed(error.to_string()))?;
+                let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+                let running = handler
+                    .serve_with_lifecycle(transport, lifecycle)
+                    .await
+                    .map_err(|error| self.failed(error))?;
                 Ok(Connected {
                     running,
                     process: None,
@@ -221,6 +313,41 @@ impl Upstream {
             }
         }
     }
+
+    /// What a failed start says: the server's answer when the probe got one that is not a
+    /// discover result (the caller falls back), else the error.
+    fn failed(&self, error: ClientInitializeError) -> Start {
+        match error {
+            ClientInitializeError::ExpectedInitResult(answer) => Start::NotADiscoverResult(
+                answer.map_or_else(|| "nothing".to_owned(), |answer| format!("{answer:?}")),
+            ),
+            ClientInitializeError::ConnectionClosed(_) if let Upstream::Command { command, .. } = self => {
+                Start::Failed(format!(
+                    "`{command}` exited, or closed its output, before the MCP handshake"
+                ))
+            }
+            error => match self {
+                Upstream::Http { url, .. } => Start::Failed(super::http_failure::describe(url, &error)),
+                Upstream::Command { .. } => Start::Failed(format!("{}: {error}", self.no_handshake())),
+            },
+        }
+    }
+
+    fn no_handshake(&self) -> String {
+        match self {
+            Upstream::Command { command, .. } => format!("no MCP handshake with `{command}`"),
+            Upstream::Http { url, .. } => format!("no MCP handshake with {url}"),
+        }
+    }
+}
+
+/// Why one attempt at starting a server failed.
+enum Start {
+    /// The server answered the request that should have started it with something else
+    /// (its `Debug` form).
+    NotADiscoverResult(String),
+    /// Anything else, said for a person.
+    Failed(String),
 }
 
 impl std::fmt::Debug for Upstream {
@@ -243,10 +370,15 @@ impl std::fmt::Debug for Upstream {
                 .field("inherit_env", inherit_env)
                 .field("cwd", cwd)
                 .finish(),
-            Upstream::Http { url, headers } => f
+            Upstream::Http {
+                url,
+                headers,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", &super::redact::redact_urls(url))
                 .field("headers", &hidden(headers))
+                .field("oauth", oauth)
                 .finish(),
         }
     }
@@ -261,6 +393,7 @@ fn lifecycle() -> ClientLifecycleMode {
 }
 
 /// The client side of an upstream connection: answers nothing, reports `list_changed`.
+#[derive(Clone)]
 pub(crate) struct Notices {
     pub(crate) tools_changed: watch::Sender<u64>,
 }

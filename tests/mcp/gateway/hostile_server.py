@@ -21,6 +21,8 @@ Set in its environment:
 - ``HOSTILE_STDERR_MB``: write one stderr line of that many MiB (its newline last), then
   ``HOSTILE_STDERR_LINES`` lines of ``HOSTILE_STDERR_LINE_BYTES`` bytes (default: short ones).
 - ``HOSTILE_SPAWN``: start ``sleep 300`` in the background, a grandchild of the client.
+- ``HOSTILE_UNKNOWN_EMPTY``: answer unknown methods (``server/discover`` among them) with an
+  empty result ``{}`` instead of an error, as some servers do.
 
 With STATE_FILE it appends ``started PID`` (and ``grandchild PID``) at the start and
 ``call NAME`` on each call.
@@ -150,6 +152,8 @@ def main() -> None:
         elif method == "tools/call":
             call(request)
         elif method == "ping":
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
+        elif os.environ.get("HOSTILE_UNKNOWN_EMPTY"):
             send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
         else:
             send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": method}})
