@@ -321,14 +321,20 @@ impl Upstream {
             ClientInitializeError::ExpectedInitResult(answer) => Start::NotADiscoverResult(
                 answer.map_or_else(|| "nothing".to_owned(), |answer| format!("{answer:?}")),
             ),
-            ClientInitializeError::ConnectionClosed(_) if let Upstream::Command { command, .. } = self => {
+            ClientInitializeError::ConnectionClosed(_)
+                if let Upstream::Command { command, .. } = self =>
+            {
                 Start::Failed(format!(
                     "`{command}` exited, or closed its output, before the MCP handshake"
                 ))
             }
             error => match self {
-                Upstream::Http { url, .. } => Start::Failed(super::http_failure::describe(url, &error)),
-                Upstream::Command { .. } => Start::Failed(format!("{}: {error}", self.no_handshake())),
+                Upstream::Http { url, .. } => {
+                    Start::Failed(super::http_failure::describe(url, &error))
+                }
+                Upstream::Command { .. } => {
+                    Start::Failed(format!("{}: {error}", self.no_handshake()))
+                }
             },
         }
     }
