@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use http::request::Parts;
 use lazytool_runtime::CancellationToken;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -299,6 +300,13 @@ impl McpHttp {
         self.warn_about_hosts(local);
         tracing::info!(target: "lazytool::mcp", "serving MCP at http://{local}{MCP_PATH}");
         let shutdown = self.shutdown.clone();
+        // Answers leave in several writes (an SSE stream's priming event, then the message):
+        // with Nagle's algorithm the last one would wait for the client's delayed ACK (40 ms).
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(target: "lazytool::mcp", %error, "cannot set TCP_NODELAY");
+            }
+        });
         axum::serve(listener, self.router())
             .with_graceful_shutdown(async move { shutdown.cancelled().await })
             .await
