@@ -80,8 +80,10 @@ pub use source::{
     SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use streamable_http::{
-    DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,
-    OriginPatternError,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
+    DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits, MCP_PATH, METRICS_PATH, McpHttp,
+    McpHttpService, OriginPattern, OriginPatternError, READYZ_PATH, Readiness,
 };
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;
@@ -96,3 +98,15 @@ pub use transport::MAX_REQUESTS_IN_FLIGHT;
 /// assert_eq!(ProtocolVersion::LATEST, ProtocolVersion::V_2026_07_28);
 /// ```
 pub use rmcp;
+
+/// The prometheus-client `GET /metrics` is written with, for an application's own metrics
+/// ([`McpHttp::register_metrics`]).
+///
+/// ```
+/// use lazytool_mcp::prometheus_client::metrics::counter::Counter;
+///
+/// let calls = Counter::<u64>::default();
+/// calls.inc();
+/// assert_eq!(calls.get(), 1);
+/// ```
+pub use prometheus_client;
