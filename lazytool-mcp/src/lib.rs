@@ -68,6 +68,7 @@ mod source;
 mod streamable_http;
 mod structured;
 mod transport;
+mod until;
 
 pub use connection::McpConnection;
 pub use content::McpContent;
@@ -85,6 +86,8 @@ pub use streamable_http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits, MCP_PATH, METRICS_PATH, McpHttp,
     McpHttpService, OriginPattern, OriginPatternError, READYZ_PATH, Readiness,
 };
+#[cfg(feature = "cli")]
+pub use streamable_http::{HttpArgs, HttpArgsError, Principals, PrincipalsError, TOKEN_ENV};
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;
 

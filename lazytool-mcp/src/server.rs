@@ -17,6 +17,7 @@ use crate::error::McpError;
 use crate::principal::Principal;
 use crate::streamable_http::McpHttp;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
+use crate::until::Until;
 
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
@@ -144,7 +145,8 @@ impl McpServer {
 
     /// Restricts what each principal may use: a request of `principal` may list, discover
     /// and run `tool` only if `allow(principal, tool)` (and the
-    /// [`options`](McpServer::options)' own [`allow`](SessionOptions::allow)) is true. The
+    /// [`options`](McpServer::options)' own [`allow`](SessionOptions::allow)) is true. Each
+    /// call adds a restriction to those of earlier calls. The
     /// principal is who the HTTP server authenticated
     /// ([`McpHttp::bearer_token_for`](crate::McpHttp::bearer_token_for)), else
     /// [`Principal::anonymous`].
@@ -161,7 +163,12 @@ impl McpServer {
         mut self,
         allow: impl Fn(&Principal, &Tool) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.gate = Some(Arc::new(allow));
+        self.gate = Some(match self.gate.take() {
+            Some(earlier) => Arc::new(move |principal: &Principal, tool: &Tool| {
+                earlier(principal, tool) && allow(principal, tool)
+            }),
+            None => Arc::new(allow),
+        });
         self
     }
 
@@ -331,6 +338,27 @@ impl McpServer {
     /// ```
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one connection on stdin and stdout until the client closes stdin or `stop`
+    /// resolves (a signal, say): then no more input is read, and the requests in flight are
+    /// answered (rmcp waits up to 5 s for them) before it returns.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ctrl_c = async { tokio::signal::ctrl_c().await.unwrap_or_default() };
+    /// McpServer::new(Registry::from_inventory()?).serve_stdio_until(ctrl_c).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_stdio_until(
+        &self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        self.serve(Until::new(tokio::io::stdin(), stop), tokio::io::stdout())
+            .await
     }
 
     /// Serves one connection of newline-delimited JSON-RPC over `reader` and `writer` until

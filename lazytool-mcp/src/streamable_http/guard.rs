@@ -110,9 +110,48 @@ where
     }
 }
 
+/// Why the gate refused a request.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Refused {
+    Origin,
+    MalformedHost,
+    Host,
+    Unauthorized,
+}
+
+impl Refused {
+    pub(crate) fn response(self) -> Response {
+        let (status, message) = match self {
+            Refused::Origin => (
+                StatusCode::FORBIDDEN,
+                "Forbidden: requests from this Origin are not allowed",
+            ),
+            Refused::MalformedHost => (
+                StatusCode::BAD_REQUEST,
+                "Bad request: missing or malformed Host header",
+            ),
+            Refused::Host => (
+                StatusCode::FORBIDDEN,
+                "Forbidden: the Host header names a host this server does not serve",
+            ),
+            Refused::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: send Authorization: Bearer <token>",
+            ),
+        };
+        let mut response = error_response(status, ErrorCode::INVALID_REQUEST, message);
+        if let Refused::Unauthorized = self {
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
 impl Gate {
-    /// The request's principal, or the refusal to answer with.
-    pub(crate) fn check(&self, parts: &Parts) -> Result<Principal, Response> {
+    /// The request's principal, or why it is refused.
+    pub(crate) fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
         if let Some(origin) = parts.headers.get(ORIGIN) {
             let allowed = origin
                 .to_str()
@@ -120,47 +159,26 @@ impl Gate {
             if !allowed {
                 tracing::warn!(target: "lazytool::mcp", ?origin, "refusing a request from a foreign origin");
                 self.metrics.refuse(Refusal::Origin);
-                return Err(error_response(
-                    StatusCode::FORBIDDEN,
-                    ErrorCode::INVALID_REQUEST,
-                    "Forbidden: requests from this Origin are not allowed",
-                ));
+                return Err(Refused::Origin);
             }
         }
         match host::check(parts, self.hosts.as_deref()) {
             Ok(()) => {}
             Err(HostError::Malformed) => {
                 self.metrics.refuse(Refusal::Host);
-                return Err(error_response(
-                    StatusCode::BAD_REQUEST,
-                    ErrorCode::INVALID_REQUEST,
-                    "Bad request: missing or malformed Host header",
-                ));
+                return Err(Refused::MalformedHost);
             }
             Err(HostError::NotAllowed) => {
                 let host = parts.headers.get(http::header::HOST);
                 tracing::warn!(target: "lazytool::mcp", ?host, "refusing a request for a host not allowed (DNS rebinding?); list the names clients use with --allowed-host");
                 self.metrics.refuse(Refusal::Host);
-                return Err(error_response(
-                    StatusCode::FORBIDDEN,
-                    ErrorCode::INVALID_REQUEST,
-                    "Forbidden: the Host header names a host this server does not serve",
-                ));
+                return Err(Refused::Host);
             }
         }
-        let Some(principal) = self.auth.authenticate(parts) else {
+        self.auth.authenticate(parts).ok_or_else(|| {
             self.metrics.refuse(Refusal::Unauthorized);
-            let mut refused = error_response(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::INVALID_REQUEST,
-                "Unauthorized: send Authorization: Bearer <token>",
-            );
-            refused
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return Err(refused);
-        };
-        Ok(principal)
+            Refused::Unauthorized
+        })
     }
 }
 
@@ -190,7 +208,7 @@ impl Guard {
                 parts.extensions.insert(principal.clone());
                 self.admit(parts, body, principal, &mut answer).await
             }
-            Err(refused) => refused,
+            Err(refused) => refused.response(),
         };
         answer.attach(response, drained)
     }
@@ -333,34 +351,23 @@ impl Guard {
                 ));
             }
         };
-        let refused = |status, reply| {
-            self.gate.metrics.refuse(Refusal::Malformed);
-            Err(json_response(status, reply))
-        };
-        match decode::decode(&bytes) {
-            Decoded::Message(message) => {
-                let message = describe(&message);
-                Ok((bytes, message))
-            }
-            Decoded::Reply(reply) => refused(StatusCode::BAD_REQUEST, reply),
+        let reply = match decode::decode(&bytes) {
+            Decoded::Message(message) => return Ok((bytes, describe(&message))),
+            Decoded::Reply(reply) => reply,
             // JSON-RPC answers no notification, but HTTP must answer the POST.
-            Decoded::Skip if bytes.trim_ascii().is_empty() => refused(
-                StatusCode::BAD_REQUEST,
-                decode::reply(
-                    None,
-                    ErrorCode::PARSE_ERROR,
-                    "Parse error: the request body is empty",
-                ),
+            Decoded::Skip if bytes.trim_ascii().is_empty() => decode::reply(
+                None,
+                ErrorCode::PARSE_ERROR,
+                "Parse error: the request body is empty",
             ),
-            Decoded::Skip => refused(
-                StatusCode::BAD_REQUEST,
-                decode::reply(
-                    None,
-                    ErrorCode::INVALID_REQUEST,
-                    "Invalid request: not a valid JSON-RPC notification",
-                ),
+            Decoded::Skip => decode::reply(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid request: not a valid JSON-RPC notification",
             ),
-        }
+        };
+        self.gate.metrics.refuse(Refusal::Malformed);
+        Err(json_response(StatusCode::BAD_REQUEST, reply))
     }
 }
 

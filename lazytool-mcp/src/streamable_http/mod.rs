@@ -5,6 +5,8 @@
 mod answer;
 mod auth;
 mod body;
+#[cfg(feature = "cli")]
+mod cli;
 mod connections;
 mod drain;
 mod guard;
@@ -13,6 +15,8 @@ mod host;
 mod limits;
 mod metrics;
 mod origin;
+#[cfg(feature = "cli")]
+mod principals;
 mod sessions;
 
 use std::net::SocketAddr;
@@ -30,6 +34,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 
+#[cfg(feature = "cli")]
+pub use cli::{HttpArgs, HttpArgsError, TOKEN_ENV};
 pub use guard::McpHttpService;
 pub use health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
 pub use limits::{
@@ -38,6 +44,8 @@ pub use limits::{
     DEFAULT_SESSION_IDLE_TIMEOUT, HttpLimits,
 };
 pub use origin::{OriginPattern, OriginPatternError};
+#[cfg(feature = "cli")]
+pub use principals::{Principals, PrincipalsError};
 
 use self::auth::Authentication;
 use self::drain::Drain;
@@ -556,7 +564,7 @@ fn metrics_text(
     parts: &Parts,
 ) -> Response {
     if let Err(refused) = gate.check(parts) {
-        return refused;
+        return refused.response();
     }
     match metrics::encode(registry) {
         Ok(text) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response(),
