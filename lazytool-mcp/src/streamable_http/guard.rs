@@ -302,7 +302,9 @@ impl Guard {
                 StatusCode::TOO_MANY_REQUESTS,
                 format!(
                     "Too many requests: this principal has {} sessions, all busy, the most it may have; end one with DELETE or retry later",
-                    self.limits.per_principal()
+                    self.limits
+                        .per_principal()
+                        .unwrap_or(self.limits.max_sessions)
                 ),
             ),
         };

@@ -184,7 +184,9 @@ impl HttpLimits {
         self
     }
 
-    pub(crate) fn per_principal(&self) -> usize {
-        self.max_sessions_per_principal.unwrap_or(self.max_sessions)
+    /// The bound of one principal's sessions, when below the overall one.
+    pub(crate) fn per_principal(&self) -> Option<usize> {
+        self.max_sessions_per_principal
+            .filter(|&max| max < self.max_sessions)
     }
 }

@@ -42,7 +42,8 @@ pub(crate) async fn with_reservation<F: Future>(reservation: Reservation, future
 pub(crate) struct SessionTable {
     state: Mutex<State>,
     max: usize,
-    max_per_principal: usize,
+    /// `None`: only `max` bounds a principal's sessions.
+    max_per_principal: Option<usize>,
     live: Gauge,
 }
 
@@ -86,7 +87,7 @@ pub(crate) struct Busy {
 }
 
 impl SessionTable {
-    pub(crate) fn new(max: usize, max_per_principal: usize, live: Gauge) -> Arc<Self> {
+    pub(crate) fn new(max: usize, max_per_principal: Option<usize>, live: Gauge) -> Arc<Self> {
         Arc::new(SessionTable {
             state: Mutex::default(),
             max,
@@ -113,7 +114,10 @@ impl SessionTable {
             .filter(|entry| &entry.principal == principal)
             .count()
             + state.reserved_by.get(principal).copied().unwrap_or(0);
-        if of_principal >= self.max_per_principal {
+        if self
+            .max_per_principal
+            .is_some_and(|max| of_principal >= max)
+        {
             let victim = state
                 .least_recently_used(Some(principal))
                 .ok_or(Full::Principal)?;

@@ -1,6 +1,6 @@
 use super::*;
 
-fn table(max: usize, per_principal: usize) -> Arc<SessionTable> {
+fn table(max: usize, per_principal: Option<usize>) -> Arc<SessionTable> {
     SessionTable::new(max, per_principal, Gauge::default())
 }
 
@@ -19,7 +19,7 @@ fn open(table: &Arc<SessionTable>, principal: &str, id: &str) -> Vec<SessionId> 
 
 #[test]
 fn the_least_recently_used_idle_session_makes_room() {
-    let table = table(2, 2);
+    let table = table(2, None);
     assert!(open(&table, "alice", "a").is_empty());
     assert!(open(&table, "bob", "b").is_empty());
     // `a` was used after `b`: `b` goes.
@@ -38,7 +38,7 @@ fn the_least_recently_used_idle_session_makes_room() {
 
 #[test]
 fn a_principal_over_its_bound_loses_its_own_oldest_session() {
-    let table = table(10, 2);
+    let table = table(10, Some(2));
     open(&table, "alice", "a1");
     open(&table, "bob", "b1");
     open(&table, "alice", "a2");
@@ -56,7 +56,7 @@ fn a_principal_over_its_bound_loses_its_own_oldest_session() {
 
 #[test]
 fn unused_reservations_are_given_back_and_count_meanwhile() {
-    let table = table(1, 1);
+    let table = table(1, Some(1));
     let held = table.reserve(&Principal::new("alice")).expect("room");
     assert_eq!(
         table.reserve(&Principal::new("bob")).err(),
