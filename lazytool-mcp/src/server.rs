@@ -341,8 +341,7 @@ impl McpServer {
     }
 
     /// Serves one connection on stdin and stdout until the client closes stdin or `stop`
-    /// resolves (a signal, say): then no more input is read, and the requests in flight are
-    /// answered (rmcp waits up to 5 s for them) before it returns.
+    /// resolves (a signal, say): see [`serve_until`](McpServer::serve_until).
     ///
     /// ```rust,no_run
     /// use lazytool_mcp::McpServer;
@@ -357,8 +356,36 @@ impl McpServer {
         &self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        self.serve(Until::new(tokio::io::stdin(), stop), tokio::io::stdout())
+        self.serve_until(tokio::io::stdin(), tokio::io::stdout(), stop)
             .await
+    }
+
+    /// [`serve`](McpServer::serve), also ending when `stop` resolves: then no more input is
+    /// read, and the requests in flight are answered (rmcp waits up to 5 s for them) before
+    /// it returns.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let (_client, connection) = tokio::io::duplex(64 * 1024);
+    /// let (reader, writer) = tokio::io::split(connection);
+    /// // The client never closes its end: the server stops on its own.
+    /// McpServer::new(registry).serve_until(reader, writer, async {}).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_until<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send,
+    {
+        self.serve(Until::new(reader, stop), writer).await
     }
 
     /// Serves one connection of newline-delimited JSON-RPC over `reader` and `writer` until
