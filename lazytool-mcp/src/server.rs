@@ -348,8 +348,11 @@ impl McpServer {
     /// use lazytool_runtime::Registry;
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// let ctrl_c = async { tokio::signal::ctrl_c().await.unwrap_or_default() };
-    /// McpServer::new(Registry::from_inventory()?).serve_stdio_until(ctrl_c).await?;
+    /// // Cancelled by a signal handler, say.
+    /// let stop = lazytool_runtime::CancellationToken::new();
+    /// McpServer::new(Registry::from_inventory()?)
+    ///     .serve_stdio_until(stop.cancelled_owned())
+    ///     .await?;
     /// # Ok(()) }
     /// ```
     pub async fn serve_stdio_until(

@@ -27,10 +27,9 @@ async fn closed_while_trickling(stream: &mut TcpStream) -> bool {
                 return;
             }
             let read = tokio::time::timeout(Duration::from_millis(100), stream.read(&mut buffer));
-            match read.await {
-                Ok(Ok(0) | Err(_)) => return,
-                // An error answer before the close (hyper's 408) is fine.
-                Ok(Ok(_)) | Err(_) => {}
+            // Bytes read (hyper's 408 before the close) or none yet: trickle on.
+            if let Ok(Ok(0) | Err(_)) = read.await {
+                return;
             }
         }
     };

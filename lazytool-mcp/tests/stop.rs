@@ -66,7 +66,10 @@ async fn a_stop_answers_the_call_in_flight_then_returns() {
     let answer = tokio::time::timeout(TIMEOUT, answered)
         .await
         .expect("answered in time");
-    assert_eq!(answer["result"]["content"][0]["text"], "released", "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "released",
+        "{answer}"
+    );
     tokio::time::timeout(TIMEOUT, serving)
         .await
         .expect("serving returns with the client's end still open")

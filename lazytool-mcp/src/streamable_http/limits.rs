@@ -31,7 +31,7 @@ pub(crate) const RETRY_AFTER_SECONDS: u64 = 1;
 /// |---|---|---|
 /// | `max_connections` | [`DEFAULT_MAX_CONNECTIONS`] | the connection gets `503` with `Retry-After` and is closed |
 /// | `max_sessions` | [`DEFAULT_MAX_SESSIONS`] | the least recently used session with no request in flight is closed (its client gets 404 and starts another); if every session is busy, `503` with `Retry-After` |
-/// | `max_sessions_per_principal` | `max_sessions` | the same among that principal's sessions, `429` with `Retry-After` when all are busy |
+/// | `max_sessions_per_principal` | unset (only `max_sessions` applies) | the same among that principal's sessions, `429` with `Retry-After` when all are busy |
 /// | `session_idle_timeout` | [`DEFAULT_SESSION_IDLE_TIMEOUT`] | the session is closed (404 afterwards) |
 /// | `max_streams` | [`DEFAULT_MAX_STREAMS`] | a `GET` stream or `subscriptions/listen` gets `503` with `Retry-After` |
 /// | `header_read_timeout` | [`DEFAULT_HEADER_READ_TIMEOUT`] | the connection is closed: a request's headers must arrive whole within it, and an idle keep-alive connection waits at most that long for the next |
@@ -56,7 +56,7 @@ pub struct HttpLimits {
     pub max_connections: usize,
     /// Live sessions (protocol versions with a handshake) at once.
     pub max_sessions: usize,
-    /// Live sessions of one principal at once; `None`: `max_sessions`.
+    /// Live sessions of one principal at once; `None`: only `max_sessions` applies.
     pub max_sessions_per_principal: Option<usize>,
     /// How long a session may stay without requests before it is closed.
     pub session_idle_timeout: Duration,

@@ -461,8 +461,9 @@ impl McpHttp {
     ///
     /// ```rust,no_run
     /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
-    /// let ctrl_c = async { tokio::signal::ctrl_c().await.unwrap_or_default() };
-    /// server.http().serve_with_shutdown("127.0.0.1:8080", ctrl_c).await?;
+    /// // Cancelled by a signal handler, say.
+    /// let stop = lazytool_runtime::CancellationToken::new();
+    /// server.http().serve_with_shutdown("127.0.0.1:8080", stop.cancelled_owned()).await?;
     /// # Ok(()) }
     /// ```
     pub async fn serve_with_shutdown(

@@ -57,7 +57,7 @@ fn only_floats_that_are_exactly_the_integer_written_are_rewritten() {
             9_007_199_254_740_992.0,
             9.223372036854775e18,
             1e19,
-            -9.223372036854775808e18
+            -9.223_372_036_854_776e18
         ])
     );
 }
