@@ -1,13 +1,10 @@
-//! The command line, with clap: [`Cli`], and the HTTP serving flags in their own
-//! [`HttpArgs`] (to be replaced by lazytool-mcp's shared flags in one place).
+//! The command line, with clap: [`Cli`], and [`HttpServing`], which adds `--http` to
+//! lazytool-mcp's serving flags.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser};
-
-/// The environment variable that holds the bearer token when no flag gives one.
-pub const TOKEN_VAR: &str = "LAZYTOOL_TOKEN";
 
 /// `lazytool-gateway --config FILE [--check] [--http ADDR [--token T | --token-file PATH]]`.
 ///
@@ -46,7 +43,7 @@ pub struct Cli {
     pub check: bool,
     /// Serving over HTTP.
     #[command(flatten)]
-    pub http: HttpArgs,
+    pub http: HttpServing,
     /// Log more: debug (-v), everything (-vv).
     #[arg(short, long, action = ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
@@ -55,56 +52,43 @@ pub struct Cli {
     pub quiet: u8,
 }
 
-/// The flags of serving over streamable HTTP.
+/// Serving over streamable HTTP: `--http ADDR` and lazytool-mcp's shared serving flags
+/// ([`lazytool_mcp::HttpArgs`]: allowed hosts and origins, session and connection caps,
+/// timeouts, the token and the principals).
 ///
 /// ```
 /// use clap::Parser;
 /// use lazytool_gateway::Cli;
 ///
-/// let error = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--token", "t"]).unwrap_err();
-/// assert!(error.to_string().contains("--http"));
+/// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--http", "0.0.0.0:80", "--allowed-host", "tools.example"]).unwrap();
+/// assert_eq!(cli.http.serving.allowed_hosts, ["tools.example"]);
 /// ```
 #[derive(Debug, Args)]
-pub struct HttpArgs {
+pub struct HttpServing {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio; a bare PORT binds 127.0.0.1.
     #[arg(long, value_name = "ADDR|PORT", value_parser = parse_addr)]
     pub http: Option<SocketAddr>,
-    /// Require `Authorization: Bearer SECRET` (visible in the process list: prefer --token-file or LAZYTOOL_TOKEN).
-    #[arg(
-        long,
-        value_name = "SECRET",
-        requires = "http",
-        conflicts_with = "token_file"
-    )]
-    pub token: Option<String>,
-    /// Read the bearer token from the first line of PATH.
-    #[arg(long, value_name = "PATH", requires = "http")]
-    pub token_file: Option<PathBuf>,
+    /// The flags of HTTP serving, shared with lazytool-mcp's `mcp_server`.
+    #[command(flatten)]
+    pub serving: lazytool_mcp::HttpArgs,
 }
 
-impl HttpArgs {
-    /// The bearer token: `--token`, else the first line of `--token-file`, else
-    /// `LAZYTOOL_TOKEN` (through `var`) when serving HTTP.
+impl HttpServing {
+    /// A flag given that only HTTP serving reads, when `--http` is not given: an error.
     ///
     /// ```
     /// use clap::Parser;
     /// use lazytool_gateway::Cli;
     ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--http", "8080"]).unwrap();
-    /// let from_env = |name: &str| (name == "LAZYTOOL_TOKEN").then(|| "s3cret".to_owned());
-    /// assert_eq!(cli.http.token(from_env).unwrap().as_deref(), Some("s3cret"));
+    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--max-sessions", "9"]).unwrap();
+    /// assert_eq!(cli.http.check().unwrap_err(), "--max-sessions needs --http");
     /// ```
-    pub fn token(&self, var: impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
-        if let Some(token) = &self.token {
-            return Ok(Some(token.clone()));
+    pub fn check(&self) -> Result<(), String> {
+        let given = (self.serving.given()).or(self.serving.token.as_ref().map(|_| "--token"));
+        match (self.http, given) {
+            (None, Some(flag)) => Err(format!("{flag} needs --http")),
+            _ => Ok(()),
         }
-        if let Some(path) = &self.token_file {
-            return read_token(path).map(Some);
-        }
-        Ok(self
-            .http
-            .and_then(|_| var(TOKEN_VAR))
-            .filter(|token| !token.is_empty()))
     }
 }
 
@@ -143,18 +127,6 @@ fn parse_addr(addr: &str) -> Result<SocketAddr, String> {
     }
 }
 
-/// The token in `path`: its first line, which must not be empty.
-fn read_token(path: &Path) -> Result<String, String> {
-    let path_shown = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read the token file {path_shown}: {error}"))?;
-    let token = text.lines().next().unwrap_or_default().trim();
-    if token.is_empty() {
-        return Err(format!("the token file {path_shown} is empty"));
-    }
-    Ok(token.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -172,12 +144,19 @@ mod tests {
             Cli::try_parse_from(["lazytool-gateway", "--config", "f"].iter().chain(args))
         };
         for refused in [
-            &["--token-file", "p"][..],
-            &["--http", "1", "--token", "a", "--token-file", "p"],
+            &["--http", "1", "--token", "a", "--token-file", "p"][..],
             &["-q", "-v"],
             &["--http", "host"],
         ] {
             assert!(parse(refused).is_err(), "{refused:?}");
+        }
+        for needs_http in [
+            &["--token-file", "p"][..],
+            &["--token", "t"],
+            &["--drain-timeout", "5s"],
+        ] {
+            let cli = parse(needs_http).expect("parses");
+            assert!(cli.http.check().is_err(), "{needs_http:?}");
         }
         assert!(
             Cli::try_parse_from(["lazytool-gateway"]).is_err(),
@@ -185,10 +164,10 @@ mod tests {
         );
         let cli = parse(&["--http", "0.0.0.0:9000", "--token", "t"]).expect("valid");
         assert_eq!(cli.http.http, Some(SocketAddr::from(([0, 0, 0, 0], 9000))));
-        assert_eq!(cli.http.token(|_| None), Ok(Some("t".to_owned())));
-        // Without --http, LAZYTOOL_TOKEN is not read: stdio has no token.
+        assert_eq!(cli.http.serving.token.as_deref(), Some("t"));
+        assert_eq!(cli.http.check(), Ok(()));
         let stdio = parse(&[]).expect("valid");
-        assert_eq!(stdio.http.token(|_| Some("x".to_owned())), Ok(None));
+        assert_eq!(stdio.http.check(), Ok(()));
         assert_eq!(stdio.default_log_filter(), "lazytool=info,rmcp=off,warn");
     }
 }

@@ -20,7 +20,7 @@ use lazytool_mcp::McpCatalog;
 use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 
 pub use check::check;
-pub use cli::{Cli, HttpArgs, TOKEN_VAR};
+pub use cli::{Cli, HttpServing};
 pub use config::{Config, ConfigError, parse};
 
 /// Results up to this size pass whole (an upstream's image, a file): the size of the longest

@@ -2,6 +2,7 @@
 //! the arguments are in `cli.rs`.
 
 mod log;
+mod metrics;
 
 use std::process::ExitCode;
 
@@ -10,6 +11,7 @@ use lazytool_gateway::Cli;
 use lazytool_mcp::{McpServer, Redactor};
 use lazytool_runtime::SessionOptions;
 use log::RedactedStderr;
+use metrics::upstream_metrics;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
@@ -50,7 +52,7 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let path = &cli.config;
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    let token = cli.http.token(|name| std::env::var(name).ok())?;
+    cli.http.check()?;
     let config = lazytool_gateway::parse(&text, |name| std::env::var(name).ok())?;
     log.hide(
         (config.servers.iter()).fold(Redactor::default(), |all, server| {
@@ -79,19 +81,13 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .server_info("lazytool-gateway", env!("CARGO_PKG_VERSION"))
         .options(options);
     let served = match cli.http.http {
-        None => tokio::select! {
-            served = server.serve_stdio() => served,
-            () = stopped() => Ok(()),
-        },
+        // Calls in flight are answered before the upstreams are stopped.
+        None => server.serve_stdio_until(stopped()).await,
         Some(addr) => {
-            let mut http = server.http();
-            if let Some(token) = &token {
-                http = http.bearer_token(token);
-            }
-            tokio::select! {
-                served = http.serve(addr) => served,
-                () = stopped() => Ok(()),
-            }
+            let upstreams = upstream_metrics(&catalog);
+            let http = (cli.http.serving.apply(server)?)
+                .register_metrics(move |registry| upstreams.register(registry));
+            http.serve_with_shutdown(addr, stopped()).await
         }
     };
     catalog.shutdown().await;

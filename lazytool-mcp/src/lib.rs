@@ -68,6 +68,7 @@ mod source;
 mod streamable_http;
 mod structured;
 mod transport;
+mod until;
 
 pub use connection::McpConnection;
 pub use content::McpContent;
@@ -84,9 +85,13 @@ pub use source::{
     Redactor, SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use streamable_http::{
-    DEFAULT_SESSION_IDLE_TIMEOUT, MCP_PATH, McpHttp, McpHttpService, OriginPattern,
-    OriginPatternError,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
+    DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits, MCP_PATH, METRICS_PATH, McpHttp,
+    McpHttpService, OriginPattern, OriginPatternError, READYZ_PATH, Readiness,
 };
+#[cfg(feature = "cli")]
+pub use streamable_http::{HttpArgs, HttpArgsError, Principals, PrincipalsError, TOKEN_ENV};
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;
 
@@ -100,3 +105,15 @@ pub use transport::MAX_REQUESTS_IN_FLIGHT;
 /// assert_eq!(ProtocolVersion::LATEST, ProtocolVersion::V_2026_07_28);
 /// ```
 pub use rmcp;
+
+/// The prometheus-client `GET /metrics` is written with, for an application's own metrics
+/// ([`McpHttp::register_metrics`]).
+///
+/// ```
+/// use lazytool_mcp::prometheus_client::metrics::counter::Counter;
+///
+/// let calls = Counter::<u64>::default();
+/// calls.inc();
+/// assert_eq!(calls.get(), 1);
+/// ```
+pub use prometheus_client;

@@ -17,6 +17,7 @@ use crate::error::McpError;
 use crate::principal::Principal;
 use crate::streamable_http::McpHttp;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
+use crate::until::Until;
 
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
@@ -144,7 +145,8 @@ impl McpServer {
 
     /// Restricts what each principal may use: a request of `principal` may list, discover
     /// and run `tool` only if `allow(principal, tool)` (and the
-    /// [`options`](McpServer::options)' own [`allow`](SessionOptions::allow)) is true. The
+    /// [`options`](McpServer::options)' own [`allow`](SessionOptions::allow)) is true. Each
+    /// call adds a restriction to those of earlier calls. The
     /// principal is who the HTTP server authenticated
     /// ([`McpHttp::bearer_token_for`](crate::McpHttp::bearer_token_for)), else
     /// [`Principal::anonymous`].
@@ -161,7 +163,12 @@ impl McpServer {
         mut self,
         allow: impl Fn(&Principal, &Tool) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.gate = Some(Arc::new(allow));
+        self.gate = Some(match self.gate.take() {
+            Some(earlier) => Arc::new(move |principal: &Principal, tool: &Tool| {
+                earlier(principal, tool) && allow(principal, tool)
+            }),
+            None => Arc::new(allow),
+        });
         self
     }
 
@@ -331,6 +338,57 @@ impl McpServer {
     /// ```
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
         self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one connection on stdin and stdout until the client closes stdin or `stop`
+    /// resolves (a signal, say): see [`serve_until`](McpServer::serve_until).
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // Cancelled by a signal handler, say.
+    /// let stop = lazytool_runtime::CancellationToken::new();
+    /// McpServer::new(Registry::from_inventory()?)
+    ///     .serve_stdio_until(stop.cancelled_owned())
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_stdio_until(
+        &self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        self.serve_until(tokio::io::stdin(), tokio::io::stdout(), stop)
+            .await
+    }
+
+    /// [`serve`](McpServer::serve), also ending when `stop` resolves: then no more input is
+    /// read, and the requests in flight are answered (rmcp waits up to 5 s for them) before
+    /// it returns.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let (_client, connection) = tokio::io::duplex(64 * 1024);
+    /// let (reader, writer) = tokio::io::split(connection);
+    /// // The client never closes its end: the server stops on its own.
+    /// McpServer::new(registry).serve_until(reader, writer, async {}).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_until<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send,
+    {
+        self.serve(Until::new(reader, stop), writer).await
     }
 
     /// Serves one connection of newline-delimited JSON-RPC over `reader` and `writer` until

@@ -8,6 +8,7 @@ of protocol 2025-11-25, the stateless flow of 2026-07-28 (a fixed list with
 import json
 import os
 import re
+import signal
 import subprocess
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -262,3 +263,46 @@ async def test_50_concurrent_clients_list_discover_and_call(url: str) -> None:
             for index in range(50):
                 group.start_soon(legacy if index % 2 else modern, index)
     assert failures == []
+
+
+def wait_call(ms: int) -> bytes:
+    """A 2026-07-28 call of the `wait` tool (`mcp_server --wait-tool`)."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = {"name": "wait", "arguments": {"ms": ms}, "_meta": meta}
+    return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
+
+
+async def test_sigterm_lets_the_call_in_flight_finish_then_exits_0() -> None:
+    process = subprocess.Popen(
+        [str(SERVER), "--http", "127.0.0.1:0", "--wait-tool", "--drain-timeout", "20s"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = await_line(process, r"at (http://\S+/mcp)", "the server did not say where it serves")[1]
+        base = url.removesuffix("/mcp")
+        async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+            assert (await http.get(f"{base}/readyz")).status_code == 200
+        headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "wait"}
+        results: list[httpx2.Response] = []
+
+        async def call() -> None:
+            results.append(await raw_post(url, wait_call(1500), headers))
+
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                await anyio.sleep(0.5)  # the call is running: its tool sleeps 1.5 s
+                process.send_signal(signal.SIGTERM)
+        [answer] = results
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["result"]["content"][0]["text"] == "waited 1500 ms"
+        assert process.wait(timeout=TIMEOUT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=TIMEOUT)

@@ -177,7 +177,7 @@ async fn a_large_result_is_cut_with_a_notice() {
     let text = result.text();
     assert!(sent(&result) <= 100_000, "{}", sent(&result));
     assert!(text.ends_with(
-        "[Output truncated: showing the first 99881 of 1048576 bytes. Ask for less (filters, pagination) to see the rest.]"
+        "[Output truncated: showing the first 99883 of 1048576 bytes. Ask for less (filters, pagination) to see the rest.]"
     ), "{}", &text[text.len() - 200..]);
 }
 
@@ -891,6 +891,94 @@ async fn a_nan_or_infinite_result_is_an_error() {
         .call("scale", json!({"x": 0.0, "factor": f64::MAX}))
         .await;
     assert!(!nan.is_error(), "0 × MAX is 0");
+}
+
+/// Scores of a few runs, one of which went wrong.
+#[tool]
+async fn scores() -> Result<std::collections::BTreeMap<String, Vec<f64>>, String> {
+    let runs = [("a", vec![1.0, 2.0]), ("b", vec![0.5, f64::INFINITY])];
+    Ok(runs
+        .into_iter()
+        .map(|(run, values)| (run.to_owned(), values))
+        .collect())
+}
+
+/// Issue 23, item 8: a non-finite float nested in a result is an error naming where, as a
+/// top-level one is. (A `serde_json::Value` cannot carry one: `json!({"x": f64::INFINITY})`
+/// is already `{"x": null}` when the tool returns it, so typed results are the ones checked.)
+#[tokio::test]
+async fn a_nested_non_finite_float_is_an_error() {
+    let result = registry().call("scores", json!({})).await;
+    assert_eq!(result.error_kind(), Some(ToolErrorKind::InvalidOutput));
+    assert!(
+        result.text().contains("(NaN or infinity) at /b/1"),
+        "{}",
+        result.text()
+    );
+}
+
+/// Issue 23, item 8: an integer past its Rust type's range is an argument error naming the
+/// field, never another value reaching the tool.
+#[tokio::test]
+async fn an_integer_past_its_type_is_an_argument_error() {
+    let registry = registry();
+    let call = |text: &str| {
+        let arguments: Value = serde_json::from_str(text).expect("JSON");
+        registry.call("double", arguments)
+    };
+    for past in [
+        r#"{"n": -9223372036854775809}"#,
+        r#"{"n": 9223372036854775808}"#,
+        r#"{"n": 1e300}"#,
+    ] {
+        let result = call(past).await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ToolErrorKind::InvalidArguments),
+            "{past}: {}",
+            result.text()
+        );
+        assert!(result.text().contains("/n"), "{past}: {}", result.text());
+    }
+    let least = call(r#"{"n": -4611686018427387904}"#).await;
+    assert_eq!(least.content(), &json!(i64::MIN), "{}", least.text());
+    assert_eq!(call(r#"{"n": 21.0}"#).await.content(), &json!(42));
+}
+
+/// Returns `count` times `unit`.
+#[tool]
+async fn repeat(unit: String, count: usize) -> String {
+    unit.repeat(count)
+}
+
+/// Issue 23, item 8: a cut output keeps the longest prefix of whole characters that fits in
+/// the limit together with its notice.
+#[tokio::test]
+async fn a_cut_output_fills_its_limit() {
+    let registry = registry_with(
+        Arc::default(),
+        CallLimits::default().max_output_bytes(1_000),
+    );
+    for (unit, count, slack) in [
+        ("x", 1_001, 0),
+        ("x", 100_000, 0),
+        ("é", 50_000, 1),
+        ("\"", 5_000, 1),
+    ] {
+        let result = registry
+            .call("repeat", json!({"unit": unit, "count": count}))
+            .await;
+        let sent = sent(&result);
+        assert!(
+            (1_000 - slack..=1_000).contains(&sent),
+            "{unit} × {count}: {sent} bytes sent"
+        );
+        assert!(
+            result.text().contains("[Output truncated"),
+            "{}",
+            result.text()
+        );
+    }
 }
 
 /// Item 12: signing keys of fewer than 32 bytes are refused.

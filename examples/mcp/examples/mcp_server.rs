@@ -5,56 +5,105 @@
 //! cargo run --example mcp_server                                   # stdio
 //! cargo run --example mcp_server -- --http 127.0.0.1:8080          # http://127.0.0.1:8080/mcp
 //! cargo run --example mcp_server -- --http 8080 --token SECRET     # requires Authorization: Bearer SECRET
+//! cargo run --example mcp_server -- --help                         # every HTTP serving flag
 //! ```
 //!
-//! Logs go to stderr (on stdio, stdout is the protocol). See the README for registering it in
-//! MCP clients.
+//! SIGTERM or Ctrl-C drains: accepting stops, calls in flight finish (within
+//! `--drain-timeout`), then the process exits 0. Logs go to stderr (on stdio, stdout is the
+//! protocol). See the README for registering it in MCP clients.
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
 
-use lazytool_mcp::{MCP_PATH, McpServer};
+use clap::Parser;
+use lazytool_examples_core::ProductStore;
+use lazytool_mcp::{HttpArgs, MCP_PATH, McpServer};
+use lazytool_runtime::{CallLimits, DynamicTool, Registry};
+use serde_json::{Value, json};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 
-const USAGE: &str = "usage: mcp_server [--http ADDR|PORT [--token SECRET]]";
-
-/// Where to serve, from the command line.
-enum Transport {
-    Stdio,
-    Http {
-        addr: SocketAddr,
-        token: Option<String>,
-    },
+/// The shop's tools over MCP, with lazy discovery.
+#[derive(Parser)]
+#[command(version)]
+struct Cli {
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (a bare PORT binds 127.0.0.1)
+    #[arg(long, value_name = "ADDR|PORT", value_parser = parse_addr)]
+    http: Option<SocketAddr>,
+    /// Also serve an eager `wait` tool that sleeps `ms` milliseconds (to try drains and
+    /// balancers with calls in flight)
+    #[arg(long)]
+    wait_tool: bool,
+    #[command(flatten)]
+    serving: HttpArgs,
 }
 
-fn parse(mut args: impl Iterator<Item = String>) -> Result<Transport, String> {
-    let (mut http, mut token) = (None, None);
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or(format!("{arg} needs a value; {USAGE}"));
-        match arg.as_str() {
-            "--http" => http = Some(value()?),
-            "--token" => token = Some(value()?),
-            _ => return Err(format!("unknown argument `{arg}`; {USAGE}")),
-        }
-    }
-    let Some(addr) = http else {
-        return match token {
-            Some(_) => Err(format!("--token needs --http; {USAGE}")),
-            None => Ok(Transport::Stdio),
-        };
-    };
-    // A bare port binds the loopback interface only.
-    let addr = match addr.parse::<u16>() {
-        Ok(port) => SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+fn parse_addr(addr: &str) -> Result<SocketAddr, String> {
+    match addr.parse::<u16>() {
+        Ok(port) => Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port))),
         Err(_) => addr
             .parse()
-            .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080; {USAGE}"))?,
-    };
-    Ok(Transport::Http { addr, token })
+            .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080 or a port")),
+    }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Sleeps `ms` milliseconds (at most a minute) and says so.
+fn wait_tool() -> DynamicTool {
+    let schema = json!({
+        "type": "object",
+        "properties": {"ms": {"type": "integer", "minimum": 0, "maximum": 60_000}},
+        "required": ["ms"],
+    });
+    DynamicTool::new(
+        "wait",
+        "Waits the given number of milliseconds.",
+        schema,
+        |arguments: Value, _| async move {
+            let ms = arguments["ms"].as_u64().unwrap_or_default();
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok::<_, String>(json!(format!("waited {ms} ms")))
+        },
+    )
+}
+
+fn registry(wait: bool) -> Result<Registry, lazytool_runtime::RegistryError> {
+    let builder = Registry::builder().state(ProductStore::sample());
+    match wait {
+        true => builder
+            .tool(wait_tool())
+            .limits(CallLimits::default().timeout(Some(Duration::from_secs(61))))
+            .build(),
+        false => builder.build(),
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn stopped() {
+    #[cfg(unix)]
+    let terminated = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => drop(signal.recv().await),
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminated = std::future::pending::<()>();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminated => {}
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    let served = runtime.block_on(serve());
+    // Reading stdin blocks a thread that only the end of the input frees: after a signal,
+    // waiting for it would keep the process alive until the client closes its end.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    served
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let filter = Targets::new()
         .with_target("lazytool", LevelFilter::INFO)
         .with_default(LevelFilter::WARN);
@@ -63,25 +112,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with(filter)
         .init();
 
-    let transport = parse(std::env::args().skip(1))?;
-    let registry = lazytool_examples_core::registry()?;
+    let cli = Cli::parse();
+    let registry = registry(cli.wait_tool)?;
     let tools = registry.len();
     let server = McpServer::new(registry).server_info("lazytool-shop", env!("CARGO_PKG_VERSION"));
-    match transport {
-        Transport::Stdio => {
-            eprintln!("mcp_server: serving {tools} shop tools on stdio");
-            server.serve_stdio().await?;
+    let Some(addr) = cli.http else {
+        if let Some(flag) = cli
+            .serving
+            .given()
+            .or(cli.serving.token.as_ref().map(|_| "--token"))
+        {
+            return Err(format!("{flag} needs --http").into());
         }
-        Transport::Http { addr, token } => {
-            let mut http = server.http();
-            if let Some(token) = token {
-                http = http.bearer_token(token);
-            }
-            let listener = tokio::net::TcpListener::bind(addr).await?;
-            let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
-            eprintln!("mcp_server: serving {tools} shop tools at {url}");
-            http.serve_on(listener).await?;
-        }
-    }
+        eprintln!("mcp_server: serving {tools} shop tools on stdio");
+        server.serve_stdio_until(stopped()).await?;
+        return Ok(());
+    };
+    let http = cli.serving.apply(server)?;
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
+    eprintln!("mcp_server: serving {tools} shop tools at {url}");
+    http.serve_on_with_shutdown(listener, stopped()).await?;
+    eprintln!("mcp_server: stopped");
     Ok(())
 }

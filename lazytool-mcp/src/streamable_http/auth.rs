@@ -30,10 +30,12 @@ struct Token {
 
 impl Authentication {
     pub(crate) fn add_token(&mut self, token: &str, principal: Principal) {
-        self.tokens.push(Token {
-            digest: digest(token),
-            principal,
-        });
+        self.add_digest(digest(token), principal);
+    }
+
+    /// Accepts the token whose SHA-256 digest is `digest`, without knowing the token.
+    pub(crate) fn add_digest(&mut self, digest: [u8; 32], principal: Principal) {
+        self.tokens.push(Token { digest, principal });
     }
 
     pub(crate) fn set_custom(&mut self, authenticator: Authenticator) {

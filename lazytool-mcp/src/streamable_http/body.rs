@@ -9,6 +9,9 @@ use http::{HeaderValue, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::model::ErrorCode;
 
+use serde_json::Value;
+
+use super::limits::RETRY_AFTER_SECONDS;
 use crate::decode;
 use crate::lines::KEPT_PREFIX;
 
@@ -59,6 +62,19 @@ pub(crate) fn json_response(status: StatusCode, reply: Vec<u8>) -> Response {
     );
     response
 }
+
+/// A refusal for a bound reached (sessions, streams, connections, shutdown): a JSON-RPC
+/// server error carrying the request's id when known, and `Retry-After`.
+pub(crate) fn refusal(status: StatusCode, id: Option<Value>, message: &str) -> Response {
+    let mut response = json_response(status, decode::reply(id, OVERLOADED, message));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    response
+}
+
+/// JSON-RPC's range for server errors starts at -32000.
+const OVERLOADED: ErrorCode = ErrorCode(-32000);
 
 /// An error that belongs to no request: JSON-RPC's `id: null`.
 pub(crate) fn error_response(status: StatusCode, code: ErrorCode, message: &str) -> Response {

@@ -1,8 +1,9 @@
 //! The tower service in front of rmcp's streamable HTTP server: [`McpHttpService`]. It
-//! refuses foreign origins (403) and unauthenticated requests (401), reads bodies up to a
-//! limit (413), answers what is not a JSON-RPC message with a JSON-RPC error carrying the
-//! request id when it can be read (400), and hands the rest to rmcp with the principal in the
-//! request's extensions.
+//! refuses foreign origins and hosts (403) and unauthenticated requests (401), reads bodies up
+//! to a limit (413) and within a time (408), answers what is not a JSON-RPC message with a
+//! JSON-RPC error carrying the request id when it can be read (400), keeps sessions and
+//! long-lived streams within their bounds (503 or 429 with `Retry-After`), and hands the rest
+//! to rmcp with the principal in the request's extensions.
 
 use std::convert::Infallible;
 use std::fmt::Display;
@@ -14,17 +15,28 @@ use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use http::header::{ORIGIN, WWW_AUTHENTICATE};
+use http::request::Parts;
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body_util::Full;
-use rmcp::model::ErrorCode;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::Value;
+use tokio::sync::Semaphore;
 
+use super::answer::Answer;
 use super::auth::Authentication;
-use super::body::{self, Read, error_response, json_response};
+use super::body::{self, Read, error_response, json_response, refusal};
+use super::drain::Drain;
+use super::host::{self, HostError};
+use super::limits::HttpLimits;
+use super::metrics::{HttpMetrics, Refusal};
 use super::origin::OriginPattern;
+use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use crate::connection::McpConnection;
 use crate::decode::{self, Decoded};
+use crate::principal::Principal;
+
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
 /// [`McpHttp::service`](crate::McpHttp::service)). Cheap to clone.
@@ -41,11 +53,24 @@ use crate::decode::{self, Decoded};
 #[derive(Clone)]
 pub struct McpHttpService(Arc<Guard>);
 
+/// Who may call: the checks every guarded route makes (MCP and `/metrics`).
+pub(crate) struct Gate {
+    pub(crate) origins: Vec<OriginPattern>,
+    /// `None`: the loopback names.
+    pub(crate) hosts: Option<Vec<String>>,
+    pub(crate) auth: Authentication,
+    pub(crate) metrics: HttpMetrics,
+}
+
 pub(super) struct Guard {
-    pub(super) rmcp: StreamableHttpService<McpConnection, LocalSessionManager>,
-    pub(super) origins: Vec<OriginPattern>,
-    pub(super) auth: Authentication,
+    pub(super) rmcp: StreamableHttpService<McpConnection, LimitedSessions>,
+    pub(super) sessions: Arc<LimitedSessions>,
+    pub(super) table: Arc<SessionTable>,
+    pub(super) gate: Arc<Gate>,
     pub(super) max_body_bytes: usize,
+    pub(super) limits: HttpLimits,
+    pub(super) streams: Arc<Semaphore>,
+    pub(super) drain: Drain,
 }
 
 impl McpHttpService {
@@ -57,9 +82,11 @@ impl McpHttpService {
 impl std::fmt::Debug for McpHttpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHttpService")
-            .field("origins", &self.0.origins)
-            .field("authenticated", &self.0.auth.is_required())
+            .field("origins", &self.0.gate.origins)
+            .field("hosts", &self.0.gate.hosts)
+            .field("authenticated", &self.0.gate.auth.is_required())
             .field("max_body_bytes", &self.0.max_body_bytes)
+            .field("limits", &self.0.limits)
             .finish_non_exhaustive()
     }
 }
@@ -83,51 +110,177 @@ where
     }
 }
 
-impl Guard {
-    async fn handle<B>(&self, request: Request<B>) -> Response
-    where
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Display,
-    {
-        let (mut parts, body) = request.into_parts();
+/// Why the gate refused a request.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Refused {
+    Origin,
+    MalformedHost,
+    Host,
+    Unauthorized,
+}
+
+impl Refused {
+    pub(crate) fn response(self) -> Response {
+        let (status, message) = match self {
+            Refused::Origin => (
+                StatusCode::FORBIDDEN,
+                "Forbidden: requests from this Origin are not allowed",
+            ),
+            Refused::MalformedHost => (
+                StatusCode::BAD_REQUEST,
+                "Bad request: missing or malformed Host header",
+            ),
+            Refused::Host => (
+                StatusCode::FORBIDDEN,
+                "Forbidden: the Host header names a host this server does not serve",
+            ),
+            Refused::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: send Authorization: Bearer <token>",
+            ),
+        };
+        let mut response = error_response(status, ErrorCode::INVALID_REQUEST, message);
+        if let Refused::Unauthorized = self {
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+impl Gate {
+    /// The request's principal, or why it is refused.
+    pub(crate) fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
         if let Some(origin) = parts.headers.get(ORIGIN) {
             let allowed = origin
                 .to_str()
                 .is_ok_and(|origin| self.origins.iter().any(|pattern| pattern.matches(origin)));
             if !allowed {
                 tracing::warn!(target: "lazytool::mcp", ?origin, "refusing a request from a foreign origin");
-                return error_response(
-                    StatusCode::FORBIDDEN,
-                    ErrorCode::INVALID_REQUEST,
-                    "Forbidden: requests from this Origin are not allowed",
-                );
+                self.metrics.refuse(Refusal::Origin);
+                return Err(Refused::Origin);
             }
         }
-        let Some(principal) = self.auth.authenticate(&parts) else {
-            let mut refused = error_response(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::INVALID_REQUEST,
-                "Unauthorized: send Authorization: Bearer <token>",
-            );
-            refused
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return refused;
+        match host::check(parts, self.hosts.as_deref()) {
+            Ok(()) => {}
+            Err(HostError::Malformed) => {
+                self.metrics.refuse(Refusal::Host);
+                return Err(Refused::MalformedHost);
+            }
+            Err(HostError::NotAllowed) => {
+                let host = parts.headers.get(http::header::HOST);
+                tracing::warn!(target: "lazytool::mcp", ?host, "refusing a request for a host not allowed (DNS rebinding?); list the names clients use with --allowed-host");
+                self.metrics.refuse(Refusal::Host);
+                return Err(Refused::Host);
+            }
+        }
+        self.auth.authenticate(parts).ok_or_else(|| {
+            self.metrics.refuse(Refusal::Unauthorized);
+            Refused::Unauthorized
+        })
+    }
+}
+
+/// What the guard learned of a POST's message.
+struct Message {
+    id: Option<Value>,
+    opens_session: bool,
+    long_lived: bool,
+}
+
+impl Guard {
+    async fn handle<B>(&self, request: Request<B>) -> Response
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Display,
+    {
+        self.drain.watch();
+        let (mut parts, body) = request.into_parts();
+        let mut answer = Answer::new(
+            self.gate.metrics.clone(),
+            method_label(&parts.method),
+            self.drain.enter(),
+        );
+        let drained = self.drain.shutdown.clone().cancelled_owned();
+        let response = match self.gate.check(&parts) {
+            Ok(principal) => {
+                parts.extensions.insert(principal.clone());
+                self.admit(parts, body, principal, &mut answer).await
+            }
+            Err(refused) => refused.response(),
         };
-        parts.extensions.insert(principal);
+        answer.attach(response, drained)
+    }
+
+    async fn admit<B>(
+        &self,
+        parts: Parts,
+        body: B,
+        principal: Principal,
+        answer: &mut Answer,
+    ) -> Response
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Display,
+    {
+        let session = parts
+            .headers
+            .get(SESSION_HEADER)
+            .and_then(|id| id.to_str().ok());
+        if let Some(session) = session {
+            answer.busy = self.table.busy(session);
+        }
+        let has_session = session.is_some();
         let deleting = parts.method == Method::DELETE;
-        let body = if parts.method == Method::POST {
-            match self.admit(body).await {
-                Ok(body) => body,
+        let (body, message) = if parts.method == Method::POST {
+            match self.read(body).await {
+                Ok(read) => read,
                 Err(refused) => return refused,
             }
         } else {
-            Bytes::new()
+            let long_lived = parts.method == Method::GET;
+            let message = Message {
+                id: None,
+                opens_session: false,
+                long_lived,
+            };
+            (Bytes::new(), message)
         };
-        let mut response = self
-            .rmcp
-            .handle(Request::from_parts(parts, Full::new(body)))
-            .await;
+        if message.long_lived {
+            let Ok(permit) = Arc::clone(&self.streams).try_acquire_owned() else {
+                tracing::warn!(target: "lazytool::mcp", max = self.limits.max_streams, "refusing a stream: too many open");
+                self.gate.metrics.refuse(Refusal::StreamsFull);
+                return refusal(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    message.id,
+                    &format!(
+                        "Service unavailable: {} streams are open, the most this server keeps; retry later",
+                        self.limits.max_streams
+                    ),
+                );
+            };
+            answer.stream(permit);
+        }
+        let request = Request::from_parts(parts, Full::new(body));
+        let mut response = if message.opens_session && !has_session {
+            if self.drain.is_draining() {
+                self.gate.metrics.refuse(Refusal::ShuttingDown);
+                return refusal(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    message.id,
+                    "Service unavailable: the server is shutting down; connect to another one",
+                );
+            }
+            let reservation = match self.table.reserve(&principal) {
+                Ok(reservation) => reservation,
+                Err(full) => return self.sessions_full(full, message.id),
+            };
+            self.sessions.close_evicted(&reservation.evicted).await;
+            sessions::with_reservation(reservation, self.rmcp.handle(request)).await
+        } else {
+            self.rmcp.handle(request).await
+        };
         // rmcp ends a session with 202; the official clients expect 200 or 204.
         if deleting && response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
@@ -135,42 +288,115 @@ impl Guard {
         response.map(Body::new)
     }
 
-    /// The body of a POST if it is a JSON-RPC message within the limit, else the answer.
-    async fn admit<B>(&self, body: B) -> Result<Bytes, Response>
+    fn sessions_full(&self, full: SessionsFull, id: Option<Value>) -> Response {
+        self.gate.metrics.refuse(Refusal::SessionsFull);
+        let (status, message) = match full {
+            SessionsFull::Overall => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "Service unavailable: {} sessions are live and busy, the most this server keeps; retry later or end an idle session with DELETE",
+                    self.limits.max_sessions
+                ),
+            ),
+            SessionsFull::Principal => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "Too many requests: this principal has {} sessions, all busy, the most it may have; end one with DELETE or retry later",
+                    self.limits
+                        .per_principal()
+                        .unwrap_or(self.limits.max_sessions)
+                ),
+            ),
+        };
+        tracing::warn!(target: "lazytool::mcp", "{message}");
+        refusal(status, id, &message)
+    }
+
+    /// The body of a POST and what it is, if it is a JSON-RPC message within the limits,
+    /// else the answer.
+    async fn read<B>(&self, body: B) -> Result<(Bytes, Message), Response>
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Display,
     {
-        let bytes = match body::read(body, self.max_body_bytes).await {
-            Read::Whole(bytes) => bytes,
-            Read::Oversized(prefix) => {
+        let read = tokio::time::timeout(
+            self.limits.body_read_timeout,
+            body::read(body, self.max_body_bytes),
+        );
+        let bytes = match read.await {
+            Ok(Read::Whole(bytes)) => bytes,
+            Ok(Read::Oversized(prefix)) => {
                 tracing::warn!(target: "lazytool::mcp", max = self.max_body_bytes, "rejecting an oversized request body");
+                self.gate.metrics.refuse(Refusal::BodyTooLarge);
                 let reply = decode::oversized(&prefix, self.max_body_bytes);
                 return Err(json_response(StatusCode::PAYLOAD_TOO_LARGE, reply));
             }
-            Read::Failed(error) => {
+            Ok(Read::Failed(error)) => {
                 tracing::debug!(target: "lazytool::mcp", %error, "cannot read a request body");
+                self.gate.metrics.refuse(Refusal::Malformed);
                 return Err(error_response(
                     StatusCode::BAD_REQUEST,
                     ErrorCode::PARSE_ERROR,
                     &format!("Parse error: cannot read the request body ({error})"),
                 ));
             }
+            Err(_) => {
+                tracing::warn!(target: "lazytool::mcp", timeout = ?self.limits.body_read_timeout, "a request body did not arrive in time");
+                self.gate.metrics.refuse(Refusal::BodyTimeout);
+                return Err(error_response(
+                    StatusCode::REQUEST_TIMEOUT,
+                    ErrorCode::PARSE_ERROR,
+                    &format!(
+                        "Request timeout: the body did not arrive within {} s",
+                        self.limits.body_read_timeout.as_secs_f64()
+                    ),
+                ));
+            }
         };
-        match decode::decode(&bytes) {
-            Decoded::Message(_) => Ok(bytes),
-            Decoded::Reply(reply) => Err(json_response(StatusCode::BAD_REQUEST, reply)),
+        let reply = match decode::decode(&bytes) {
+            Decoded::Message(message) => return Ok((bytes, describe(&message))),
+            Decoded::Reply(reply) => reply,
             // JSON-RPC answers no notification, but HTTP must answer the POST.
-            Decoded::Skip if bytes.trim_ascii().is_empty() => Err(error_response(
-                StatusCode::BAD_REQUEST,
+            Decoded::Skip if bytes.trim_ascii().is_empty() => decode::reply(
+                None,
                 ErrorCode::PARSE_ERROR,
                 "Parse error: the request body is empty",
-            )),
-            Decoded::Skip => Err(error_response(
-                StatusCode::BAD_REQUEST,
+            ),
+            Decoded::Skip => decode::reply(
+                None,
                 ErrorCode::INVALID_REQUEST,
                 "Invalid request: not a valid JSON-RPC notification",
-            )),
-        }
+            ),
+        };
+        self.gate.metrics.refuse(Refusal::Malformed);
+        Err(json_response(StatusCode::BAD_REQUEST, reply))
+    }
+}
+
+fn describe(message: &ClientJsonRpcMessage) -> Message {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return Message {
+            id: None,
+            opens_session: false,
+            long_lived: false,
+        };
+    };
+    Message {
+        id: serde_json::to_value(&request.id).ok(),
+        opens_session: matches!(request.request, ClientRequest::InitializeRequest(_)),
+        long_lived: matches!(
+            request.request,
+            ClientRequest::SubscriptionsListenRequest(_)
+        ),
+    }
+}
+
+/// The method as a metrics label (a fixed set, whatever clients send).
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::DELETE => "DELETE",
+        _ => "OTHER",
     }
 }

@@ -1,26 +1,57 @@
 //! MCP over streamable HTTP: [`McpHttp`], on rmcp's streamable HTTP server behind lazytool's
-//! guard ([`McpHttpService`]).
+//! guard ([`McpHttpService`]), with health and metrics routes, resource bounds
+//! ([`HttpLimits`]) and a graceful drain.
 
+mod answer;
 mod auth;
 mod body;
+#[cfg(feature = "cli")]
+mod cli;
+mod connections;
+mod drain;
 mod guard;
+mod health;
+mod host;
+mod limits;
+mod metrics;
 mod origin;
+#[cfg(feature = "cli")]
+mod principals;
+mod sessions;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::Request;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use http::request::Parts;
+use http::{StatusCode, header};
 use lazytool_runtime::CancellationToken;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::Semaphore;
 
+#[cfg(feature = "cli")]
+pub use cli::{HttpArgs, HttpArgsError, TOKEN_ENV};
 pub use guard::McpHttpService;
+pub use health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
+pub use limits::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
+    DEFAULT_SESSION_IDLE_TIMEOUT, HttpLimits,
+};
 pub use origin::{OriginPattern, OriginPatternError};
+#[cfg(feature = "cli")]
+pub use principals::{Principals, PrincipalsError};
 
 use self::auth::Authentication;
-use self::guard::Guard;
+use self::drain::Drain;
+use self::guard::{Gate, Guard};
+use self::metrics::HttpMetrics;
+use self::sessions::{LimitedSessions, SessionTable};
 use crate::connection::McpConnection;
 use crate::error::McpError;
 use crate::principal::Principal;
@@ -29,8 +60,8 @@ use crate::server::McpServer;
 /// The path [`McpHttp::router`] and [`McpHttp::serve`] serve MCP at.
 pub const MCP_PATH: &str = "/mcp";
 
-/// The default of [`McpHttp::session_idle_timeout`]: 30 minutes.
-pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// The path [`McpHttp::router`] answers `GET /metrics` at, in Prometheus text.
+pub const METRICS_PATH: &str = "/metrics";
 
 /// An [`McpServer`] served over MCP's streamable HTTP transport, at [`MCP_PATH`].
 ///
@@ -47,6 +78,16 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 ///   [`max_line_bytes`](McpServer::max_line_bytes) gets 413 with a JSON-RPC error; a body that
 ///   is not a JSON-RPC message gets 400 with a JSON-RPC error carrying its id when it can be
 ///   read. The server keeps serving after each.
+/// - Bounds ([`HttpLimits`]): connections, sessions (overall and per principal), long-lived
+///   streams, header and body read times; a client over a bound gets 503 (or 429) with
+///   `Retry-After` and a JSON-RPC error, a slow one is cut.
+/// - Routes beside MCP ([`router`](McpHttp::router)): `GET /healthz` and `GET /readyz`
+///   (no token, any host: balancers probe them) and `GET /metrics` (Prometheus text, behind
+///   the same Origin, Host and token checks as MCP).
+/// - Shutdown ([`serve_with_shutdown`](McpHttp::serve_with_shutdown),
+///   [`shutdown_on`](McpHttp::shutdown_on)): accepting stops, `/readyz` says 503, long-lived
+///   streams end, requests in flight run to their end within the drain timeout, then sessions
+///   end and serving returns.
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::{McpServer, Principal};
@@ -73,14 +114,16 @@ pub struct McpHttp {
     /// `None`: the loopback names.
     hosts: Option<Vec<String>>,
     max_body_bytes: Option<usize>,
-    session_idle_timeout: Duration,
+    limits: HttpLimits,
     shutdown: CancellationToken,
+    readiness: Readiness,
+    metrics: HttpMetrics,
 }
 
 impl McpHttp {
     /// HTTP serving for `server`: no token required, localhost origins and hosts, the server's
-    /// message limit as the body limit, sessions closed after
-    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`] of idleness. Same as [`McpServer::http`].
+    /// message limit as the body limit, the default [`HttpLimits`]. Same as
+    /// [`McpServer::http`].
     ///
     /// ```
     /// use lazytool_mcp::{McpHttp, McpServer};
@@ -95,8 +138,10 @@ impl McpHttp {
             origins: OriginPattern::localhost(),
             hosts: None,
             max_body_bytes: None,
-            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            limits: HttpLimits::default(),
             shutdown: CancellationToken::new(),
+            readiness: Readiness::default(),
+            metrics: HttpMetrics::default(),
         }
     }
 
@@ -125,6 +170,22 @@ impl McpHttp {
     /// ```
     pub fn bearer_token_for(mut self, token: impl AsRef<str>, principal: Principal) -> Self {
         self.auth.add_token(token.as_ref(), principal);
+        self
+    }
+
+    /// Accepts the bearer token whose SHA-256 digest is `digest` as `principal`: a
+    /// configuration file then need not hold the token itself.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    /// use sha2::{Digest, Sha256};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let digest: [u8; 32] = Sha256::digest(b"a-secret").into();
+    /// let http = server.http().bearer_token_digest_for(digest, Principal::new("alice"));
+    /// ```
+    pub fn bearer_token_digest_for(mut self, digest: [u8; 32], principal: Principal) -> Self {
+        self.auth.add_digest(digest, principal);
         self
     }
 
@@ -186,19 +247,74 @@ impl McpHttp {
     }
 
     /// How long a session may stay without requests before it is closed (its id then gets
-    /// 404, and the client starts a new session).
+    /// 404, and the client starts a new session); default: [`DEFAULT_SESSION_IDLE_TIMEOUT`].
     ///
     /// ```
     /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
     /// let http = server.http().session_idle_timeout(std::time::Duration::from_secs(600));
     /// ```
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.session_idle_timeout = timeout;
+        self.limits.session_idle_timeout = timeout;
         self
     }
 
-    /// Stops serving when `token` is cancelled: open sessions and streams end, and
-    /// [`serve`](McpHttp::serve) returns.
+    /// The resource bounds: connections, sessions, streams, read and drain timeouts.
+    ///
+    /// ```
+    /// use lazytool_mcp::HttpLimits;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().limits(HttpLimits::default().max_sessions(100).max_connections(128));
+    /// ```
+    pub fn limits(mut self, limits: HttpLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// What `GET /readyz` reports (besides 503 while draining); default: ready.
+    ///
+    /// ```
+    /// use lazytool_mcp::Readiness;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let ready = Readiness::new(false);
+    /// let http = server.http().readiness(ready.clone());
+    /// ready.set(true); // once the application can serve
+    /// ```
+    pub fn readiness(mut self, readiness: Readiness) -> Self {
+        self.readiness = readiness;
+        self
+    }
+
+    /// Registers an application's own metrics for `GET /metrics`, beside the server's
+    /// (`lazytool_http_*`): `register` is called with the registry each time a router is
+    /// built; keep the metrics' handles to update them.
+    ///
+    /// ```
+    /// use lazytool_mcp::prometheus_client::metrics::{family::Family, gauge::Gauge};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// // A gateway's upstream states: 1 when the server is up.
+    /// let upstream_up = Family::<Vec<(String, String)>, Gauge>::default();
+    /// let registered = upstream_up.clone();
+    /// let http = server.http().register_metrics(move |registry| {
+    ///     registry.register("lazytool_upstream_up", "Whether an upstream server is up", registered.clone());
+    /// });
+    /// upstream_up.get_or_create(&vec![("server".into(), "github".into())]).set(1);
+    /// ```
+    pub fn register_metrics(
+        mut self,
+        register: impl Fn(&mut prometheus_client::registry::Registry) + Send + Sync + 'static,
+    ) -> Self {
+        self.metrics.add_registrar(Arc::new(register));
+        self
+    }
+
+    /// Starts a graceful shutdown when `token` is cancelled: accepting stops, long-lived
+    /// streams end, requests in flight finish within the
+    /// [drain timeout](HttpLimits::drain_timeout), then sessions end and
+    /// [`serve`](McpHttp::serve) returns. A [`service`](McpHttp::service) mounted in another
+    /// server drains the same way, its own server closing the connections.
     ///
     /// ```
     /// use lazytool_runtime::CancellationToken;
@@ -231,43 +347,95 @@ impl McpHttp {
     /// # }
     /// ```
     pub fn service(&self) -> McpHttpService {
-        let mut config = StreamableHttpServerConfig::default()
+        self.service_draining(&Drain::new(
+            self.shutdown.clone(),
+            self.limits.drain_timeout,
+        ))
+    }
+
+    fn service_draining(&self, drain: &Drain) -> McpHttpService {
+        let config = StreamableHttpServerConfig::default()
             .with_json_response(true)
-            .with_cancellation_token(self.shutdown.clone())
-            .with_max_request_body_bytes(self.body_limit());
-        if let Some(hosts) = &self.hosts {
-            config = config.with_allowed_hosts(hosts.iter().cloned());
-        }
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config.keep_alive = Some(self.session_idle_timeout);
+            .with_cancellation_token(drain.stopped.clone())
+            .with_max_request_body_bytes(self.body_limit())
+            // The guard checks Host (for /metrics too): rmcp takes whatever passed.
+            .with_allowed_hosts(std::iter::empty::<String>());
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(self.limits.session_idle_timeout);
+        let table = SessionTable::new(
+            self.limits.max_sessions,
+            self.limits.per_principal(),
+            self.metrics.sessions.clone(),
+        );
+        let sessions = Arc::new(LimitedSessions::new(local, Arc::clone(&table)));
         let server = Arc::new(self.server.clone());
         let rmcp = StreamableHttpService::new(
             move || Ok(McpConnection::new(Arc::clone(&server))),
-            Arc::new(sessions),
+            Arc::clone(&sessions),
             config,
         );
         McpHttpService::new(Guard {
             rmcp,
-            origins: self.origins.clone(),
-            auth: self.auth.clone(),
+            sessions,
+            table,
+            gate: self.gate(),
             max_body_bytes: self.body_limit(),
+            limits: self.limits,
+            streams: Arc::new(Semaphore::new(self.limits.max_streams)),
+            drain: drain.clone(),
         })
     }
 
-    /// An axum router serving MCP at [`MCP_PATH`]; merge it into an application's router.
+    fn gate(&self) -> Arc<Gate> {
+        Arc::new(Gate {
+            origins: self.origins.clone(),
+            hosts: self.hosts.clone(),
+            auth: self.auth.clone(),
+            metrics: self.metrics.clone(),
+        })
+    }
+
+    /// An axum router serving MCP at [`MCP_PATH`], and `GET` [`HEALTHZ_PATH`],
+    /// [`READYZ_PATH`] and [`METRICS_PATH`]; merge it into an application's router.
     ///
     /// ```
     /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
     /// let app = axum::Router::new()
-    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .route("/version", axum::routing::get(|| async { env!("CARGO_PKG_VERSION") }))
     ///     .merge(server.http().router());
     /// ```
     pub fn router(&self) -> axum::Router {
-        axum::Router::new().route_service(MCP_PATH, self.service())
+        self.router_draining(&Drain::new(
+            self.shutdown.clone(),
+            self.limits.drain_timeout,
+        ))
+    }
+
+    fn router_draining(&self, drain: &Drain) -> axum::Router {
+        let readiness = self.readiness.clone();
+        let draining = drain.clone();
+        let gate = self.gate();
+        let registry = Arc::new(self.metrics.registry());
+        axum::Router::new()
+            .route_service(MCP_PATH, self.service_draining(drain))
+            .route(HEALTHZ_PATH, get(|| async { health::alive() }))
+            .route(
+                READYZ_PATH,
+                get(move || async move {
+                    health::ready(readiness.is_ready() && !draining.is_draining())
+                }),
+            )
+            .route(
+                METRICS_PATH,
+                get(move |request: Request| async move {
+                    let (parts, _) = request.into_parts();
+                    metrics_text(&gate, &registry, &parts)
+                }),
+            )
     }
 
     /// Binds `addr` and serves [`router`](McpHttp::router) until the
-    /// [shutdown token](McpHttp::shutdown_on) is cancelled.
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled, then drains.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -285,7 +453,30 @@ impl McpHttp {
         self.serve_on(listener).await
     }
 
-    /// Serves on a bound listener (bind port 0 to let the system pick a free port).
+    /// Binds `addr` and serves until `signal` resolves (or the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains: accepting stops,
+    /// `/readyz` answers 503, long-lived streams end, requests in flight finish within the
+    /// [drain timeout](HttpLimits::drain_timeout) (the rest are cut), sessions end; then it
+    /// returns.
+    ///
+    /// ```rust,no_run
+    /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+    /// // Cancelled by a signal handler, say.
+    /// let stop = lazytool_runtime::CancellationToken::new();
+    /// server.http().serve_with_shutdown("127.0.0.1:8080", stop.cancelled_owned()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_with_shutdown(
+        self,
+        addr: impl ToSocketAddrs,
+        signal: impl Future<Output = ()>,
+    ) -> Result<(), McpError> {
+        let listener = TcpListener::bind(addr).await.map_err(McpError::Io)?;
+        self.serve_on_with_shutdown(listener, signal).await
+    }
+
+    /// Serves on a bound listener (bind port 0 to let the system pick a free port) until the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled, then drains.
     ///
     /// ```rust,no_run
     /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
@@ -295,14 +486,46 @@ impl McpHttp {
     /// # Ok(()) }
     /// ```
     pub async fn serve_on(self, listener: TcpListener) -> Result<(), McpError> {
+        self.serve_on_with_shutdown(listener, std::future::pending())
+            .await
+    }
+
+    /// Serves on a bound listener until `signal` resolves (or the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains as
+    /// [`serve_with_shutdown`](McpHttp::serve_with_shutdown) does.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let serving = tokio::spawn(server.http().serve_on_with_shutdown(listener, async {
+    ///     stopped.await.unwrap_or_default();
+    /// }));
+    /// stop.send(()).unwrap_or_default();
+    /// serving.await??;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_on_with_shutdown(
+        self,
+        listener: TcpListener,
+        signal: impl Future<Output = ()>,
+    ) -> Result<(), McpError> {
         let local = listener.local_addr().map_err(McpError::Io)?;
         self.warn_about_hosts(local);
         tracing::info!(target: "lazytool::mcp", "serving MCP at http://{local}{MCP_PATH}");
+        let drain = Drain::new(self.shutdown.clone(), self.limits.drain_timeout);
+        let router = self.router_draining(&drain);
         let shutdown = self.shutdown.clone();
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await
-            .map_err(McpError::Io)
+        let stop = async move {
+            tokio::select! {
+                () = signal => {}
+                () = shutdown.cancelled() => {}
+            }
+        };
+        connections::serve(listener, router, self.limits, drain, self.metrics, stop).await;
+        tracing::info!(target: "lazytool::mcp", "stopped serving MCP at http://{local}{MCP_PATH}");
+        Ok(())
     }
 
     fn body_limit(&self) -> usize {
@@ -329,7 +552,26 @@ impl std::fmt::Debug for McpHttp {
             .field("hosts", &self.hosts)
             .field("authenticated", &self.auth.is_required())
             .field("max_body_bytes", &self.body_limit())
-            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("limits", &self.limits)
+            .field("readiness", &self.readiness)
             .finish_non_exhaustive()
+    }
+}
+
+/// `GET /metrics`: the registry in Prometheus text, to callers the gate lets through.
+fn metrics_text(
+    gate: &Gate,
+    registry: &prometheus_client::registry::Registry,
+    parts: &Parts,
+) -> Response {
+    if let Err(refused) = gate.check(parts) {
+        return refused.response();
+    }
+    match metrics::encode(registry) {
+        Ok(text) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response(),
+        Err(error) => {
+            tracing::warn!(target: "lazytool::mcp", %error, "cannot encode the metrics");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
     }
 }

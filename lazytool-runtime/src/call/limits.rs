@@ -237,11 +237,30 @@ fn cut_text(result: ToolResult, max_bytes: usize) -> ToolResult {
             text.len()
         )
     };
-    // The notice's length barely depends on `end`: measured with the longest it can be.
-    let reserved = 2 + escaped_len(&notice(text.len()));
-    let end = escaped_prefix(&text, max_bytes.saturating_sub(reserved));
+    let end = longest_cut(&text, max_bytes, |end| 2 + escaped_len(&notice(end)));
     let cut = format!("{}{}", &text[..end], notice(end));
     result.with_content(Value::String(cut))
+}
+
+/// The longest prefix of `text` (its length, at a character boundary) that fits in `max_bytes`
+/// escaped, together with what is added to it, `added(end)` bytes: a notice quoting `end`,
+/// whose length depends on the number of digits of `end`. Each digit count is tried, from
+/// that of the whole text down, keeping the longest cut whose own notice fits.
+fn longest_cut(text: &str, max_bytes: usize, added: impl Fn(usize) -> usize) -> usize {
+    let digits = |number: usize| number.checked_ilog10().map_or(1, |log| log + 1);
+    let mut best = 0;
+    let mut widest = text.len();
+    loop {
+        let end = escaped_prefix(text, max_bytes.saturating_sub(added(widest)));
+        if digits(end) <= digits(widest) {
+            best = best.max(end);
+        }
+        if widest < 10 {
+            return best;
+        }
+        // The largest number of one digit fewer: its notice is as long as any such number's.
+        widest = 10usize.pow(digits(widest) - 1) - 1;
+    }
 }
 
 /// The length of the longest prefix of `text` ending at a character boundary whose escaped

@@ -74,20 +74,21 @@ fn visit<'s>(value: &mut Value, schema: &'s Value, navigator: &Navigator<'s>, de
     }
 }
 
-/// The integer a float stands for, if it is whole and within `i64` or `u64`.
+/// Beyond this magnitude a float is not always the number that was written: serde_json reads
+/// an integer literal past `i64`/`u64` (`-9223372036854775809`) as the nearest float
+/// (`-2^63`), which is `i64::MIN`. Such floats are left as they are, so that reading them
+/// into an integer fails with the argument's path instead of running the tool with another
+/// value.
+const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0; // 2^53
+
+/// The integer a float stands for, if it is whole and exactly the number written.
 fn whole(number: &Number) -> Option<Number> {
     let float = number.as_f64().filter(|_| number.is_f64())?;
-    if float.fract() != 0.0 || !float.is_finite() {
+    if float.fract() != 0.0 || !float.is_finite() || float.abs() >= EXACT_FLOAT_INTEGERS {
         return None;
     }
-    // 2^63 and 2^64 are exact as floats: the bounds are exclusive.
-    if float >= -(2f64.powi(63)) && float < 2f64.powi(63) {
-        Some(Number::from(float as i64))
-    } else if float >= 0.0 && float < 2f64.powi(64) {
-        Some(Number::from(float as u64))
-    } else {
-        None
-    }
+    // Within ±2^53, so the conversion is exact.
+    Some(Number::from(float as i64))
 }
 
 /// Whether `schema` takes integers but no other numbers (in itself or an alternative): a

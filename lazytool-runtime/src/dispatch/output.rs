@@ -6,7 +6,8 @@ use super::parse::output_value;
 use crate::call::{Content, ToolResult};
 
 /// A value a `#[tool]` function may return (alone or as the `Ok` of a `Result`): anything
-/// `Serialize` (sent as its JSON; a NaN or infinite float is an error result), a
+/// `Serialize` (sent as its JSON; a NaN or infinite float anywhere in it is an error result,
+/// except in a `serde_json::Value`, where serde_json has already made it `null`), a
 /// [`Content`] of images, audio and resources, or a [`ToolResult`] built by hand.
 ///
 /// Implement it for a type of your own that is not `Serialize` and converts to one of those,

@@ -36,22 +36,28 @@ fn whole_floats_become_integers_where_the_schema_wants_them() {
 }
 
 #[test]
-fn only_floats_within_the_integer_range_are_rewritten() {
+fn only_floats_that_are_exactly_the_integer_written_are_rewritten() {
     let schema = json!({"type": "array", "items": {"type": "integer"}});
+    // What serde_json reads from `-9223372036854775809` (past i64) is the float -2^63.
+    let past_i64: Value = serde_json::from_str("-9223372036854775809").expect("a number");
     let mut arguments = json!([
+        9_007_199_254_740_991.0,
+        -9_007_199_254_740_991.0,
+        9_007_199_254_740_992.0,
         9.223372036854775e18,
-        1.8446744073709552e19,
-        -9.223372036854776e18,
-        1e19
+        1e19,
+        past_i64
     ]);
     integralize(&mut arguments, &schema);
     assert_eq!(
         arguments,
         json!([
-            9_223_372_036_854_774_784_i64,
-            1.8446744073709552e19,
-            i64::MIN,
-            10_000_000_000_000_000_000_u64
+            9_007_199_254_740_991_i64,
+            -9_007_199_254_740_991_i64,
+            9_007_199_254_740_992.0,
+            9.223372036854775e18,
+            1e19,
+            -9.223_372_036_854_776e18
         ])
     );
 }

@@ -1,0 +1,250 @@
+//! The HTTP serving flags both binaries share: [`HttpArgs`] (feature `cli`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::principals::{Principals, warn_if_readable_by_others};
+use super::{McpHttp, OriginPattern};
+use crate::server::McpServer;
+
+/// The environment variable that gives the bearer token when neither `--token` nor
+/// `--token-file` does.
+pub const TOKEN_ENV: &str = "LAZYTOOL_TOKEN";
+
+/// How to serve over HTTP, as command-line flags: flatten it into a binary's arguments
+/// (`#[command(flatten)]`) and turn it into an [`McpHttp`] with [`apply`](HttpArgs::apply).
+///
+/// ```
+/// use clap::Parser;
+/// use lazytool_mcp::HttpArgs;
+///
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[arg(long)]
+///     http: Option<String>,
+///     #[command(flatten)]
+///     serving: HttpArgs,
+/// }
+///
+/// let cli = Cli::parse_from(["server", "--http", "0.0.0.0:8080", "--allowed-host", "tools.example", "--max-sessions", "200", "--drain-timeout", "10s"]);
+/// assert_eq!(cli.serving.allowed_hosts, ["tools.example"]);
+/// assert_eq!(cli.serving.drain_timeout, Some(std::time::Duration::from_secs(10)));
+/// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+/// let http = cli.serving.apply(lazytool_mcp::McpServer::new(registry))?;
+/// # Ok::<(), lazytool_mcp::HttpArgsError>(())
+/// ```
+#[derive(clap::Args, Clone, Debug, Default)]
+#[command(next_help_heading = "HTTP serving")]
+#[non_exhaustive]
+pub struct HttpArgs {
+    /// A `Host` clients may name (repeatable): the DNS name or address clients and balancers
+    /// use, `NAME` or `NAME:PORT`. Default: localhost, 127.0.0.1 and ::1 only
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
+    /// A browser origin that may call (repeatable): `scheme://host`, `scheme://host:PORT` or
+    /// `scheme://host:*`. Local origins are always allowed
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<OriginPattern>,
+    /// The most sessions live at once; beyond, the least recently used idle one is closed
+    #[arg(long, value_name = "N")]
+    pub max_sessions: Option<usize>,
+    /// The most sessions one principal may have at once
+    #[arg(long, value_name = "N")]
+    pub max_sessions_per_principal: Option<usize>,
+    /// The most connections open at once; beyond, 503
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// How long a session may stay without requests (`90s`, `10m`, `1h`; default 10m)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub session_idle_timeout: Option<Duration>,
+    /// How long a shutdown (SIGTERM, Ctrl-C) lets running requests finish (default 30s)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub drain_timeout: Option<Duration>,
+    /// Require `Authorization: Bearer SECRET`. Without --token and --token-file, the
+    /// environment variable LAZYTOOL_TOKEN gives the token if it is set
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+    /// Require the bearer token held in this file (its first line)
+    #[arg(long, value_name = "PATH", conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
+    /// Bearer tokens (or their SHA-256) of named principals, each with allow and deny globs
+    /// over tool names: a JSON or TOML file
+    #[arg(long, value_name = "FILE")]
+    pub principals: Option<PathBuf>,
+}
+
+/// Why [`HttpArgs`] cannot be applied: a file that cannot be read or is invalid.
+///
+/// ```
+/// use lazytool_mcp::HttpArgs;
+///
+/// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+/// let mut args = HttpArgs::default();
+/// args.token_file = Some("/no/such/file".into());
+/// let error = args.apply(lazytool_mcp::McpServer::new(registry)).unwrap_err();
+/// assert!(error.to_string().contains("/no/such/file"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpArgsError(String);
+
+impl std::fmt::Display for HttpArgsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HttpArgsError {}
+
+impl HttpArgs {
+    /// HTTP serving for `server` as the flags say: tokens and principals (restricting
+    /// `server` by the principals' globs, on top of its own restrictions), hosts, origins and
+    /// bounds.
+    ///
+    /// ```
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let mut args = lazytool_mcp::HttpArgs::default();
+    /// args.token = Some("a-secret".into());
+    /// let http = args.apply(lazytool_mcp::McpServer::new(registry))?;
+    /// # Ok::<(), lazytool_mcp::HttpArgsError>(())
+    /// ```
+    pub fn apply(&self, server: McpServer) -> Result<McpHttp, HttpArgsError> {
+        let principals = match &self.principals {
+            Some(path) => Some(
+                Principals::from_file(path).map_err(|error| HttpArgsError(error.to_string()))?,
+            ),
+            None => None,
+        };
+        let server = match &principals {
+            Some(principals) => principals.restrict(server),
+            None => server,
+        };
+        let mut http = server.http();
+        if let Some(principals) = &principals {
+            http = principals.accept(http);
+        }
+        if let Some(token) = self.token()? {
+            http = http.bearer_token(token);
+        }
+        if !self.allowed_hosts.is_empty() {
+            http = http.allowed_hosts(self.allowed_hosts.iter().cloned());
+        }
+        for origin in &self.allowed_origins {
+            http = http.allow_origin(origin.clone());
+        }
+        let mut limits = http.limits;
+        if let Some(max) = self.max_sessions {
+            limits = limits.max_sessions(max);
+        }
+        if let Some(max) = self.max_sessions_per_principal {
+            limits = limits.max_sessions_per_principal(max);
+        }
+        if let Some(max) = self.max_connections {
+            limits = limits.max_connections(max);
+        }
+        if let Some(timeout) = self.session_idle_timeout {
+            limits = limits.session_idle_timeout(timeout);
+        }
+        if let Some(timeout) = self.drain_timeout {
+            limits = limits.drain_timeout(timeout);
+        }
+        Ok(http.limits(limits))
+    }
+
+    /// The first flag given that only HTTP serving reads, for a binary to refuse it without
+    /// `--http`.
+    ///
+    /// ```
+    /// let mut args = lazytool_mcp::HttpArgs::default();
+    /// assert_eq!(args.given(), None);
+    /// args.max_sessions = Some(5);
+    /// assert_eq!(args.given(), Some("--max-sessions"));
+    /// ```
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            (!self.allowed_hosts.is_empty(), "--allowed-host"),
+            (!self.allowed_origins.is_empty(), "--allowed-origin"),
+            (self.max_sessions.is_some(), "--max-sessions"),
+            (
+                self.max_sessions_per_principal.is_some(),
+                "--max-sessions-per-principal",
+            ),
+            (self.max_connections.is_some(), "--max-connections"),
+            (
+                self.session_idle_timeout.is_some(),
+                "--session-idle-timeout",
+            ),
+            (self.drain_timeout.is_some(), "--drain-timeout"),
+            (self.token_file.is_some(), "--token-file"),
+            (self.principals.is_some(), "--principals"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    /// The drain timeout the flags ask for, or the default.
+    ///
+    /// ```
+    /// assert_eq!(lazytool_mcp::HttpArgs::default().drain(), lazytool_mcp::DEFAULT_DRAIN_TIMEOUT);
+    /// ```
+    pub fn drain(&self) -> Duration {
+        self.drain_timeout
+            .unwrap_or(super::limits::DEFAULT_DRAIN_TIMEOUT)
+    }
+
+    /// The bearer token of `--token`, `--token-file` or else `LAZYTOOL_TOKEN`.
+    fn token(&self) -> Result<Option<String>, HttpArgsError> {
+        if let Some(token) = &self.token {
+            return Ok(Some(token.clone()));
+        }
+        let Some(path) = &self.token_file else {
+            let from_env = std::env::var(TOKEN_ENV).ok();
+            return Ok(from_env.filter(|token| !token.trim().is_empty()));
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| HttpArgsError(format!("--token-file {}: {error}", path.display())))?;
+        warn_if_readable_by_others(path);
+        let token = text.lines().next().unwrap_or_default().trim();
+        if token.is_empty() {
+            return Err(HttpArgsError(format!(
+                "--token-file {}: the file is empty; write the token on its first line",
+                path.display()
+            )));
+        }
+        Ok(Some(token.to_owned()))
+    }
+}
+
+/// A duration: a number and a unit (`ms`, `s`, `m`, `h`), or a number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let invalid = || format!("`{text}` is not a duration: write 500ms, 30s, 10m or 1h");
+    let number: f64 = number.parse().map_err(|_| invalid())?;
+    let seconds = match unit.trim() {
+        "ms" => number / 1_000.0,
+        "" | "s" => number,
+        "m" => number * 60.0,
+        "h" => number * 3_600.0,
+        _ => return Err(invalid()),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| invalid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_a_unit_or_seconds() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7_200)));
+        for bad in ["", "ten", "5d", "-1s", "1e400s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The accept loop: each connection with `TCP_NODELAY`, served by hyper's HTTP/1 with a
+//! header read timeout, at most `max_connections` at once (one over that gets 503 and is
+//! closed), and on shutdown the drain: accepting stops, each connection finishes the request
+//! it is answering and closes, within the drain timeout.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use http::{HeaderValue, StatusCode, header};
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::body::refusal;
+use super::drain::Drain;
+use super::limits::HttpLimits;
+use super::metrics::{HttpMetrics, Refusal};
+
+/// Connections over the cap answered at once; beyond these they are closed unanswered.
+const MAX_REFUSING: usize = 64;
+/// How long a connection over the cap may take to send the request it is refused.
+const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(1);
+/// The pause after an accept error (out of descriptors, say) before accepting again.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Serves `router` on `listener` until `stop` resolves, then drains.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: HttpLimits,
+    drain: Drain,
+    metrics: HttpMetrics,
+    stop: impl Future<Output = ()>,
+) {
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
+    let graceful = GracefulShutdown::new();
+    let mut connections = JoinSet::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let service = TowerToHyperService::new(router);
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let (stream, _) = tokio::select! {
+            () = &mut stop => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!(target: "lazytool::mcp", %error, "cannot accept a connection");
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                    continue;
+                }
+            },
+        };
+        // Answers leave in several writes (an SSE stream's priming event, then the message):
+        // with Nagle's algorithm the last one would wait for the client's delayed ACK (40 ms).
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(target: "lazytool::mcp", %error, "cannot set TCP_NODELAY");
+        }
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            metrics.refuse(Refusal::Connections);
+            if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
+                connections.spawn(async move {
+                    refuse(stream).await;
+                    drop(refusing);
+                });
+            }
+            continue;
+        };
+        let connection = http.serve_connection(TokioIo::new(stream), service.clone());
+        let connection = graceful.watch(connection);
+        let metrics = metrics.clone();
+        metrics.connections.inc();
+        connections.spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(target: "lazytool::mcp", %error, "connection ended with an error");
+            }
+            metrics.connections.dec();
+            drop(slot);
+        });
+    }
+    drop(listener);
+    drain.shutdown.cancel();
+    tracing::info!(target: "lazytool::mcp", connections = graceful.count(), timeout = ?limits.drain_timeout, "draining");
+    if tokio::time::timeout(limits.drain_timeout, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(target: "lazytool::mcp", "drain timeout: closing the connections still open");
+    }
+    connections.shutdown().await;
+    // The connections are closed, so no request is in flight any more: the sessions stop.
+    drain.finish().await;
+}
+
+/// Answers one request of a connection over the cap with 503 and closes it.
+async fn refuse(stream: TcpStream) {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(REFUSAL_READ_TIMEOUT)
+        .keep_alive(false);
+    let service = hyper::service::service_fn(|_| async {
+        let mut response = refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            "Service unavailable: too many connections; retry later",
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        Ok::<_, Infallible>(response)
+    });
+    let served = http.serve_connection(TokioIo::new(stream), service);
+    if let Err(error) = served.await {
+        tracing::debug!(target: "lazytool::mcp", %error, "a refused connection ended with an error");
+    }
+}

@@ -1,0 +1,192 @@
+//! The resource bounds of HTTP serving: [`HttpLimits`], with defaults that hold on a 2-core
+//! machine with 1,024 file descriptors.
+
+use std::time::Duration;
+
+/// The default of [`HttpLimits::max_connections`]: 512, half of a 1,024-descriptor limit (the
+/// rest for upstream children, logs, sessions' own files).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// The default of [`HttpLimits::max_sessions`]: 1,000 (about 55 KB each).
+pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+/// The default of [`HttpLimits::max_streams`]: 128 long-lived SSE streams (each holds a
+/// connection).
+pub const DEFAULT_MAX_STREAMS: usize = 128;
+/// The default of [`HttpLimits::header_read_timeout`]: 10 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default of [`HttpLimits::body_read_timeout`]: 30 seconds.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default of [`HttpLimits::drain_timeout`]: 30 seconds.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default of [`HttpLimits::session_idle_timeout`]: 10 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// What `Retry-After` tells a client refused for a full table of sessions or streams, or too
+/// many connections.
+pub(crate) const RETRY_AFTER_SECONDS: u64 = 1;
+
+/// The resource bounds of [`McpHttp`](crate::McpHttp), each configurable; set them with
+/// [`McpHttp::limits`](crate::McpHttp::limits).
+///
+/// | bound | default | over it |
+/// |---|---|---|
+/// | `max_connections` | [`DEFAULT_MAX_CONNECTIONS`] | the connection gets `503` with `Retry-After` and is closed |
+/// | `max_sessions` | [`DEFAULT_MAX_SESSIONS`] | the least recently used session with no request in flight is closed (its client gets 404 and starts another); if every session is busy, `503` with `Retry-After` |
+/// | `max_sessions_per_principal` | unset (only `max_sessions` applies) | the same among that principal's sessions, `429` with `Retry-After` when all are busy |
+/// | `session_idle_timeout` | [`DEFAULT_SESSION_IDLE_TIMEOUT`] | the session is closed (404 afterwards) |
+/// | `max_streams` | [`DEFAULT_MAX_STREAMS`] | a `GET` stream or `subscriptions/listen` gets `503` with `Retry-After` |
+/// | `header_read_timeout` | [`DEFAULT_HEADER_READ_TIMEOUT`] | the connection is closed: a request's headers must arrive whole within it, and an idle keep-alive connection waits at most that long for the next |
+/// | `body_read_timeout` | [`DEFAULT_BODY_READ_TIMEOUT`] | `408` with a JSON-RPC error, and the connection is closed |
+/// | `drain_timeout` | [`DEFAULT_DRAIN_TIMEOUT`] | on shutdown, requests still running after it are cut |
+///
+/// ```
+/// use std::time::Duration;
+/// use lazytool_mcp::HttpLimits;
+///
+/// let limits = HttpLimits::default()
+///     .max_sessions(200)
+///     .max_sessions_per_principal(20)
+///     .session_idle_timeout(Duration::from_secs(300));
+/// assert_eq!(limits.max_sessions, 200);
+/// assert_eq!(HttpLimits::default().max_connections, lazytool_mcp::DEFAULT_MAX_CONNECTIONS);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpLimits {
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// Live sessions (protocol versions with a handshake) at once.
+    pub max_sessions: usize,
+    /// Live sessions of one principal at once; `None`: only `max_sessions` applies.
+    pub max_sessions_per_principal: Option<usize>,
+    /// How long a session may stay without requests before it is closed.
+    pub session_idle_timeout: Duration,
+    /// Long-lived SSE streams open at once: `GET` streams of sessions and 2026-07-28
+    /// `subscriptions/listen` streams.
+    pub max_streams: usize,
+    /// How long a request's headers may take to arrive, and an idle connection may wait for
+    /// the next request.
+    pub header_read_timeout: Duration,
+    /// How long a request's body may take to arrive.
+    pub body_read_timeout: Duration,
+    /// How long a graceful shutdown lets running requests finish.
+    pub drain_timeout: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_principal: None,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_streams: DEFAULT_MAX_STREAMS,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+        }
+    }
+}
+
+impl HttpLimits {
+    /// Sets how many connections may be open at once (at least 1).
+    ///
+    /// ```
+    /// let limits = lazytool_mcp::HttpLimits::default().max_connections(64);
+    /// assert_eq!(limits.max_connections, 64);
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.max(1);
+        self
+    }
+
+    /// Sets how many sessions may live at once (at least 1).
+    ///
+    /// ```
+    /// let limits = lazytool_mcp::HttpLimits::default().max_sessions(100);
+    /// assert_eq!(limits.max_sessions, 100);
+    /// ```
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
+    }
+
+    /// Sets how many sessions one principal may have at once (at least 1).
+    ///
+    /// ```
+    /// let limits = lazytool_mcp::HttpLimits::default().max_sessions_per_principal(10);
+    /// assert_eq!(limits.max_sessions_per_principal, Some(10));
+    /// ```
+    pub fn max_sessions_per_principal(mut self, max: usize) -> Self {
+        self.max_sessions_per_principal = Some(max.max(1));
+        self
+    }
+
+    /// Sets how long a session may stay without requests.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let limits = lazytool_mcp::HttpLimits::default().session_idle_timeout(Duration::from_secs(60));
+    /// assert_eq!(limits.session_idle_timeout, Duration::from_secs(60));
+    /// ```
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Sets how many long-lived SSE streams may be open at once.
+    ///
+    /// ```
+    /// let limits = lazytool_mcp::HttpLimits::default().max_streams(16);
+    /// assert_eq!(limits.max_streams, 16);
+    /// ```
+    pub fn max_streams(mut self, max: usize) -> Self {
+        self.max_streams = max;
+        self
+    }
+
+    /// Sets how long a request's headers may take.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let limits = lazytool_mcp::HttpLimits::default().header_read_timeout(Duration::from_secs(5));
+    /// assert_eq!(limits.header_read_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a request's body may take.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let limits = lazytool_mcp::HttpLimits::default().body_read_timeout(Duration::from_secs(5));
+    /// assert_eq!(limits.body_read_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a graceful shutdown waits for running requests.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let limits = lazytool_mcp::HttpLimits::default().drain_timeout(Duration::from_secs(10));
+    /// assert_eq!(limits.drain_timeout, Duration::from_secs(10));
+    /// ```
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// The bound of one principal's sessions, when below the overall one.
+    pub(crate) fn per_principal(&self) -> Option<usize> {
+        self.max_sessions_per_principal
+            .filter(|&max| max < self.max_sessions)
+    }
+}

@@ -1,0 +1,322 @@
+//! Live sessions within bounds: [`SessionTable`] counts them overall and per principal and
+//! picks the least recently used idle one to close when a new one would exceed a bound;
+//! [`LimitedSessions`] is rmcp's in-memory session manager reporting every session created
+//! and closed to the table.
+//!
+//! rmcp creates a session deep inside its request handling, without the request: the guard
+//! reserves the place first (under the table's lock, so concurrent handshakes cannot overshoot)
+//! and hands the reservation to `create_session` through a task-local, since rmcp awaits
+//! `create_session` inside the guard's own future.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use futures_core::Stream;
+use prometheus_client::metrics::gauge::Gauge;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::WorkerTransport;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker,
+};
+use rmcp::transport::streamable_http_server::session::{
+    ServerSseMessage, SessionId, SessionManager,
+};
+
+use crate::principal::Principal;
+
+tokio::task_local! {
+    /// The reservation of the handshake the current task is handling.
+    static RESERVATION: RefCell<Option<Reservation>>;
+}
+
+/// Runs `future` (rmcp handling an `initialize`) with `reservation` for the session it creates.
+pub(crate) async fn with_reservation<F: Future>(reservation: Reservation, future: F) -> F::Output {
+    RESERVATION
+        .scope(RefCell::new(Some(reservation)), future)
+        .await
+}
+
+/// The live sessions, by id.
+pub(crate) struct SessionTable {
+    state: Mutex<State>,
+    max: usize,
+    /// `None`: only `max` bounds a principal's sessions.
+    max_per_principal: Option<usize>,
+    live: Gauge,
+}
+
+#[derive(Default)]
+struct State {
+    entries: HashMap<SessionId, Entry>,
+    /// Places taken by handshakes under way, overall and per principal.
+    reserved: usize,
+    reserved_by: HashMap<Principal, usize>,
+}
+
+struct Entry {
+    principal: Principal,
+    last_used: Instant,
+    /// Requests of the session not answered yet (and open streams).
+    busy: usize,
+}
+
+/// Why no session can be created now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Full {
+    /// Every session is busy and the table is full.
+    Overall,
+    /// Every session of the principal is busy and it has its maximum.
+    Principal,
+}
+
+/// A place for one new session of a principal, given back when dropped unused.
+pub(crate) struct Reservation {
+    table: Arc<SessionTable>,
+    principal: Principal,
+    /// Sessions closed to make room: the caller closes them through the manager.
+    pub(crate) evicted: Vec<SessionId>,
+    used: bool,
+}
+
+/// A request of a session in flight: the session is not idle until it is dropped.
+pub(crate) struct Busy {
+    table: Arc<SessionTable>,
+    id: SessionId,
+}
+
+impl SessionTable {
+    pub(crate) fn new(max: usize, max_per_principal: Option<usize>, live: Gauge) -> Arc<Self> {
+        Arc::new(SessionTable {
+            state: Mutex::default(),
+            max,
+            max_per_principal,
+            live,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held leaves consistent counts behind: keep going.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A place for a new session of `principal`, closing the least recently used idle
+    /// session (of the principal, then overall) where a bound is reached.
+    pub(crate) fn reserve(self: &Arc<Self>, principal: &Principal) -> Result<Reservation, Full> {
+        let mut state = self.lock();
+        let mut evicted = Vec::new();
+        let of_principal = state
+            .entries
+            .values()
+            .filter(|entry| &entry.principal == principal)
+            .count()
+            + state.reserved_by.get(principal).copied().unwrap_or(0);
+        if self
+            .max_per_principal
+            .is_some_and(|max| of_principal >= max)
+        {
+            let victim = state
+                .least_recently_used(Some(principal))
+                .ok_or(Full::Principal)?;
+            evicted.push(victim);
+        }
+        if state.entries.len() + state.reserved - evicted.len() >= self.max {
+            let victim = state.least_recently_used(None).ok_or(Full::Overall)?;
+            evicted.push(victim);
+        }
+        for id in &evicted {
+            state.entries.remove(id);
+        }
+        state.reserved += 1;
+        *state.reserved_by.entry(principal.clone()).or_default() += 1;
+        self.live.set(gauge_value(state.entries.len()));
+        Ok(Reservation {
+            table: Arc::clone(self),
+            principal: principal.clone(),
+            evicted,
+            used: false,
+        })
+    }
+
+    /// Marks a request of session `id` in flight, if the session is known.
+    pub(crate) fn busy(self: &Arc<Self>, id: &str) -> Option<Busy> {
+        let mut state = self.lock();
+        let (id, _) = state.entries.get_key_value(id)?;
+        let id = id.clone();
+        if let Some(entry) = state.entries.get_mut(&id) {
+            entry.busy += 1;
+        }
+        Some(Busy {
+            table: Arc::clone(self),
+            id,
+        })
+    }
+
+    /// How many sessions live now.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    fn insert(&self, id: SessionId, reservation: Option<Reservation>) {
+        let mut state = self.lock();
+        let principal = match reservation {
+            Some(mut reservation) => {
+                reservation.used = true;
+                state.release(&reservation.principal);
+                reservation.principal.clone()
+            }
+            None => Principal::anonymous(),
+        };
+        state.entries.insert(
+            id,
+            Entry {
+                principal,
+                last_used: Instant::now(),
+                busy: 0,
+            },
+        );
+        self.live.set(gauge_value(state.entries.len()));
+    }
+
+    fn remove(&self, id: &SessionId) {
+        let mut state = self.lock();
+        state.entries.remove(id);
+        self.live.set(gauge_value(state.entries.len()));
+    }
+}
+
+impl State {
+    /// The idle session of `principal` (any principal for `None`) used longest ago.
+    fn least_recently_used(&self, principal: Option<&Principal>) -> Option<SessionId> {
+        self.entries
+            .iter()
+            .filter(|(_, entry)| entry.busy == 0)
+            .filter(|(_, entry)| principal.is_none_or(|principal| &entry.principal == principal))
+            .min_by_key(|(_, entry)| entry.last_used)
+            .map(|(id, _)| id.clone())
+    }
+
+    fn release(&mut self, principal: &Principal) {
+        self.reserved = self.reserved.saturating_sub(1);
+        if let Some(count) = self.reserved_by.get_mut(principal) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.reserved_by.remove(principal);
+            }
+        }
+    }
+}
+
+fn gauge_value(count: usize) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if !self.used {
+            self.table.lock().release(&self.principal);
+        }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut state = self.table.lock();
+        if let Some(entry) = state.entries.get_mut(&self.id) {
+            entry.busy = entry.busy.saturating_sub(1);
+            entry.last_used = Instant::now();
+        }
+    }
+}
+
+/// rmcp's [`LocalSessionManager`], reporting to a [`SessionTable`].
+pub(crate) struct LimitedSessions {
+    inner: LocalSessionManager,
+    table: Arc<SessionTable>,
+}
+
+impl LimitedSessions {
+    pub(crate) fn new(inner: LocalSessionManager, table: Arc<SessionTable>) -> Self {
+        LimitedSessions { inner, table }
+    }
+
+    /// Closes the sessions a reservation evicted.
+    pub(crate) async fn close_evicted(&self, evicted: &[SessionId]) {
+        for id in evicted {
+            tracing::info!(target: "lazytool::mcp", session = %id, "closing the least recently used idle session to make room");
+            if let Err(error) = self.inner.close_session(id).await {
+                tracing::debug!(target: "lazytool::mcp", %error, "cannot close an evicted session");
+            }
+        }
+    }
+}
+
+impl SessionManager for LimitedSessions {
+    type Error = LocalSessionManagerError;
+    type Transport = WorkerTransport<LocalSessionWorker>;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let reservation = RESERVATION
+            .try_with(|reservation| reservation.borrow_mut().take())
+            .ok()
+            .flatten();
+        let (id, transport) = self.inner.create_session().await?;
+        self.table.insert(id.clone(), reservation);
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.inner.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.inner.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.table.remove(id);
+        self.inner.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.inner.create_stream(id, message).await
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.inner.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.inner.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.inner.resume(id, last_event_id).await
+    }
+}
+
+#[cfg(test)]
+mod tests;
