@@ -265,15 +265,21 @@ async def test_50_concurrent_clients_list_discover_and_call(url: str) -> None:
     assert failures == []
 
 
-def wait_call(ms: int) -> bytes:
-    """A 2026-07-28 call of the `wait` tool (`mcp_server --wait-tool`)."""
+def modern_call(name: str, arguments: dict) -> bytes:
+    """A 2026-07-28 call of the tool `name`, to send with `Mcp-Method: tools/call` and
+    `Mcp-Name: NAME`."""
     meta = {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {},
     }
-    params = {"name": "wait", "arguments": {"ms": ms}, "_meta": meta}
+    params = {"name": name, "arguments": arguments, "_meta": meta}
     return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
+
+
+def wait_call(ms: int) -> bytes:
+    """A 2026-07-28 call of the `wait` tool (`mcp_server --wait-tool`)."""
+    return modern_call("wait", {"ms": ms})
 
 
 async def test_sigterm_lets_the_call_in_flight_finish_then_exits_0() -> None:

@@ -12,10 +12,13 @@ LAZYTOOL_GATEWAY) and runs `pytest tests/mcp/gateway`.
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +32,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # The HTTP tests' client: the token, ListChanges, connect(url, mode, changes), names, and
 # await_line(process, pattern, failure), which reads a server's log up to a line.
-from test_mcp_http import TOKEN, ListChanges, await_line, connect, names  # noqa: E402
+from test_mcp_http import (  # noqa: E402
+    AUTHORIZED, TOKEN, ListChanges, await_line, connect, modern_call, names, raw_post,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
@@ -570,3 +575,56 @@ def test_a_killed_gateway_leaves_no_upstream_behind(tmp_path: Path) -> None:
         process.wait(timeout=TIMEOUT)
     for pid in below:
         assert not alive(pid), f"{pid} ({Path(f'/proc/{pid}/cmdline').read_text()!r}) outlived the gateway"
+
+
+async def test_http_serving_drains_a_call_in_flight_and_reports_health(tmp_path: Path) -> None:
+    """`--http` with lazytool-mcp's serving flags: `/healthz` and `/readyz` answer without a
+    token, `/metrics` (with it) says which upstreams are listed, and SIGTERM lets a call in
+    flight return its real result before the gateway exits 0."""
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({
+        "mcpServers": {"faulty": {"command": sys.executable, "args": [str(FAULTY), "ok"]}},
+        "lazytool": {"servers": {"faulty": {"eager": ["slow"]}}},
+    }))
+    process = subprocess.Popen(
+        [str(GATEWAY), "--config", str(config), "--http", "127.0.0.1:0", "--token", TOKEN,
+         "--drain-timeout", "20s", "--max-sessions", "50"],
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        url = await_line(process, r"at (http://\S+/mcp)", "the gateway did not say where it serves")[1]
+        base = url.removesuffix("/mcp")
+
+        def get(path: str, token: str | None = None) -> tuple[int, str]:
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            request = urllib.request.Request(base + path, headers=headers)
+            try:
+                with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+                    return answer.status, answer.read().decode()
+            except urllib.error.HTTPError as error:
+                return error.code, ""
+
+        assert get("/healthz")[0] == 200 and get("/readyz")[0] == 200
+        assert get("/metrics")[0] == 401
+        status, metrics = get("/metrics", TOKEN)
+        assert status == 200 and 'lazytool_gateway_upstream_listed{server="faulty"} 1' in metrics, metrics
+        # A 2026-07-28 call, a request of its own: a stateful client would also hold a GET
+        # stream, which the drain ends and the official client then fails to reopen.
+        headers = AUTHORIZED | {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "faulty__slow"}
+        results = []
+
+        async def slow_call() -> None:
+            results.append(await raw_post(url, modern_call("faulty__slow", {"seconds": 2}), headers))
+
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as group:
+                group.start_soon(slow_call)
+                await anyio.sleep(0.7)
+                process.send_signal(signal.SIGTERM)
+        [answer] = results
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["result"]["content"][0]["text"] == "done", answer.text
+        assert process.wait(timeout=TIMEOUT) == 0
+    finally:
+        process.kill()
+        process.wait()
