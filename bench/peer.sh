@@ -3,9 +3,11 @@
 # served by lazytool, rmcp, the TypeScript SDK and the Python SDK, driven by one load generator
 # (bench/peer/src/bin/peer_load) in interleaved rounds; prints one table.
 #
-#   bash bench/peer.sh                       # from the workspace root: 3 rounds of 2 s runs (~4 min)
+#   bash bench/peer.sh                       # from the workspace root: 3 rounds of 2 s runs (~5 min)
 #   bash bench/peer.sh --long                # 5 rounds of 10 s runs (~20 min)
 #   bash bench/peer.sh --rounds N --seconds S --warmup S --clients "1 8 64"
+#   bash bench/peer.sh --lazytool NAME=PATH  # also a lazytool_add built elsewhere (another
+#                                            # branch), as server NAME in the same rounds
 #
 # Builds bench/peer (its own workspace, the workspace's Cargo.lock versions, lazytool from this
 # checkout) in release into target/bench-peer, installs the pinned TypeScript SDK into
@@ -20,15 +22,23 @@ ROUNDS=3
 SECONDS_PER_RUN=2
 WARMUP=0.5
 CLIENTS="1 8 64"
+OTHER_LAZYTOOLS=()
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
+    case "$1" in
+        --rounds|--seconds|--warmup|--clients|--lazytool)
+            (($# >= 2)) || { echo "peer.sh: $1 needs a value" >&2; exit 2; } ;;
+    esac
     case "$1" in
         --long) ROUNDS=5 SECONDS_PER_RUN=10 WARMUP=1 ;;
         --rounds) ROUNDS="$2"; shift ;;
         --seconds) SECONDS_PER_RUN="$2"; shift ;;
         --warmup) WARMUP="$2"; shift ;;
         --clients) CLIENTS="$2"; shift ;;
+        --lazytool)
+            [[ "$2" == ?*=?* ]] || { echo "peer.sh: --lazytool wants NAME=PATH, got \`$2\`" >&2; exit 2; }
+            OTHER_LAZYTOOLS+=("$2"); shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "peer.sh: unknown argument \`$1\`" >&2; usage >&2; exit 2 ;;
     esac
@@ -94,6 +104,10 @@ start() {
 RUNS=""
 start lazytool "$BIN/lazytool_add"
 RUNS+="lazytool stateful $URL $PID"$'\n'"lazytool stateless $URL $PID"$'\n'
+for other in "${OTHER_LAZYTOOLS[@]}"; do
+    start "${other%%=*}" "${other#*=}"
+    RUNS+="${other%%=*} stateful $URL $PID"$'\n'"${other%%=*} stateless $URL $PID"$'\n'
+done
 start rmcp "$BIN/rmcp_add"
 RUNS+="rmcp stateful $URL $PID"$'\n'"rmcp stateless $URL $PID"$'\n'
 start ts node "$NODE_DIR/ts_server.mjs"

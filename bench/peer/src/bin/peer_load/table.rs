@@ -27,12 +27,18 @@ pub fn table(records: &[Record]) -> String {
             .push(record);
     }
     let mut out = String::new();
-    out.push_str("| server | mode | clients | requests/s | p50 ms | p99 ms | errors / calls | RSS MiB (peak) |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("| server | mode | clients | requests/s | min-max | p50 ms | p99 ms | errors / calls | RSS MiB (peak) |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     let mut errors = String::new();
     for runs in cells.values() {
         let Some(first) = runs.first() else { continue };
         let rps = median(runs.iter().map(|run| run.requests_per_second));
+        let (slowest, fastest) = runs
+            .iter()
+            .map(|run| run.requests_per_second)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), rps| {
+                (low.min(rps), high.max(rps))
+            });
         let p50 = median(runs.iter().map(|run| run.p50_ms));
         let p99 = median(runs.iter().map(|run| run.p99_ms));
         let failed: u64 = runs.iter().map(|run| run.errors).sum();
@@ -47,13 +53,16 @@ pub fn table(records: &[Record]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {failed} / {calls} | {memory} |",
+            "| {} | {} | {} | {} | {}-{} | {} | {} | {failed} / {} | {memory} |",
             first.server,
             first.flow.label(),
             first.clients,
             thousands(rps),
+            thousands(slowest),
+            thousands(fastest),
             fixed(p50),
             fixed(p99),
+            thousands(calls as f64),
         );
         for run in runs {
             for (message, count) in &run.error_samples {
@@ -71,7 +80,7 @@ pub fn table(records: &[Record]) -> String {
     let rounds = records.iter().map(|record| record.round).max().unwrap_or(0);
     let _ = writeln!(
         out,
-        "\nMedian of {rounds} interleaved round(s) of {} s each; errors and calls summed over them; RSS after the last round, peak over all.",
+        "\nMedians of {rounds} interleaved round(s) of {} s each (requests/s: successful calls in the window; min-max over the rounds); errors and calls summed over the rounds; RSS after the last round, peak over all.",
         records.first().map_or(0.0, |record| record.seconds)
     );
     if !errors.is_empty() {
