@@ -86,6 +86,7 @@ trap 'exit 130' INT TERM
 start() {
     local name="$1" log="$OUT/$1.log"
     shift
+    : >"$log" # before the server's shell opens it, so that the wait below can read it at once
     "$@" >"$log" 2>&1 &
     PID=$!
     PIDS+=("$PID")
