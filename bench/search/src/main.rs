@@ -4,9 +4,14 @@
 //! `lazytool-bench-search DATA_DIR [quality|scale|all] [--misses FILE]`, where DATA_DIR
 //! holds what `bfcl.py` writes (`bash bench/search.sh` does all of it). `--misses` writes
 //! lazytool's live questions whose tool is not in its top 5, with what it ranked instead.
+//! The quality part also ranks the GitHub MCP server's catalog for the requests of the
+//! tests crate (`tests/src/github_queries.rs`), the check that must not regress.
 
 mod allocated;
 mod data;
+mod engines;
+#[path = "../../../tests/src/github_queries.rs"]
+mod github_queries;
 mod plain_bm25;
 mod quality;
 mod scale;
@@ -14,15 +19,11 @@ mod tantivy_engine;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::time::Instant;
-
-use lazytool_runtime::{Registry, catalog_tools};
-use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 
 use data::{CatalogTool, Question, read_catalog, read_families, read_questions};
-use plain_bm25::PlainBm25;
-use tantivy_engine::TantivyEngine;
+use engines::Engines;
+use quality::Scores;
 
 #[global_allocator]
 static ALLOCATOR: allocated::Counting = allocated::Counting;
@@ -53,7 +54,8 @@ fn run() -> Result<(), String> {
     let questions = read_questions(&data.join("questions.jsonl"))?;
     let families = read_families(&data.join("families.json"))?;
     if what != "scale" {
-        quality(&catalog, &questions, &families, misses)?;
+        bfcl(&catalog, &questions, &families, misses)?;
+        github()?;
     }
     if what != "quality" {
         let queries: Vec<&str> = questions
@@ -74,126 +76,76 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-fn quality(
+fn bfcl(
     catalog: &[CatalogTool],
     questions: &[Question],
     families: &HashMap<String, String>,
     misses: Option<PathBuf>,
 ) -> Result<(), String> {
-    let listing = json!({"tools": catalog.iter().map(|tool| json!({
-        "name": tool.name, "description": tool.description, "inputSchema": tool.input_schema,
-    })).collect::<Vec<Value>>()});
-    let tools = catalog_tools(&listing, |_, _, _| async { Ok::<_, String>(Value::Null) })
-        .map_err(|error| error.to_string())?;
-    let registry = Registry::builder()
-        .without_inventory()
-        .tools(tools.into_iter().map(|tool| tool.lazy(true)))
-        .build()
-        .map_err(|error| error.to_string())?;
-    let texts: Vec<String> = catalog.iter().map(CatalogTool::text).collect();
-    let plain = PlainBm25::new(&texts);
-    let mut tantivy = TantivyEngine::new(&texts).map_err(|error| error.to_string())?;
-
-    let started = Instant::now();
-    let lazytool: Vec<Vec<&str>> = questions
-        .iter()
-        .map(|question| {
-            registry
-                .search(&question.query, TOP)
-                .into_iter()
-                .map(|tool| tool.name())
-                .collect()
-        })
-        .collect();
-    let lazytool_time = started.elapsed();
-    let names = |ranked: Vec<usize>| -> Vec<&str> {
-        ranked
-            .into_iter()
-            .filter_map(|at| catalog.get(at))
-            .map(|tool| tool.name.as_str())
-            .collect()
-    };
-    let plain: Vec<Vec<&str>> = questions
-        .iter()
-        .map(|question| names(plain.search(&question.query, TOP)))
-        .collect();
-    let tantivy: Vec<Vec<&str>> = questions
-        .iter()
-        .map(|question| tantivy.search(&question.query, TOP).map(names))
-        .collect::<Result<_, _>>()
-        .map_err(|error| error.to_string())?;
-
+    let mut engines = Engines::new(catalog)?;
     // Scoring is by function name: every version of a name counts as that name.
-    fn by_family<'a>(
-        ranked: Vec<Vec<&'a str>>,
-        families: &'a HashMap<String, String>,
-    ) -> Vec<Vec<&'a str>> {
-        ranked
-            .into_iter()
-            .map(|names| {
-                names
-                    .into_iter()
-                    .map(|name| families.get(name).map_or(name, String::as_str))
-                    .collect()
-            })
-            .collect()
+    let family = |name: &str| families.get(name).map_or(name.to_owned(), String::clone);
+    let mut rankings: [Vec<Vec<String>>; 3] = Default::default();
+    for question in questions {
+        let ranked = engines.rank(&question.query, TOP)?;
+        for (rankings, ranked) in rankings.iter_mut().zip(ranked) {
+            rankings.push(ranked.into_iter().map(family).collect());
+        }
     }
-    let family = |ranked| by_family(ranked, families);
-    let (lazytool, plain, tantivy) = (family(lazytool), family(plain), family(tantivy));
-    let rankings: [(&str, &[Vec<&str>]); 3] = [
-        ("lazytool", &lazytool),
-        ("plain Okapi BM25, same text", &plain),
-        ("tantivy 0.27, BM25, `en_stem`, same text", &tantivy),
-    ];
     println!(
-        "BFCL v4 single-turn questions, one catalog of {} tools; a hit is a tool the ground truth calls in the top k.\n",
+        "BFCL v4 single-turn questions, one catalog of {} tools; a hit is a function the ground truth calls in the top k.\n",
         catalog.len()
     );
-    print!(
-        "{}",
-        quality::table("live (tune)", questions, |q| q.split == "live", &rankings)
-    );
-    println!();
-    print!(
-        "{}",
-        quality::table("held-out", questions, |q| q.split == "held_out", &rankings)
-    );
-    println!();
-    print!("{}", quality::table("all", questions, |_| true, &rankings));
-    println!("\nlazytool, per set (R@5):");
+    let splits: [(&str, fn(&Question) -> bool); 3] = [
+        ("live (tune)", |question| question.split == "live"),
+        ("held-out", |question| question.split == "held_out"),
+        ("all", |_| true),
+    ];
+    for (title, keep) in splits {
+        let mut scores = [Scores::default(); 3];
+        for (at, question) in questions
+            .iter()
+            .enumerate()
+            .filter(|(_, question)| keep(question))
+        {
+            for (scores, rankings) in scores.iter_mut().zip(&rankings) {
+                scores.add(&rankings[at], &question.expected);
+            }
+        }
+        let count = scores[0].questions;
+        println!("| {title}, {count} questions | R@1 | R@3 | R@5 | MRR@10 |");
+        println!("|---|---:|---:|---:|---:|");
+        for (engine, scores) in engines::NAMES.iter().zip(&scores) {
+            println!("{}", scores.row(engine));
+        }
+        println!();
+    }
+    println!("R@5 per set (lazytool, plain BM25, tantivy):");
     let mut sets: Vec<&str> = questions
         .iter()
         .map(|question| question.set.as_str())
         .collect();
     sets.dedup();
     for set in sets {
-        let mut scores: [quality::Scores; 3] = Default::default();
+        let mut scores = [Scores::default(); 3];
         for (at, question) in questions.iter().enumerate().filter(|(_, q)| q.set == set) {
-            for (scores, (_, ranked)) in scores.iter_mut().zip(&rankings) {
-                scores.add(&ranked[at], &question.expected);
+            for (scores, rankings) in scores.iter_mut().zip(&rankings) {
+                scores.add(&rankings[at], &question.expected);
             }
         }
-        let share = |s: &quality::Scores| s.at5 as f64 / s.questions.max(1) as f64;
+        let [lazytool, plain, tantivy] = scores.map(|scores| scores.share(scores.at5));
         println!(
-            "  {set:<24} {:>5} questions: lazytool {:.3}, plain {:.3}, tantivy {:.3}",
-            scores[0].questions,
-            share(&scores[0]),
-            share(&scores[1]),
-            share(&scores[2])
+            "  {set:<24} {:>5} questions: {lazytool:.3} {plain:.3} {tantivy:.3}",
+            scores[0].questions
         );
     }
-    println!(
-        "\nlazytool ranked the {} questions in {:.0} ms",
-        questions.len(),
-        lazytool_time.as_secs_f64() * 1e3
-    );
 
     if let Some(path) = misses {
         let mut text = String::new();
-        for (question, ranked) in questions.iter().zip(&lazytool) {
+        for (question, ranked) in questions.iter().zip(&rankings[0]) {
             let rank = ranked
                 .iter()
-                .position(|name| question.expected.contains(&(*name).to_owned()));
+                .position(|name| question.expected.contains(name));
             if question.split == "live" && rank.is_none_or(|rank| rank >= 5) {
                 let _ = writeln!(
                     text,
@@ -206,6 +158,35 @@ fn quality(
             }
         }
         std::fs::write(&path, text).map_err(|error| format!("{}: {error}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The requests of `tests/search_quality.rs` on the GitHub MCP server's catalog.
+fn github() -> Result<(), String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/github-mcp-tools.json");
+    let catalog = read_catalog(&path)?;
+    let mut engines = Engines::new(&catalog)?;
+    let cases: Vec<(&str, &str)> = github_queries::TUNING
+        .iter()
+        .chain(github_queries::LATER)
+        .copied()
+        .collect();
+    let mut scores = [Scores::default(); 3];
+    for (query, intended) in &cases {
+        let ranked = engines.rank(query, TOP)?;
+        for (scores, ranked) in scores.iter_mut().zip(ranked) {
+            scores.add(&ranked, &[(*intended).to_owned()]);
+        }
+    }
+    println!(
+        "\n| GitHub MCP server, {} tools, {} requests (tests/src/github_queries.rs) | R@1 | R@3 | R@5 | MRR@10 |",
+        catalog.len(),
+        cases.len()
+    );
+    println!("|---|---:|---:|---:|---:|");
+    for (engine, scores) in engines::NAMES.iter().zip(&scores) {
+        println!("{}", scores.row(engine));
     }
     Ok(())
 }
