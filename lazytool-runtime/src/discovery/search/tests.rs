@@ -3,6 +3,7 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use super::analysis::{analyze, fold};
+use super::family::family_key;
 use super::fields::MAX_SCHEMA_DEPTH;
 use super::stem::stem;
 use super::*;
@@ -160,7 +161,7 @@ fn limit_bounds_the_results() {
 fn scores_are_positive_and_descending() {
     let tools = github_tools();
     let index = github_index(&tools);
-    let scored = index.search_scored("who changed this file last", 20);
+    let scored = index.search_scored("who changed this file last", 20, |_| true);
     assert!(!scored.is_empty());
     assert!(scored.iter().all(|&(_, score)| score > 0.0));
     assert!(scored.windows(2).all(|pair| pair[0].1 >= pair[1].1));
@@ -201,8 +202,8 @@ fn an_exact_tool_name_ranks_first() {
 #[test]
 fn results_are_deterministic() {
     let tools = github_tools();
-    let first = github_index(&tools).search_scored("update the pull request", 50);
-    let again = github_index(&tools).search_scored("update the pull request", 50);
+    let first = github_index(&tools).search_scored("update the pull request", 50, |_| true);
+    let again = github_index(&tools).search_scored("update the pull request", 50, |_| true);
     assert_eq!(first, again);
 
     let twins = small_index(&[
@@ -297,4 +298,89 @@ fn only_terms_up_to_the_split_limit_are_split() {
         let parts = index.known_parts(&word);
         assert_eq!(parts[1].is_some(), split, "{} bytes: {parts:?}", word.len());
     }
+}
+
+#[test]
+fn a_plain_word_that_names_a_tool_does_not_force_it_first() {
+    let index = small_index(&[
+        ("help", "Shows what the assistant can do."),
+        ("get_weather", "Current weather and temperature in a city."),
+    ]);
+    assert_eq!(
+        index.search("can you help me with the weather in Paris", 1),
+        [1]
+    );
+    assert_eq!(index.search("help", 1), [0]);
+    assert_eq!(index.search("help: call get_weather", 1), [1]);
+    assert_eq!(index.search("help via getWeather", 1), [1]);
+}
+
+#[test]
+fn names_differing_by_a_version_are_one_family() {
+    assert_eq!(family_key("get_weather_v2"), "getweather");
+    assert_eq!(family_key("get-weather-V10"), "getweather");
+    assert_eq!(family_key("getWeather3"), "getweather");
+    assert_eq!(family_key("badge1"), "badge");
+    assert_eq!(family_key("Music_3_PlayMedia"), "music3playmedia");
+    assert_eq!(family_key("preview"), "preview");
+    assert_eq!(family_key("v2"), "v");
+    assert_eq!(family_key("42"), "42");
+}
+
+#[test]
+fn one_family_does_not_fill_every_slot() {
+    let index = small_index(&[
+        ("get_weather", "Current weather in a city."),
+        (
+            "get_weather_v2",
+            "Current weather in a city, in metric units.",
+        ),
+        ("get_weather_v3", "Current weather in a city, as text."),
+        ("forecast", "Current weather in a city, and its forecast."),
+    ]);
+    let scored = index.search_scored("current weather in a city", 4, |_| true);
+    let ranked: Vec<usize> = scored.iter().map(|&(document, _)| document).collect();
+    // Undecayed, the three versions would come first: forecast matches no word of the name.
+    assert_eq!(ranked[0], 0);
+    assert!(ranked[..3].contains(&3), "{scored:?}");
+    assert_eq!(ranked.len(), 4);
+    assert!(scored.windows(2).all(|pair| pair[0].1 >= pair[1].1));
+}
+
+#[test]
+fn filtered_out_documents_leave_room_for_others() {
+    let index = small_index(&[
+        ("get_weather", "Current weather in a city."),
+        ("city_forecast", "Weather forecast for a city."),
+        ("send_email", "Sends an email."),
+    ]);
+    assert_eq!(
+        index.search_among("weather", 1, |document| document != 0),
+        [1]
+    );
+    assert!(index.search_among("weather", 5, |_| false).is_empty());
+    assert!(index.search_among("get_weather", 5, |document| document != 0) == [1]);
+}
+
+#[test]
+fn every_candidate_is_ranked_when_families_are_large() {
+    // More members of one family than the first sorted slice, so ranking goes past it.
+    let names: Vec<String> = (0..100).map(|i| format!("tool_v{i}")).collect();
+    let mut tools: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (name.as_str(), "Reads the weather."))
+        .collect();
+    tools.push((
+        "forecast",
+        "Reads the weather forecast, weather by weather.",
+    ));
+    let index = small_index(&tools);
+    let all = index.search("weather", usize::MAX);
+    assert_eq!(all.len(), 101);
+    let mut sorted = all.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 101);
+    assert_eq!(index.search("weather", 3)[..2], all[..2]);
+    assert!(all[..3].contains(&100), "{all:?}");
 }
