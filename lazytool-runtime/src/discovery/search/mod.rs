@@ -24,6 +24,7 @@ mod analysis;
 mod family;
 mod fields;
 mod scratch;
+mod script;
 mod stem;
 mod vocabulary;
 
