@@ -9,6 +9,7 @@
 //! tests crate (`tests/src/github_queries.rs`), the check that must not regress.
 
 mod allocated;
+mod cpu_time;
 mod data;
 mod engines;
 #[path = "../../../tests/src/github_queries.rs"]

@@ -29,8 +29,9 @@ mod stem;
 mod vocabulary;
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
+use foldhash::HashMap;
 use serde_json::Value;
 
 use analysis::{Analysis, WRITTEN, analyze_word, words};
@@ -89,12 +90,12 @@ const MAX_SPLIT_BYTES: usize = 64;
 impl SearchIndex {
     /// Indexes `documents`; results refer to them by their position in this sequence.
     pub(crate) fn new<'a>(documents: impl IntoIterator<Item = SearchDocument<'a>>) -> SearchIndex {
-        let mut terms: HashMap<Box<str>, u32> = HashMap::new();
+        let mut terms: HashMap<Box<str>, u32> = HashMap::default();
         // For each term id, the documents that hold it, with its frequency in each field.
         let mut frequencies: Vec<Vec<(u32, [f32; FIELD_COUNT])>> = Vec::new();
         let mut lengths: Vec<[f32; FIELD_COUNT]> = Vec::new();
-        let mut names: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut family_ids: HashMap<String, u32> = HashMap::new();
+        let mut names: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut family_ids: HashMap<String, u32> = HashMap::default();
         let mut families = Vec::new();
         for (index, document) in documents.into_iter().enumerate() {
             let index = index as u32;
@@ -220,24 +221,22 @@ impl SearchIndex {
                 );
             }
         }
+        let coverage = query_terms.coverage_scale();
         let mut candidates: Vec<(u32, f32)> = scratch
             .touched
             .iter()
-            .filter(|&&document| allowed(document as usize))
             .filter_map(|&document| {
                 let found = scratch.matches.get(document as usize)?;
-                let coverage = query_terms.coverage(found.words, found.synonym_words);
-                Some((document, found.score * coverage.powf(COVERAGE_POWER)))
+                let synonym_only = found.synonym_words & !found.words;
+                let halves = 2 * found.words.count_ones() + synonym_only.count_ones();
+                let scale = coverage.get(halves as usize).copied().unwrap_or(0.0);
+                Some((document, found.score * scale))
             })
             .filter(|&(_, score)| score > 0.0)
             .collect();
         self.scratch.give_back(scratch);
 
-        let named: Vec<u32> = self
-            .named_in(query)
-            .into_iter()
-            .filter(|&document| allowed(document as usize))
-            .collect();
+        let named = self.named_in(query);
         if !named.is_empty() {
             // Above every other score, and still in order of relevance among themselves.
             let best = candidates
@@ -251,16 +250,22 @@ impl SearchIndex {
                 }
             }
         }
-        self.rank(candidates, limit)
+        self.rank(candidates, limit, allowed)
     }
 
-    /// The best `limit` of `candidates`, best first, a tool counting less for each better
-    /// one of its family (see [`FAMILY_DECAY`]).
-    fn rank(&self, mut candidates: Vec<(u32, f32)>, limit: usize) -> Vec<(usize, f32)> {
+    /// The best `limit` of `candidates` that are `allowed`, best first, a tool counting less
+    /// for each better one of its family (see [`FAMILY_DECAY`]).
+    fn rank(
+        &self,
+        mut candidates: Vec<(u32, f32)>,
+        limit: usize,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
         let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         // Decay only lowers scores, so the candidates are visited in order of their own score
         // until the next cannot reach the `limit` best decayed ones; most searches stop
-        // within the first few times `limit`, so only those are sorted first.
+        // within the first few times `limit`, so only those are sorted first (and only
+        // those visited are checked against `allowed`).
         let mut sorted = candidates
             .len()
             .min(limit.saturating_mul(4).saturating_add(16));
@@ -268,7 +273,7 @@ impl SearchIndex {
             candidates.select_nth_unstable_by(sorted, order);
         }
         candidates[..sorted].sort_unstable_by(order);
-        let mut seen: HashMap<u32, i32> = HashMap::new();
+        let mut seen: HashMap<u32, i32> = HashMap::default();
         let mut ranked: Vec<(u32, f32)> = Vec::new();
         let mut best = BinaryHeap::new();
         let mut at = 0;
@@ -285,6 +290,9 @@ impl SearchIndex {
                     .is_some_and(|&Reverse(Score(lowest))| lowest > score)
             {
                 break;
+            }
+            if !allowed(document as usize) {
+                continue;
             }
             let family = self
                 .families
@@ -458,13 +466,21 @@ struct QueryTerms {
     word_count: usize,
 }
 
+// `coverage_scale` counts a word matched only through a synonym as half a word.
+const _: () = assert!(SYNONYM_WEIGHT == 0.5);
+
 impl QueryTerms {
-    /// The share of the query's words a document matched, a word matched only through a
-    /// synonym counting [`SYNONYM_WEIGHT`].
-    fn coverage(&self, words: u64, synonym_words: u64) -> f32 {
-        let synonym_only = synonym_words & !words;
-        let matched = words.count_ones() as f32 + SYNONYM_WEIGHT * synonym_only.count_ones() as f32;
-        matched / self.word_count.clamp(1, u64::BITS as usize) as f32
+    /// What a document's score is multiplied by, indexed by twice the words it matched: the
+    /// share of the query's words it matched, a word matched only through a synonym counting
+    /// [`SYNONYM_WEIGHT`] (half), to the power [`COVERAGE_POWER`].
+    fn coverage_scale(&self) -> Vec<f32> {
+        let words = self.word_count.clamp(1, u64::BITS as usize) as f32;
+        (0..=2 * u64::BITS)
+            .map(|halves| {
+                let matched = halves as f32 * SYNONYM_WEIGHT;
+                (matched / words).min(1.0).powf(COVERAGE_POWER)
+            })
+            .collect()
     }
 }
 
