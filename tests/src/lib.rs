@@ -8,6 +8,7 @@ use lazytool_runtime::tool;
 pub mod dialect_rules;
 pub mod events;
 pub mod github_catalog;
+pub mod github_queries;
 pub mod spans;
 
 /// Declared in the `lazytool-tests` library crate, collected by binaries that link it.

@@ -325,14 +325,12 @@ impl Registry {
                 }));
                 LazySearch { index, positions }
             });
-        // Gated-out tools are filtered after ranking, so ask for every match when gating.
+        let tool = |hit: usize| search.positions.get(hit).map(|&position| &tools[position]);
         search
             .index
-            .search(query, search.positions.len())
+            .search_among(query, limit, |hit| tool(hit).is_some_and(&allowed))
             .into_iter()
-            .filter_map(|hit| search.positions.get(hit).map(|&position| &tools[position]))
-            .filter(|tool| allowed(tool))
-            .take(limit)
+            .filter_map(tool)
             .collect()
     }
 

@@ -1,5 +1,6 @@
 //! Turning text into search terms: words, folded to ASCII, split, stemmed.
 
+use super::script::{is_word_char, pieces};
 use super::stem::stem;
 use super::vocabulary::{ABBREVIATIONS, is_stop_word};
 
@@ -19,10 +20,12 @@ pub(super) enum Analysis {
     Query,
 }
 
-/// The alphanumeric words of `text`.
+/// The words of `text`: runs of letters, digits and combining marks, with the runs of
+/// scripts written without spaces cut into pairs of characters (see [`pieces`]).
 pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
+    text.split(|c: char| !is_word_char(c))
         .filter(|word| !word.is_empty())
+        .flat_map(pieces)
 }
 
 /// Appends the terms of `text` to `terms`.

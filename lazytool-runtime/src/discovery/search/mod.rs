@@ -5,7 +5,7 @@
 //! its input schema). A term's score in a document is the sum of its BM25 scores in the
 //! fields that hold it, each field with its own weight, document frequencies and length
 //! normalisation; all of these are computed when the index is built, so a query only adds
-//! up the postings of its own terms.
+//! up the postings of its own terms, touching only the documents that hold them.
 //!
 //! Documents and queries go through the same analysis: words are lowercased and folded to
 //! ASCII, stop words are dropped, suffixes are lightly stemmed (an inflected word is also
@@ -14,20 +14,30 @@
 //! also split into words on case changes and digits; queries keep both forms. Each word of a query is
 //! then expanded with a small table of synonyms at a reduced weight, and a word the index
 //! does not know is split into known terms when it can be (`reopen` → open). A document's
-//! score is finally scaled by the share of the query's words it matches, and a tool whose
-//! exact name appears in the query ranks first.
+//! score is then scaled by the share of the query's words it matches (to the power
+//! [`COVERAGE_POWER`]). A tool whose exact name is the whole query, or one of its words
+//! written as an identifier (`list_tags`, `listTags`), ranks first. Finally, tools of one
+//! family (`get_weather`, `get_weather_v2`) count less for each better one of theirs, so
+//! that near-identical tools do not fill every slot.
 
 mod analysis;
+mod family;
 mod fields;
+mod scratch;
+mod script;
 mod stem;
 mod vocabulary;
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
+use foldhash::HashMap;
 use serde_json::Value;
 
 use analysis::{Analysis, WRITTEN, analyze_word, words};
+use family::{FAMILY_DECAY, family_key};
 use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_fields, name_key};
+use scratch::ScratchPool;
 use vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 
 /// What the index knows of one tool.
@@ -46,16 +56,21 @@ pub(crate) struct SearchDocument<'a> {
 /// A BM25 index over tools, built once; queries are read-only and cheap.
 #[derive(Debug)]
 pub(crate) struct SearchIndex {
-    /// For each term, the documents that hold it with its score in each.
-    postings: HashMap<String, Vec<Posting>>,
+    /// Term ids.
+    terms: HashMap<Box<str>, u32>,
+    /// For each term id, the documents that hold it with its score in each.
+    postings: Vec<Box<[Posting]>>,
     /// Documents by [`name_key`] of their name.
-    names: HashMap<String, Vec<usize>>,
+    names: HashMap<String, Vec<u32>>,
+    /// Each document's family (see [`family_key`]), as a number.
+    families: Vec<u32>,
+    scratch: ScratchPool,
 }
 
 /// A term's score in one document.
 #[derive(Clone, Copy, Debug)]
 struct Posting {
-    document: usize,
+    document: u32,
     score: f32,
 }
 
@@ -64,39 +79,58 @@ const K1: f32 = 1.2;
 /// BM25 length normalisation.
 const B: f32 = 0.75;
 
+/// How much the share of a query's words a document matches counts: its score is scaled
+/// by that share to this power, so a tool matching most of a question beats one matching a
+/// single word many times.
+const COVERAGE_POWER: f32 = 1.5;
+
 /// The longest query term [`SearchIndex::known_parts`] tries to split.
 const MAX_SPLIT_BYTES: usize = 64;
 
 impl SearchIndex {
     /// Indexes `documents`; results refer to them by their position in this sequence.
     pub(crate) fn new<'a>(documents: impl IntoIterator<Item = SearchDocument<'a>>) -> SearchIndex {
-        let mut term_ids: HashMap<String, usize> = HashMap::new();
+        let mut terms: HashMap<Box<str>, u32> = HashMap::default();
         // For each term id, the documents that hold it, with its frequency in each field.
-        let mut frequencies: Vec<Vec<(usize, [f32; FIELD_COUNT])>> = Vec::new();
+        let mut frequencies: Vec<Vec<(u32, [f32; FIELD_COUNT])>> = Vec::new();
         let mut lengths: Vec<[f32; FIELD_COUNT]> = Vec::new();
-        let mut names: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut names: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut family_ids: HashMap<String, u32> = HashMap::default();
+        let mut families = Vec::new();
         for (index, document) in documents.into_iter().enumerate() {
+            let index = index as u32;
             let key = name_key(document.name);
             if !key.is_empty() {
                 names.entry(key).or_default().push(index);
             }
+            let next_family = family_ids.len() as u32;
+            families.push(
+                *family_ids
+                    .entry(family_key(document.name))
+                    .or_insert(next_family),
+            );
             let mut length = [0.0; FIELD_COUNT];
-            for (field, terms) in document_fields(&document).into_iter().enumerate() {
-                length[field] = terms.len() as f32;
-                for term in terms {
-                    let next_id = frequencies.len();
-                    let id = *term_ids.entry(term).or_insert(next_id);
-                    if id == next_id {
-                        frequencies.push(Vec::new());
-                    }
-                    match frequencies[id].last_mut() {
+            for (field, field_terms) in document_fields(&document).into_iter().enumerate() {
+                length[field] = field_terms.len() as f32;
+                for term in field_terms {
+                    let id = match terms.get(term.as_str()) {
+                        Some(&id) => id,
+                        None => {
+                            let id = frequencies.len() as u32;
+                            terms.insert(term.into_boxed_str(), id);
+                            frequencies.push(Vec::new());
+                            id
+                        }
+                    };
+                    let documents = &mut frequencies[id as usize];
+                    match documents.last_mut() {
                         Some((document, frequency)) if *document == index => {
                             frequency[field] += 1.0
                         }
                         _ => {
                             let mut frequency = [0.0; FIELD_COUNT];
                             frequency[field] = 1.0;
-                            frequencies[id].push((index, frequency));
+                            documents.push((index, frequency));
                         }
                     }
                 }
@@ -113,14 +147,9 @@ impl SearchIndex {
         }
         let average = average.map(|sum| sum / count);
 
-        let mut terms = vec![String::new(); term_ids.len()];
-        for (term, id) in term_ids {
-            terms[id] = term;
-        }
-        let postings = terms
+        let postings = frequencies
             .into_iter()
-            .zip(frequencies)
-            .map(|(term, documents)| {
+            .map(|documents| {
                 let mut found_in = [0.0f32; FIELD_COUNT];
                 for (_, frequency) in &documents {
                     for (found_in, frequency) in found_in.iter_mut().zip(frequency) {
@@ -129,91 +158,178 @@ impl SearchIndex {
                         }
                     }
                 }
-                let idf = found_in
-                    .map(|found_in| (1.0 + (count - found_in + 0.5) / (found_in + 0.5)).ln());
-                let postings = documents
+                let idf = found_in.map(|found_in| idf(count, found_in));
+                documents
                     .into_iter()
                     .map(|(document, frequency)| Posting {
                         document,
-                        score: bm25(&frequency, &idf, &lengths[document], &average),
+                        score: bm25(&frequency, &idf, &lengths[document as usize], &average),
                     })
-                    .collect();
-                (term, postings)
+                    .collect()
             })
             .collect();
-        SearchIndex { postings, names }
+        SearchIndex {
+            terms,
+            postings,
+            names,
+            scratch: ScratchPool::new(families.len()),
+            families,
+        }
     }
 
     /// Indices (into the documents as given) of the best matches, best first, at most
     /// `limit`, only those with a positive score.
+    #[cfg(test)]
     pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        self.search_scored(query, limit)
+        self.search_among(query, limit, |_| true)
+    }
+
+    /// [`SearchIndex::search`] among the documents `allowed`.
+    pub(crate) fn search_among(
+        &self,
+        query: &str,
+        limit: usize,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Vec<usize> {
+        self.search_scored(query, limit, allowed)
             .into_iter()
             .map(|(document, _)| document)
             .collect()
     }
 
-    /// Same as [`SearchIndex::search`] with scores, for tests and debugging.
+    /// [`SearchIndex::search_among`] with scores, for tests and debugging.
     ///
     /// Equal scores are ordered by index, so results are deterministic.
-    pub(crate) fn search_scored(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+    pub(crate) fn search_scored(
+        &self,
+        query: &str,
+        limit: usize,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
         if limit == 0 {
             return Vec::new();
         }
-        let (terms, word_count) = self.query_terms(query);
-        let mut matches: HashMap<usize, Match> = HashMap::new();
-        for term in &terms {
-            for posting in self.postings.get(&term.term).into_iter().flatten() {
-                let found = matches.entry(posting.document).or_default();
-                found.score += term.weight * posting.score;
-                found.words |= term.words;
-                found.synonym_words |= term.synonym_words;
+        let query_terms = self.query_terms(query);
+        let mut scratch = self.scratch.take();
+        for term in &query_terms.terms {
+            for posting in self.postings[term.id as usize].iter() {
+                scratch.add(
+                    posting.document,
+                    term.weight * posting.score,
+                    term.words,
+                    term.synonym_words,
+                );
             }
         }
-        let word_count = word_count.clamp(1, u64::BITS as usize) as f32;
-        let mut scores: HashMap<usize, f32> = matches
-            .into_iter()
-            .map(|(document, found)| {
+        let coverage = query_terms.coverage_scale();
+        let mut candidates: Vec<(u32, f32)> = scratch
+            .touched
+            .iter()
+            .filter_map(|&document| {
+                let found = scratch.matches.get(document as usize)?;
                 let synonym_only = found.synonym_words & !found.words;
-                let matched = found.words.count_ones() as f32
-                    + SYNONYM_WEIGHT * synonym_only.count_ones() as f32;
-                (document, found.score * matched / word_count)
+                let halves = 2 * found.words.count_ones() + synonym_only.count_ones();
+                let scale = coverage.get(halves as usize).copied().unwrap_or(0.0);
+                Some((document, found.score * scale))
             })
+            .filter(|&(_, score)| score > 0.0)
             .collect();
+        self.scratch.give_back(scratch);
+
         let named = self.named_in(query);
         if !named.is_empty() {
             // Above every other score, and still in order of relevance among themselves.
-            let best = scores.values().copied().fold(0.0, f32::max);
+            let best = candidates
+                .iter()
+                .map(|&(_, score)| score)
+                .fold(0.0, f32::max);
             for document in named {
-                *scores.entry(document).or_default() += best + 1.0;
+                match candidates.iter_mut().find(|(found, _)| *found == document) {
+                    Some((_, score)) => *score += best + 1.0,
+                    None => candidates.push((document, best + 1.0)),
+                }
             }
         }
+        self.rank(candidates, limit, allowed)
+    }
 
-        let mut ranked: Vec<(usize, f32)> = scores
-            .into_iter()
-            .filter(|&(_, score)| score > 0.0)
-            .collect();
-        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > limit {
-            ranked.select_nth_unstable_by(limit - 1, order);
-            ranked.truncate(limit);
+    /// The best `limit` of `candidates` that are `allowed`, best first, a tool counting less
+    /// for each better one of its family (see [`FAMILY_DECAY`]).
+    fn rank(
+        &self,
+        mut candidates: Vec<(u32, f32)>,
+        limit: usize,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
+        let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        // Decay only lowers scores, so the candidates are visited in order of their own score
+        // until the next cannot reach the `limit` best decayed ones; most searches stop
+        // within the first few times `limit`, so only those are sorted first (and only
+        // those visited are checked against `allowed`).
+        let mut sorted = candidates
+            .len()
+            .min(limit.saturating_mul(4).saturating_add(16));
+        if sorted < candidates.len() {
+            candidates.select_nth_unstable_by(sorted, order);
+        }
+        candidates[..sorted].sort_unstable_by(order);
+        let mut seen: HashMap<u32, i32> = HashMap::default();
+        let mut ranked: Vec<(u32, f32)> = Vec::new();
+        let mut best = BinaryHeap::new();
+        let mut at = 0;
+        while at < candidates.len() {
+            if at == sorted {
+                candidates[sorted..].sort_unstable_by(order);
+                sorted = candidates.len();
+            }
+            let (document, score) = candidates[at];
+            at += 1;
+            if best.len() == limit
+                && best
+                    .peek()
+                    .is_some_and(|&Reverse(Score(lowest))| lowest > score)
+            {
+                break;
+            }
+            if !allowed(document as usize) {
+                continue;
+            }
+            let family = self
+                .families
+                .get(document as usize)
+                .copied()
+                .unwrap_or(u32::MAX);
+            let earlier = seen.entry(family).or_default();
+            let decayed = score * FAMILY_DECAY.powi(*earlier);
+            *earlier += 1;
+            ranked.push((document, decayed));
+            best.push(Reverse(Score(decayed)));
+            if best.len() > limit {
+                best.pop();
+            }
         }
         ranked.sort_unstable_by(order);
+        ranked.truncate(limit);
         ranked
+            .into_iter()
+            .map(|(document, score)| (document as usize, score))
+            .collect()
     }
 
     /// The terms searched for `query`, and how many of its words have terms.
-    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, usize) {
+    fn query_terms(&self, query: &str) -> QueryTerms {
         let mut terms: Vec<QueryTerm> = Vec::new();
-        let mut positions: HashMap<String, usize> = HashMap::new();
-        let mut add = |term: &str, word: usize, synonym: bool| {
-            let position = *positions.entry(term.to_owned()).or_insert_with(|| {
-                terms.push(QueryTerm {
-                    term: term.to_owned(),
-                    ..QueryTerm::default()
-                });
-                terms.len() - 1
-            });
+        let mut add = |id: u32, word: usize, synonym: bool| {
+            let position = match terms.iter().position(|term| term.id == id) {
+                Some(position) => position,
+                None => {
+                    terms.push(QueryTerm {
+                        id,
+                        ..QueryTerm::default()
+                    });
+                    terms.len() - 1
+                }
+            };
             let entry = &mut terms[position];
             let bit = 1 << word.min(u64::BITS as usize - 1);
             if synonym {
@@ -238,18 +354,22 @@ impl SearchIndex {
                 continue;
             }
             for term in &word_terms {
-                add(term, word_count, false);
+                if let Some(&id) = self.terms.get(*term) {
+                    add(id, word_count, false);
+                }
             }
             for synonym in word_terms
                 .iter()
                 .filter_map(|term| SYNONYMS.get(*term))
                 .flatten()
             {
-                add(synonym, word_count, true);
+                if let Some(&id) = self.terms.get(synonym.as_str()) {
+                    add(id, word_count, true);
+                }
             }
             word_count += 1;
         }
-        (terms, word_count)
+        QueryTerms { terms, word_count }
     }
 
     /// `term` itself, unless the index does not know it but knows its end, after a prefix
@@ -257,10 +377,10 @@ impl SearchIndex {
     /// request. Only terms of at most [`MAX_SPLIT_BYTES`] are split: each split point hashes
     /// the rest of the term, so the work grows with the square of its length.
     fn known_parts<'t>(&self, term: &'t str) -> [Option<&'t str>; 2] {
-        let known = |part: &str| part.len() >= 3 && self.postings.contains_key(part);
+        let known = |part: &str| part.len() >= 3 && self.terms.contains_key(part);
         if term.starts_with(WRITTEN)
             || term.len() > MAX_SPLIT_BYTES
-            || self.postings.contains_key(term)
+            || self.terms.contains_key(term)
         {
             return [Some(term), None];
         }
@@ -274,10 +394,14 @@ impl SearchIndex {
             .unwrap_or([Some(term), None])
     }
 
-    /// The documents whose exact name is a word of `query`, or the whole of it.
-    fn named_in(&self, query: &str) -> Vec<usize> {
-        let mut named: Vec<usize> = query
+    /// The documents whose exact name is the whole of `query`, or one of its words written
+    /// as an identifier (see [`is_identifier`]): a tool named `help` or `add` is not what
+    /// every question asking for help or to add something names.
+    fn named_in(&self, query: &str) -> Vec<u32> {
+        let mut named: Vec<u32> = query
             .split_whitespace()
+            .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|word| is_identifier(word))
             .chain([query])
             .filter_map(|word| self.names.get(&name_key(word)))
             .flatten()
@@ -289,10 +413,44 @@ impl SearchIndex {
     }
 }
 
+/// A score in a heap: scores are never NaN, so they order totally.
+#[derive(Clone, Copy, PartialEq)]
+struct Score(f32);
+
+impl Eq for Score {}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The inverse document frequency of a term found in `found_in` of `count` documents.
+fn idf(count: f32, found_in: f32) -> f32 {
+    (1.0 + (count - found_in + 0.5) / (found_in + 0.5)).ln()
+}
+
+/// Whether `word` is written as an identifier rather than a word of prose: it joins words
+/// with `_`, `-` or `.`, or has a capital letter after a lowercase one (`list_tags`,
+/// `get-me`, `listTags`).
+fn is_identifier(word: &str) -> bool {
+    let inner_capital = word
+        .chars()
+        .zip(word.chars().skip(1))
+        .any(|(before, c)| before.is_lowercase() && c.is_uppercase());
+    inner_capital || word.contains(['_', '-', '.'])
+}
+
 /// A term searched for a query.
 #[derive(Debug, Default)]
 struct QueryTerm {
-    term: String,
+    id: u32,
     weight: f32,
     /// The query words it was written for, as bits (the last bit stands for all words past
     /// it).
@@ -301,12 +459,29 @@ struct QueryTerm {
     synonym_words: u64,
 }
 
-/// What a document matched of a query.
-#[derive(Debug, Default)]
-struct Match {
-    score: f32,
-    words: u64,
-    synonym_words: u64,
+/// What is searched for a query.
+#[derive(Debug)]
+struct QueryTerms {
+    terms: Vec<QueryTerm>,
+    word_count: usize,
+}
+
+// `coverage_scale` counts a word matched only through a synonym as half a word.
+const _: () = assert!(SYNONYM_WEIGHT == 0.5);
+
+impl QueryTerms {
+    /// What a document's score is multiplied by, indexed by twice the words it matched: the
+    /// share of the query's words it matched, a word matched only through a synonym counting
+    /// [`SYNONYM_WEIGHT`] (half), to the power [`COVERAGE_POWER`].
+    fn coverage_scale(&self) -> Vec<f32> {
+        let words = self.word_count.clamp(1, u64::BITS as usize) as f32;
+        (0..=2 * u64::BITS)
+            .map(|halves| {
+                let matched = halves as f32 * SYNONYM_WEIGHT;
+                (matched / words).min(1.0).powf(COVERAGE_POWER)
+            })
+            .collect()
+    }
 }
 
 /// The score of one term in one document: the sum of its BM25 scores in the fields that

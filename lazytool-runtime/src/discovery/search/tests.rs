@@ -2,7 +2,8 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use super::analysis::{analyze, fold};
+use super::analysis::{analyze, fold, words};
+use super::family::family_key;
 use super::fields::MAX_SCHEMA_DEPTH;
 use super::stem::stem;
 use super::*;
@@ -160,7 +161,7 @@ fn limit_bounds_the_results() {
 fn scores_are_positive_and_descending() {
     let tools = github_tools();
     let index = github_index(&tools);
-    let scored = index.search_scored("who changed this file last", 20);
+    let scored = index.search_scored("who changed this file last", 20, |_| true);
     assert!(!scored.is_empty());
     assert!(scored.iter().all(|&(_, score)| score > 0.0));
     assert!(scored.windows(2).all(|pair| pair[0].1 >= pair[1].1));
@@ -201,8 +202,8 @@ fn an_exact_tool_name_ranks_first() {
 #[test]
 fn results_are_deterministic() {
     let tools = github_tools();
-    let first = github_index(&tools).search_scored("update the pull request", 50);
-    let again = github_index(&tools).search_scored("update the pull request", 50);
+    let first = github_index(&tools).search_scored("update the pull request", 50, |_| true);
+    let again = github_index(&tools).search_scored("update the pull request", 50, |_| true);
     assert_eq!(first, again);
 
     let twins = small_index(&[
@@ -296,5 +297,152 @@ fn only_terms_up_to_the_split_limit_are_split() {
         assert_eq!(word.len() <= MAX_SPLIT_BYTES, split, "{}", word.len());
         let parts = index.known_parts(&word);
         assert_eq!(parts[1].is_some(), split, "{} bytes: {parts:?}", word.len());
+    }
+}
+
+#[test]
+fn a_plain_word_that_names_a_tool_does_not_force_it_first() {
+    let index = small_index(&[
+        ("help", "Shows what the assistant can do."),
+        ("get_weather", "Current weather and temperature in a city."),
+    ]);
+    assert_eq!(
+        index.search("can you help me with the weather in Paris", 1),
+        [1]
+    );
+    assert_eq!(index.search("help", 1), [0]);
+    assert_eq!(index.search("help: call get_weather", 1), [1]);
+    assert_eq!(index.search("help via getWeather", 1), [1]);
+}
+
+#[test]
+fn names_differing_by_a_version_are_one_family() {
+    assert_eq!(family_key("get_weather_v2"), "getweather");
+    assert_eq!(family_key("get-weather-V10"), "getweather");
+    assert_eq!(family_key("getWeather3"), "getweather");
+    assert_eq!(family_key("badge1"), "badge");
+    assert_eq!(family_key("Music_3_PlayMedia"), "music3playmedia");
+    assert_eq!(family_key("preview"), "preview");
+    assert_eq!(family_key("v2"), "v");
+    assert_eq!(family_key("42"), "42");
+}
+
+#[test]
+fn one_family_does_not_fill_every_slot() {
+    let index = small_index(&[
+        ("get_weather", "Current weather in a city."),
+        (
+            "get_weather_v2",
+            "Current weather in a city, in metric units.",
+        ),
+        ("get_weather_v3", "Current weather in a city, as text."),
+        ("forecast", "Current weather in a city, and its forecast."),
+    ]);
+    let scored = index.search_scored("current weather in a city", 4, |_| true);
+    let ranked: Vec<usize> = scored.iter().map(|&(document, _)| document).collect();
+    // Undecayed, the three versions would come first: forecast matches no word of the name.
+    assert_eq!(ranked[0], 0);
+    assert!(ranked[..3].contains(&3), "{scored:?}");
+    assert_eq!(ranked.len(), 4);
+    assert!(scored.windows(2).all(|pair| pair[0].1 >= pair[1].1));
+}
+
+#[test]
+fn filtered_out_documents_leave_room_for_others() {
+    let index = small_index(&[
+        ("get_weather", "Current weather in a city."),
+        ("city_forecast", "Weather forecast for a city."),
+        ("send_email", "Sends an email."),
+    ]);
+    assert_eq!(
+        index.search_among("weather", 1, |document| document != 0),
+        [1]
+    );
+    assert!(index.search_among("weather", 5, |_| false).is_empty());
+    assert!(index.search_among("get_weather", 5, |document| document != 0) == [1]);
+}
+
+#[test]
+fn every_candidate_is_ranked_when_families_are_large() {
+    // More members of one family than the first sorted slice, so ranking goes past it.
+    let names: Vec<String> = (0..100).map(|i| format!("tool_v{i}")).collect();
+    let mut tools: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (name.as_str(), "Reads the weather."))
+        .collect();
+    tools.push((
+        "forecast",
+        "Reads the weather forecast, weather by weather.",
+    ));
+    let index = small_index(&tools);
+    let all = index.search("weather", usize::MAX);
+    assert_eq!(all.len(), 101);
+    let mut sorted = all.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 101);
+    assert_eq!(index.search("weather", 3)[..2], all[..2]);
+    assert!(all[..3].contains(&100), "{all:?}");
+}
+
+fn all_words(text: &str) -> Vec<&str> {
+    words(text).collect()
+}
+
+#[test]
+fn cuts_unspaced_scripts_into_pairs_of_characters() {
+    assert_eq!(all_words("天気予報"), ["天気", "気予", "予報"]);
+    assert_eq!(
+        all_words("我想知道上海的天气。"),
+        [
+            "我想", "想知", "知道", "道上", "上海", "海的", "的天", "天气"
+        ]
+    );
+    assert_eq!(
+        all_words("用Python写代码"),
+        ["用", "Python", "写代", "代码"]
+    );
+    assert_eq!(
+        all_words("스테이크 만드는 법"),
+        ["스테", "테이", "이크", "만드", "드는", "법"]
+    );
+    assert_eq!(all_words("カタカナ"), ["カタ", "タカ", "カナ"]);
+    // Thai tone marks and vowel signs stay with the letter before them.
+    assert_eq!(all_words("ช่วยหา"), ["ช่ว", "วย", "ยห", "หา"]);
+    // Marks of other scripts keep their words whole.
+    assert_eq!(all_words("चाय कैसे बनाएं?"), ["चाय", "कैसे", "बनाएं"]);
+    assert_eq!(all_words("Créer un café"), ["Créer", "un", "café"]);
+}
+
+#[test]
+fn questions_in_unspaced_scripts_find_tools_in_those_scripts() {
+    let index = small_index(&[
+        ("weather_cn", "查询城市的天气预报和温度。"),
+        ("news_ko", "최신 뉴스 기사를 검색합니다."),
+        ("tenki_ja", "指定した都市の天気予報を取得します。"),
+        ("maid_th", "ค้นหาแม่บ้านที่ให้บริการรีดผ้า"),
+        ("get_weather", "Current weather in a city."),
+        ("send_email", "Sends an email."),
+    ]);
+    assert_eq!(index.search("我想知道上海目前的天气状况", 1), [0]);
+    assert_eq!(index.search("최근 박지성에 관한 뉴스를 찾아줘.", 1), [1]);
+    assert_eq!(index.search("東京の天気予報を教えて", 1), [2]);
+    assert_eq!(index.search("ช่วยหาคุณแม่บ้านที่ให้บริการรีดผ้า", 1), [3]);
+    // Latin words in a question of another script find English tools.
+    assert_eq!(index.search("请帮我查一下 weather in 上海", 1), [4]);
+    assert_eq!(index.search("メールをemailで送って", 1), [5]);
+}
+
+#[test]
+fn no_unspaced_question_comes_back_empty_for_want_of_spaces() {
+    let index = small_index(&[
+        ("get_service_id", "บริการรีดผ้าและทำความสะอาด"),
+        ("translate", "번역 서비스"),
+    ]);
+    for (query, found) in [
+        ("ฉันต้องการรหัสบริการสำหรับบริการรีดผ้า", 0),
+        ("이 문장을 번역해 주세요", 1),
+    ] {
+        assert_eq!(index.search(query, 5).first(), Some(&found), "{query}");
     }
 }

@@ -1,0 +1,79 @@
+//! What one query adds up per document, kept between queries so that a search touches only
+//! the documents its terms are in, however many the index holds.
+
+use std::sync::Mutex;
+
+/// What a document matched of a query.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Match {
+    pub(super) score: f32,
+    /// The query words it matched, as bits.
+    pub(super) words: u64,
+    /// The query words it matched only a synonym of, or not only, as bits.
+    pub(super) synonym_words: u64,
+}
+
+/// One [`Match`] per document, and the documents a query touched.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    pub(super) matches: Vec<Match>,
+    pub(super) touched: Vec<u32>,
+}
+
+impl Scratch {
+    /// Adds a term's score and words to `document`'s match.
+    pub(super) fn add(&mut self, document: u32, score: f32, words: u64, synonym_words: u64) {
+        let Some(found) = self.matches.get_mut(document as usize) else {
+            return;
+        };
+        if found.words == 0 && found.synonym_words == 0 {
+            self.touched.push(document);
+        }
+        found.score += score;
+        found.words |= words;
+        found.synonym_words |= synonym_words;
+    }
+
+    /// Forgets what the last query touched.
+    fn clear(&mut self) {
+        for &document in &self.touched {
+            if let Some(found) = self.matches.get_mut(document as usize) {
+                *found = Match::default();
+            }
+        }
+        self.touched.clear();
+    }
+}
+
+/// Scratches of the index's size, one per concurrent query.
+#[derive(Debug, Default)]
+pub(super) struct ScratchPool {
+    documents: usize,
+    free: Mutex<Vec<Scratch>>,
+}
+
+impl ScratchPool {
+    pub(super) fn new(documents: usize) -> ScratchPool {
+        ScratchPool {
+            documents,
+            free: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A cleared scratch, new or left by an earlier query.
+    pub(super) fn take(&self) -> Scratch {
+        let reused = self.free.lock().ok().and_then(|mut free| free.pop());
+        reused.unwrap_or_else(|| Scratch {
+            matches: vec![Match::default(); self.documents],
+            touched: Vec::new(),
+        })
+    }
+
+    /// Clears `scratch` and keeps it for the next query.
+    pub(super) fn give_back(&self, mut scratch: Scratch) {
+        scratch.clear();
+        if let Ok(mut free) = self.free.lock() {
+            free.push(scratch);
+        }
+    }
+}
