@@ -1,7 +1,7 @@
 //! The command line, with clap: [`Cli`], and [`HttpServing`], which adds `--http` to
 //! lazytool-mcp's serving flags.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser};
@@ -66,7 +66,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct HttpServing {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio; a bare PORT binds 127.0.0.1.
-    #[arg(long, value_name = "ADDR|PORT", value_parser = parse_addr)]
+    #[arg(long, value_name = "ADDR|PORT", value_parser = lazytool_mcp::parse_listen_addr)]
     pub http: Option<SocketAddr>,
     /// The flags of HTTP serving, shared with lazytool-mcp's `mcp_server`.
     #[command(flatten)]
@@ -114,16 +114,6 @@ impl Cli {
             (1, _) => "lazytool=debug,rmcp=off,info",
             _ => "trace",
         }
-    }
-}
-
-/// `ADDR` as a socket address; a bare port on the loopback interface only.
-fn parse_addr(addr: &str) -> Result<SocketAddr, String> {
-    match addr.parse::<u16>() {
-        Ok(port) => Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port))),
-        Err(_) => addr
-            .parse()
-            .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080 or a port")),
     }
 }
 

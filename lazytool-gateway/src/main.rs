@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use lazytool_gateway::Cli;
-use lazytool_mcp::{McpServer, Redactor};
+use lazytool_mcp::{McpServer, Redactor, shutdown_signal};
 use lazytool_runtime::SessionOptions;
 use log::RedactedStderr;
 use metrics::upstream_metrics;
@@ -65,7 +65,7 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     // A signal while the servers start drops them: each is killed with its process group.
     let catalog = tokio::select! {
         catalog = lazytool_gateway::start(config.servers) => catalog?,
-        () = stopped() => return Ok(ExitCode::SUCCESS),
+        () = shutdown_signal() => return Ok(ExitCode::SUCCESS),
     };
     if cli.check {
         let (report, all_listed) = lazytool_gateway::check(&catalog, &options);
@@ -82,32 +82,15 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .options(options);
     let served = match cli.http.http {
         // Calls in flight are answered before the upstreams are stopped.
-        None => server.serve_stdio_until(stopped()).await,
+        None => server.serve_stdio_until(shutdown_signal()).await,
         Some(addr) => {
             let upstreams = upstream_metrics(&catalog);
             let http = (cli.http.serving.apply(server)?)
                 .register_metrics(move |registry| upstreams.register(registry));
-            http.serve_with_shutdown(addr, stopped()).await
+            http.serve_with_shutdown(addr, shutdown_signal()).await
         }
     };
     catalog.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Resolves on Ctrl-C or SIGTERM, so that the upstreams are stopped before the gateway exits.
-async fn stopped() {
-    #[cfg(unix)]
-    let terminated = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => drop(signal.recv().await),
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminated = std::future::pending::<()>();
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminated => {}
-    }
 }

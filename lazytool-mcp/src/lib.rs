@@ -64,6 +64,7 @@ mod principal;
 mod request;
 mod request_id;
 mod server;
+mod shutdown_signal;
 mod source;
 mod streamable_http;
 mod structured;
@@ -91,7 +92,10 @@ pub use streamable_http::{
     McpHttpService, OriginPattern, OriginPatternError, READYZ_PATH, Readiness,
 };
 #[cfg(feature = "cli")]
-pub use streamable_http::{HttpArgs, HttpArgsError, Principals, PrincipalsError, TOKEN_ENV};
+pub use streamable_http::{
+    HttpArgs, HttpArgsError, Principals, PrincipalsError, TOKEN_ENV, parse_listen_addr,
+};
+pub use shutdown_signal::shutdown_signal;
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;
 

@@ -12,12 +12,12 @@
 //! `--drain-timeout`), then the process exits 0. Logs go to stderr (on stdio, stdout is the
 //! protocol). See the README for registering it in MCP clients.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Parser;
 use lazytool_examples_core::ProductStore;
-use lazytool_mcp::{HttpArgs, MCP_PATH, McpServer};
+use lazytool_mcp::{HttpArgs, MCP_PATH, McpServer, parse_listen_addr, shutdown_signal};
 use lazytool_runtime::{CallLimits, DynamicTool, Registry};
 use serde_json::{Value, json};
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -28,7 +28,7 @@ use tracing_subscriber::prelude::*;
 #[command(version)]
 struct Cli {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (a bare PORT binds 127.0.0.1)
-    #[arg(long, value_name = "ADDR|PORT", value_parser = parse_addr)]
+    #[arg(long, value_name = "ADDR|PORT", value_parser = parse_listen_addr)]
     http: Option<SocketAddr>,
     /// Also serve an eager `wait` tool that sleeps `ms` milliseconds (to try drains and
     /// balancers with calls in flight)
@@ -36,15 +36,6 @@ struct Cli {
     wait_tool: bool,
     #[command(flatten)]
     serving: HttpArgs,
-}
-
-fn parse_addr(addr: &str) -> Result<SocketAddr, String> {
-    match addr.parse::<u16>() {
-        Ok(port) => Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port))),
-        Err(_) => addr
-            .parse()
-            .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080 or a port")),
-    }
 }
 
 /// Sleeps `ms` milliseconds (at most a minute) and says so.
@@ -74,23 +65,6 @@ fn registry(wait: bool) -> Result<Registry, lazytool_runtime::RegistryError> {
             .limits(CallLimits::default().timeout(Some(Duration::from_secs(61))))
             .build(),
         false => builder.build(),
-    }
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn stopped() {
-    #[cfg(unix)]
-    let terminated = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => drop(signal.recv().await),
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminated = std::future::pending::<()>();
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminated => {}
     }
 }
 
@@ -125,14 +99,14 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("{flag} needs --http").into());
         }
         eprintln!("mcp_server: serving {tools} shop tools on stdio");
-        server.serve_stdio_until(stopped()).await?;
+        server.serve_stdio_until(shutdown_signal()).await?;
         return Ok(());
     };
     let http = cli.serving.apply(server)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
     eprintln!("mcp_server: serving {tools} shop tools at {url}");
-    http.serve_on_with_shutdown(listener, stopped()).await?;
+    http.serve_on_with_shutdown(listener, shutdown_signal()).await?;
     eprintln!("mcp_server: stopped");
     Ok(())
 }

@@ -214,6 +214,25 @@ impl HttpArgs {
     }
 }
 
+/// The value of a binary's `--http` flag: `ADDR:PORT`, or a bare `PORT` on the loopback
+/// interface only (serving every interface must be asked for).
+///
+/// ```
+/// use lazytool_mcp::parse_listen_addr;
+///
+/// assert_eq!(parse_listen_addr("8080"), Ok("127.0.0.1:8080".parse().unwrap()));
+/// assert_eq!(parse_listen_addr("0.0.0.0:80"), Ok("0.0.0.0:80".parse().unwrap()));
+/// assert!(parse_listen_addr("localhost").is_err());
+/// ```
+pub fn parse_listen_addr(addr: &str) -> Result<std::net::SocketAddr, String> {
+    match addr.parse::<u16>() {
+        Ok(port) => Ok(std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port))),
+        Err(_) => addr
+            .parse()
+            .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080 or a port")),
+    }
+}
+
 /// A duration: a number and a unit (`ms`, `s`, `m`, `h`), or a number of seconds.
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
