@@ -61,19 +61,19 @@ pub struct Cli {
 }
 
 /// What the gateway does instead of serving.
+///
+/// ```
+/// use clap::Parser;
+/// use lazytool_gateway::{Cli, Command};
+///
+/// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "login", "linear", "--token-store", "t.json"]).unwrap();
+/// assert!(matches!(cli.command, Some(Command::Login { server }) if server == "linear"));
+/// assert_eq!(cli.token_store, Some("t.json".into()));
+/// ```
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Authorize an OAuth server once: print the authorization URL (and open a browser when
     /// there is a display), wait for its redirect to a loopback address, store the tokens.
-    ///
-    /// ```
-    /// use clap::Parser;
-    /// use lazytool_gateway::{Cli, Command};
-    ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "login", "linear", "--token-store", "t.json"]).unwrap();
-    /// assert!(matches!(cli.command, Some(Command::Login { server }) if server == "linear"));
-    /// assert_eq!(cli.token_store, Some("t.json".into()));
-    /// ```
     Login {
         /// The server's name in the file: a `url` server with `oauth` settings.
         server: String,

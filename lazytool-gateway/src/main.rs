@@ -49,10 +49,10 @@ async fn gateway(cli: Cli) -> ExitCode {
 }
 
 async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    cli.check_command()?;
     let path = &cli.config;
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    cli.check_command()?;
     if cli.command.is_none() {
         cli.http.check()?;
     }
