@@ -139,7 +139,7 @@ fn write_config(dir: &Path, tracker: &str, shop: &str) -> PathBuf {
     let config = json!({
         "mcpServers": {"tracker": {"url": tracker}, "shop": {"url": shop}},
         "lazytool": {"servers": {
-            "tracker": {"oauth": {"clientId": "lazytool", "clientSecret": "n0t-for-logs"}},
+            "tracker": {"oauth": {"clientId": "lazytool", "clientSecret": "n0t-for-logs"}, "eager": ["*"]},
             "shop": {"eager": ["*"]},
         }},
     });
@@ -366,23 +366,16 @@ async fn approve(authorization_url: &str) {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_a_login_the_protected_server_serves_its_tools() {
-    let stop = CancellationToken::new();
-    let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
-    let scratch = Scratch::new("flow");
-    let config = write_config(&scratch.0, &tracker, &shop);
-    let config = config.to_str().expect("a UTF-8 path");
-    let store = scratch.0.join("state").join("tokens.json");
-    let store_arg = store.to_str().expect("a UTF-8 path");
-
+/// `login tracker` with the tokens in `store`, approved as a browser would: its run, and
+/// what it printed after the URL.
+async fn log_in(dir: &Path, config: &str, tracker: &str, store: &str) -> (Run, String) {
     let mut login = gateway(
-        &scratch.0,
+        dir,
         &[
             "--config",
             config,
             "--token-store",
-            store_arg,
+            store,
             "login",
             "tracker",
         ],
@@ -419,7 +412,20 @@ async fn after_a_login_the_protected_server_serves_its_tools() {
         rest.push_str(&line);
         rest.push('\n');
     }
-    let login = finish(login).await;
+    (finish(login).await, rest)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_login_the_protected_server_serves_its_tools() {
+    let stop = CancellationToken::new();
+    let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
+    let scratch = Scratch::new("flow");
+    let config = write_config(&scratch.0, &tracker, &shop);
+    let config = config.to_str().expect("a UTF-8 path");
+    let store = scratch.0.join("state").join("tokens.json");
+    let store_arg = store.to_str().expect("a UTF-8 path");
+
+    let (login, rest) = log_in(&scratch.0, config, &tracker, store_arg).await;
     assert!(login.success, "{}", login.stderr);
     assert_eq!(
         rest.trim(),
@@ -461,5 +467,93 @@ async fn after_a_login_the_protected_server_serves_its_tools() {
         assert!(!output.contains(ACCESS_TOKEN), "a token shown: {output}");
         assert!(!output.contains("n0t-for-logs"), "a secret shown: {output}");
     }
+    stop.cancel();
+}
+
+/// Sends `request` to a gateway on stdio and returns the answer with its id, skipping the
+/// notifications before it (which `seen` collects).
+async fn ask(
+    stdin: &mut tokio::process::ChildStdin,
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    request: Value,
+    seen: &mut Vec<Value>,
+) -> Value {
+    stdin
+        .write_all(format!("{request}\n").as_bytes())
+        .await
+        .expect("the gateway reads");
+    loop {
+        let message = next_message(lines).await;
+        if message.get("id") == request.get("id") {
+            return message;
+        }
+        seen.push(message);
+    }
+}
+
+async fn next_message(
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+) -> Value {
+    let line = tokio::time::timeout(WATCHDOG, lines.next_line())
+        .await
+        .expect("a message")
+        .expect("readable")
+        .expect("a line");
+    serde_json::from_str(&line).expect("JSON-RPC")
+}
+
+fn tool_names(answer: &Value) -> Vec<String> {
+    (answer["result"]["tools"].as_array())
+        .expect("a tool list")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_while_serving_brings_the_server_in_without_a_restart() {
+    let stop = CancellationToken::new();
+    let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
+    let scratch = Scratch::new("join");
+    let config = write_config(&scratch.0, &tracker, &shop);
+    let config = config.to_str().expect("a UTF-8 path");
+    let store = scratch.0.join("tokens.json");
+    let store = store.to_str().expect("a UTF-8 path");
+
+    let mut serving = gateway(&scratch.0, &["--config", config, "--token-store", store])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stdin = serving.stdin.take().expect("piped");
+    let mut lines = BufReader::new(serving.stdout.take().expect("piped")).lines();
+    let mut seen = Vec::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}});
+    ask(&mut stdin, &mut lines, initialize, &mut seen).await;
+    stdin
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n")
+        .await
+        .expect("the gateway reads");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let before = ask(&mut stdin, &mut lines, list.clone(), &mut seen).await;
+    assert_eq!(tool_names(&before), ["shop__echo"]);
+
+    let (login, _) = log_in(&scratch.0, config, &tracker, store).await;
+    assert!(login.success, "{}", login.stderr);
+    let changed = |message: &Value| message["method"] == "notifications/tools/list_changed";
+    while !seen.iter().any(changed) {
+        seen.push(next_message(&mut lines).await);
+    }
+    let after = ask(&mut stdin, &mut lines, list, &mut seen).await;
+    assert_eq!(tool_names(&after), ["shop__echo", "tracker__echo"]);
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "tracker__echo", "arguments": {"text": "authorized"}}});
+    let answer = ask(&mut stdin, &mut lines, call, &mut seen).await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "authorized",
+        "{answer}"
+    );
+    drop(stdin);
+    while let Ok(Some(_)) = lines.next_line().await {}
+    let serving = finish(serving).await;
+    assert!(serving.success, "{}", serving.stderr);
     stop.cancel();
 }
