@@ -4,9 +4,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser};
+use clap::{ArgAction, Args, Parser, Subcommand};
 
-/// `lazytool-gateway --config FILE [--check] [--http ADDR [--token T | --token-file PATH]]`.
+/// `lazytool-gateway --config FILE [--check] [--http ADDR [--token T | --token-file PATH]]`,
+/// or `lazytool-gateway --config FILE login SERVER`.
 ///
 /// ```
 /// use clap::Parser;
@@ -29,15 +30,22 @@ section makes it eager. Serves MCP on stdio, or streamable HTTP at /mcp with --h
   lazytool-gateway --config ~/.cursor/mcp.json              # MCP on stdio
   lazytool-gateway --config mcp.json --http 127.0.0.1:8080  # streamable HTTP at /mcp
   lazytool-gateway --config mcp.json --check                # tools and token cost per server
+  lazytool-gateway --config mcp.json login linear           # authorize an OAuth server once
 
 Logs go to stderr: RUST_LOG (such as RUST_LOG=lazytool=debug) overrides -q and -v."
 )]
 pub struct Cli {
+    /// What to do instead of serving.
+    // A subcommand that finds the file another way needs `subcommand_negates_reqs`.
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// The MCP servers file: {"mcpServers": {...}} or VS Code's {"servers": {...}}, comments allowed.
-    // The subcommands to come (`lock`, `login`) go in a `#[command(subcommand)]` field here,
-    // with `subcommand_negates_reqs` where they find the file another way.
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
+    /// The file of OAuth servers' tokens [default: $XDG_CONFIG_HOME/lazytool/oauth-tokens.json,
+    /// else ~/.config/lazytool/oauth-tokens.json].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub token_store: Option<PathBuf>,
     /// Start every server, print its tools and their token cost, then exit (1 if a server failed).
     #[arg(long)]
     pub check: bool,
@@ -50,6 +58,26 @@ pub struct Cli {
     /// Log less: warnings and errors only (-q), errors only (-qq).
     #[arg(short, long, action = ArgAction::Count)]
     pub quiet: u8,
+}
+
+/// What the gateway does instead of serving.
+///
+/// ```
+/// use clap::Parser;
+/// use lazytool_gateway::{Cli, Command};
+///
+/// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "login", "linear", "--token-store", "t.json"]).unwrap();
+/// assert!(matches!(cli.command, Some(Command::Login { server }) if server == "linear"));
+/// assert_eq!(cli.token_store, Some("t.json".into()));
+/// ```
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Authorize an OAuth server once: print the authorization URL (and open a browser when
+    /// there is a display), wait for its redirect to a loopback address, store the tokens.
+    Login {
+        /// The server's name in the file: a `url` server with `oauth` settings.
+        server: String,
+    },
 }
 
 /// Serving over streamable HTTP: `--http ADDR` and lazytool-mcp's shared serving flags
@@ -93,6 +121,25 @@ impl HttpServing {
 }
 
 impl Cli {
+    /// A serving flag given with a subcommand, which does not serve: an error.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use lazytool_gateway::Cli;
+    ///
+    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--check", "login", "linear"]).unwrap();
+    /// assert_eq!(cli.check_command().unwrap_err(), "`login` does not serve: --check, --http and their flags do not apply");
+    /// ```
+    pub fn check_command(&self) -> Result<(), String> {
+        let serving = self.check || self.http.http.is_some() || self.http.check().is_err();
+        match &self.command {
+            Some(Command::Login { .. }) if serving => Err(
+                "`login` does not serve: --check, --http and their flags do not apply".to_owned(),
+            ),
+            _ => Ok(()),
+        }
+    }
+
     /// The log filter when `RUST_LOG` is not set: lazytool's events at info and everything
     /// else at warn (rmcp's off), moved by `-v` and `-q`.
     ///
@@ -156,6 +203,16 @@ mod tests {
         assert_eq!(cli.http.http, Some(SocketAddr::from(([0, 0, 0, 0], 9000))));
         assert_eq!(cli.http.serving.token.as_deref(), Some("t"));
         assert_eq!(cli.http.check(), Ok(()));
+        let login = parse(&["login", "linear"]).expect("valid");
+        assert_eq!(login.check_command(), Ok(()));
+        for refused in [
+            &["--http", "1", "login", "x"][..],
+            &["--token", "t", "login", "x"],
+        ] {
+            let cli = parse(refused).expect("parses");
+            assert!(cli.check_command().is_err(), "{refused:?}");
+        }
+        assert!(parse(&["login"]).is_err(), "login needs a server");
         let stdio = parse(&[]).expect("valid");
         assert_eq!(stdio.http.check(), Ok(()));
         assert_eq!(stdio.default_log_filter(), "lazytool=info,rmcp=off,warn");

@@ -5,6 +5,7 @@
 //! lazytool-gateway --config ~/.cursor/mcp.json              # MCP on stdio
 //! lazytool-gateway --config mcp.json --http 127.0.0.1:8080  # streamable HTTP at /mcp
 //! lazytool-gateway --config mcp.json --check                # tool count and token cost per server
+//! lazytool-gateway --config mcp.json login linear           # authorize an OAuth server once
 //! ```
 //!
 //! Every upstream tool is offered as `SERVER__TOOL`, lazy unless the `lazytool` section makes
@@ -15,13 +16,15 @@
 mod check;
 mod cli;
 mod config;
+mod login;
 
 use lazytool_mcp::McpCatalog;
 use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 
 pub use check::check;
-pub use cli::{Cli, HttpServing};
-pub use config::{Config, ConfigError, parse};
+pub use cli::{Cli, Command, HttpServing};
+pub use config::{Config, ConfigError, parse, parse_with_token_store};
+pub use login::login;
 
 /// Results up to this size pass whole (an upstream's image, a file): the size of the longest
 /// message the gateway accepts.

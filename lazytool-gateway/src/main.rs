@@ -1,5 +1,5 @@
-//! `lazytool-gateway --config FILE [--http ADDR [--token T | --token-file PATH]] [--check]`;
-//! the arguments are in `cli.rs`.
+//! `lazytool-gateway --config FILE [--http ADDR [--token T | --token-file PATH]] [--check]`,
+//! or `login SERVER`; the arguments are in `cli.rs`.
 
 mod log;
 mod metrics;
@@ -7,8 +7,8 @@ mod metrics;
 use std::process::ExitCode;
 
 use clap::Parser;
-use lazytool_gateway::Cli;
-use lazytool_mcp::{McpServer, Redactor, shutdown_signal};
+use lazytool_gateway::{Cli, Command};
+use lazytool_mcp::{McpServer, Redactor, TokenStore, shutdown_signal};
 use lazytool_runtime::SessionOptions;
 use log::RedactedStderr;
 use metrics::upstream_metrics;
@@ -49,16 +49,27 @@ async fn gateway(cli: Cli) -> ExitCode {
 }
 
 async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    cli.check_command()?;
     let path = &cli.config;
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    cli.http.check()?;
-    let config = lazytool_gateway::parse(&text, |name| std::env::var(name).ok())?;
+    if cli.command.is_none() {
+        cli.http.check()?;
+    }
+    let tokens =
+        (cli.token_store.clone()).map_or_else(TokenStore::default_location, TokenStore::file);
+    let config =
+        lazytool_gateway::parse_with_token_store(&text, |name| std::env::var(name).ok(), &tokens)?;
     log.hide(
         (config.servers.iter()).fold(Redactor::default(), |all, server| {
             all.and(&server.upstream().redactor())
         }),
     );
+    if let Some(Command::Login { server }) = &cli.command {
+        let path = lazytool_gateway::login(&config, server).await?;
+        println!("The tokens of `{server}` are stored in {}.", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);

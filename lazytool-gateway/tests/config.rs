@@ -296,3 +296,94 @@ fn types_must_agree_with_the_entry_and_files_name_their_servers_once() {
             .starts_with("$: no `mcpServers` object (nor VS Code's `servers`)")
     );
 }
+
+#[test]
+fn oauth_settings_reach_the_http_upstream_with_one_token_store() {
+    use lazytool_mcp::{Grant, OAuth, TokenStore};
+
+    let text = json!({
+        "mcpServers": {
+            "linear": {"url": "https://mcp.linear.app/mcp"},
+            "ci": {"url": "https://mcp.example.com/mcp"},
+            "plain": {"url": "https://docs.example.com/mcp"},
+        },
+        "lazytool": {"servers": {
+            "linear": {"oauth": {}},
+            "ci": {"oauth": {"clientId": "lazytool-ci", "clientSecret": "${CI_SECRET}", "scopes": ["issues:read", "issues:write"], "grant": "client_credentials"}},
+        }},
+    })
+    .to_string();
+    let var = |name: &str| (name == "CI_SECRET").then(|| "s3cret-from-env".to_owned());
+    let tokens = TokenStore::file("/tmp/lazytool-test/tokens.json");
+    let config = lazytool_gateway::parse_with_token_store(&text, var, &tokens).expect("valid");
+    assert_eq!(
+        config.servers[0].upstream(),
+        &Upstream::url("https://mcp.linear.app/mcp")
+            .oauth(OAuth::new().token_store(tokens.clone()))
+    );
+    let ci = OAuth::new()
+        .client_id("lazytool-ci")
+        .client_secret("s3cret-from-env")
+        .scopes(["issues:read", "issues:write"])
+        .grant(Grant::ClientCredentials)
+        .token_store(tokens);
+    assert_eq!(
+        config.servers[1].upstream(),
+        &Upstream::url("https://mcp.example.com/mcp").oauth(ci)
+    );
+    assert_eq!(
+        config.servers[2].upstream(),
+        &Upstream::url("https://docs.example.com/mcp"),
+        "no `oauth`, no OAuth"
+    );
+    let shown = format!("{:?}", config.servers[1]);
+    assert!(
+        !shown.contains("s3cret-from-env"),
+        "a secret in Debug: {shown}"
+    );
+    let redacted = config.servers[1]
+        .upstream()
+        .redactor()
+        .apply("refused: client_secret=s3cret-from-env");
+    assert!(!redacted.contains("s3cret-from-env"), "{redacted}");
+
+    let default = parse(&text, var).expect("valid");
+    assert_eq!(
+        default.servers[0].upstream(),
+        &Upstream::url("https://mcp.linear.app/mcp")
+            .oauth(OAuth::new().token_store(TokenStore::default_location())),
+        "without --token-store, the default store"
+    );
+    assert_eq!(default.servers.len(), 3);
+}
+
+#[test]
+fn bad_oauth_settings_are_problems_with_their_paths() {
+    let text = json!({
+        "mcpServers": {
+            "local": {"command": "x"},
+            "remote": {"url": "https://mcp.example.com/mcp"},
+            "odd": {"url": "https://odd.example.com/mcp"},
+        },
+        "lazytool": {"servers": {
+            "local": {"oauth": {}},
+            "remote": {"oauth": {"clientId": 7, "scopes": "read", "grant": "implicit", "secret": "x", "clientSecret": "${MISSING}"}},
+            "odd": {"oauth": true},
+        }},
+    })
+    .to_string();
+    let problems = parse(&text, env).expect_err("refused").problems;
+    assert_eq!(
+        problems,
+        [
+            "$.lazytool.servers.local.oauth: only a `url` server (streamable HTTP) can use OAuth",
+            "$.lazytool.servers.remote.oauth.secret: unknown key (expected one of: clientId, clientSecret, scopes, grant)",
+            "$.lazytool.servers.remote.oauth.clientId: expected a string, found a number",
+            "$.lazytool.servers.remote.oauth.clientSecret: the environment variable `MISSING` is not set",
+            "$.lazytool.servers.remote.oauth.scopes: expected an array of strings, found a string",
+            "$.lazytool.servers.remote.oauth.grant: expected \"authorization_code\" or \"client_credentials\", found \"implicit\"",
+            "$.lazytool.servers.odd.oauth: expected an object, found a boolean",
+        ],
+        "{problems:#?}"
+    );
+}

@@ -77,6 +77,7 @@ pub use error::McpError;
 pub use principal::Principal;
 pub use request::McpRequest;
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use shutdown_signal::shutdown_signal;
 pub use source::oauth::{
     Approval, Approver, Grant, LOGIN_TIMEOUT, OAuth, OAuthError, SigningAlgorithm, Step,
     TokenStore, login, login_with,
@@ -95,7 +96,6 @@ pub use streamable_http::{
 pub use streamable_http::{
     HttpArgs, HttpArgsError, Principals, PrincipalsError, TOKEN_ENV, parse_listen_addr,
 };
-pub use shutdown_signal::shutdown_signal;
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;
 

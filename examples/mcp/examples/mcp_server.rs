@@ -106,7 +106,8 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
     eprintln!("mcp_server: serving {tools} shop tools at {url}");
-    http.serve_on_with_shutdown(listener, shutdown_signal()).await?;
+    http.serve_on_with_shutdown(listener, shutdown_signal())
+        .await?;
     eprintln!("mcp_server: stopped");
     Ok(())
 }

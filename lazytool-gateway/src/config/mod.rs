@@ -5,13 +5,14 @@
 
 mod expand;
 mod jsonc;
+mod oauth;
 mod reader;
 mod settings;
 mod shapes;
 
 use std::fmt;
 
-use lazytool_mcp::McpSource;
+use lazytool_mcp::{McpSource, TokenStore, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
@@ -105,12 +106,35 @@ const MAX_DESCRIPTION_CHARS: usize = 2048;
 /// assert_eq!(config.servers[0].upstream(), &lazytool_mcp::Upstream::command("uvx", ["mcp-server-time", "--local-timezone", "UTC"]));
 /// ```
 pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    parse_with_token_store(text, var, &TokenStore::default_location())
+}
+
+/// [`parse`], with the tokens of every server that has `oauth` settings kept in `tokens`
+/// (`--token-store PATH`) rather than in [`TokenStore::default_location`].
+///
+/// ```
+/// use lazytool_mcp::{OAuth, TokenStore, Upstream};
+///
+/// let text = r#"{
+///     "mcpServers": {"linear": {"url": "https://mcp.linear.app/mcp"}},
+///     "lazytool": {"servers": {"linear": {"oauth": {"clientId": "lazytool", "scopes": ["read"]}}}}
+/// }"#;
+/// let tokens = TokenStore::file("/tmp/lazytool-doc/tokens.json");
+/// let config = lazytool_gateway::parse_with_token_store(text, |_| None, &tokens).unwrap();
+/// let oauth = OAuth::new().client_id("lazytool").scopes(["read"]).token_store(tokens);
+/// assert_eq!(config.servers[0].upstream(), &Upstream::url("https://mcp.linear.app/mcp").oauth(oauth));
+/// ```
+pub fn parse_with_token_store(
+    text: &str,
+    var: impl Fn(&str) -> Option<String>,
+    tokens: &TokenStore,
+) -> Result<Config, ConfigError> {
     let root = jsonc::read(text).map_err(|problems| ConfigError { problems })?;
     let mut reader = Reader {
         problems: Vec::new(),
         var: &var,
     };
-    let config = reader.config(&root);
+    let config = reader.config(&root, tokens);
     match reader.problems.is_empty() {
         true => Ok(config),
         false => Err(ConfigError {
@@ -120,7 +144,7 @@ pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config,
 }
 
 impl Reader<'_> {
-    fn config(&mut self, root: &Value) -> Config {
+    fn config(&mut self, root: &Value, tokens: &TokenStore) -> Config {
         let mut config = Config {
             servers: Vec::new(),
             mode: DiscoveryMode::Names,
@@ -206,10 +230,20 @@ impl Reader<'_> {
             let source = settings
                 .get(name)
                 .and_then(|settings| self.object(settings, &settings_path))
-                .map(|settings| self.settings(settings, &settings_path, max_description));
+                .map(|settings| self.settings(settings, &settings_path, max_description, tokens));
             let Some(mut upstream) = upstream else {
                 continue;
             };
+            if let Some(oauth) = source.as_ref().and_then(|source| source.oauth.clone()) {
+                if matches!(upstream, Upstream::Http { .. }) {
+                    upstream = upstream.oauth(oauth);
+                } else {
+                    self.problem(
+                        &child(&settings_path, "oauth"),
+                        "only a `url` server (streamable HTTP) can use OAuth",
+                    );
+                }
+            }
             if let Some(inherit) = source
                 .as_ref()
                 .and_then(|source| source.inherit_env.clone())

@@ -1,9 +1,9 @@
 //! A server's entry in the `lazytool` section: which tools, under what prefix, with which
-//! environment: [`ServerSettings`].
+//! environment and authorization: [`ServerSettings`].
 
 use serde_json::{Map, Value};
 
-use lazytool_mcp::{InheritEnv, ToolSelection};
+use lazytool_mcp::{InheritEnv, OAuth, TokenStore, ToolSelection};
 
 use super::reader::{Reader, child, kind};
 
@@ -14,6 +14,7 @@ pub(super) const SERVER_SETTINGS: &[&str] = &[
     "prefix",
     "inheritEnv",
     "maxDescriptionChars",
+    "oauth",
 ];
 
 /// A server's entry in `lazytool.servers`.
@@ -22,6 +23,7 @@ pub(super) struct ServerSettings {
     pub(super) prefix: Option<String>,
     pub(super) inherit_env: Option<InheritEnv>,
     pub(super) max_description: u64,
+    pub(super) oauth: Option<OAuth>,
 }
 
 impl Reader<'_> {
@@ -30,6 +32,7 @@ impl Reader<'_> {
         settings: &Map<String, Value>,
         path: &str,
         max_description: u64,
+        tokens: &TokenStore,
     ) -> ServerSettings {
         self.unknown_keys(settings, path, SERVER_SETTINGS);
         let mut selection = ToolSelection::new();
@@ -82,11 +85,14 @@ impl Reader<'_> {
             max_description,
             "characters",
         );
+        let oauth =
+            (settings.get("oauth")).map(|oauth| self.oauth(oauth, &child(path, "oauth"), tokens));
         ServerSettings {
             selection,
             prefix,
             inherit_env,
             max_description,
+            oauth,
         }
     }
 }

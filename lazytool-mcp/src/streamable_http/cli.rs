@@ -226,7 +226,10 @@ impl HttpArgs {
 /// ```
 pub fn parse_listen_addr(addr: &str) -> Result<std::net::SocketAddr, String> {
     match addr.parse::<u16>() {
-        Ok(port) => Ok(std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port))),
+        Ok(port) => Ok(std::net::SocketAddr::from((
+            std::net::Ipv4Addr::LOCALHOST,
+            port,
+        ))),
         Err(_) => addr
             .parse()
             .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080 or a port")),
