@@ -18,15 +18,7 @@ async fn calls_in_flight_finish_and_streams_end() {
     let session = open_session(addr, None).await;
     // An open GET stream must not hold the drain up.
     let mut stream = TcpStream::connect(addr).await.expect("connected");
-    let stream_request = get(
-        addr,
-        "/mcp",
-        &[
-            ("Accept", "text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Mcp-Session-Id", &session),
-        ],
-    );
+    let stream_request = stream_of(addr, &session);
     stream
         .write_all(stream_request.as_bytes())
         .await

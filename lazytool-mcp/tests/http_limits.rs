@@ -157,15 +157,7 @@ async fn streams_over_the_cap_get_503() {
     let served = serve(|http| http.limits(HttpLimits::default().max_streams(1))).await;
     let addr = served.addr;
     let session = open_session(addr, None).await;
-    let stream_request = get(
-        addr,
-        "/mcp",
-        &[
-            ("Accept", "text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Mcp-Session-Id", &session),
-        ],
-    );
+    let stream_request = stream_of(addr, &session);
     let mut open = TcpStream::connect(addr).await.expect("connected");
     open.write_all(stream_request.as_bytes())
         .await

@@ -188,6 +188,19 @@ pub async fn open_session(addr: SocketAddr, token: Option<&str>) -> String {
     session
 }
 
+/// The `GET` that opens `session`'s stream of server messages (2025-11-25).
+pub fn stream_of(addr: SocketAddr, session: &str) -> String {
+    get(
+        addr,
+        "/mcp",
+        &[
+            ("Accept", "text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", session),
+        ],
+    )
+}
+
 /// A request of `session` (2025-11-25), with `token` if any.
 pub fn in_session(addr: SocketAddr, session: &str, token: Option<&str>, message: &Value) -> String {
     let bearer = token.map(|token| format!("Bearer {token}"));
