@@ -112,8 +112,7 @@ impl HttpServing {
     /// assert_eq!(cli.http.check().unwrap_err(), "--max-sessions needs --http");
     /// ```
     pub fn check(&self) -> Result<(), String> {
-        let given = (self.serving.given()).or(self.serving.token.as_ref().map(|_| "--token"));
-        match (self.http, given) {
+        match (self.http, self.serving.given()) {
             (None, Some(flag)) => Err(format!("{flag} needs --http")),
             _ => Ok(()),
         }
@@ -121,7 +120,8 @@ impl HttpServing {
 }
 
 impl Cli {
-    /// A serving flag given with a subcommand, which does not serve: an error.
+    /// A serving flag given with a subcommand, which does not serve, or an HTTP serving flag
+    /// without `--http`: an error.
     ///
     /// ```
     /// use clap::Parser;
@@ -136,7 +136,8 @@ impl Cli {
             Some(Command::Login { .. }) if serving => Err(
                 "`login` does not serve: --check, --http and their flags do not apply".to_owned(),
             ),
-            _ => Ok(()),
+            Some(_) => Ok(()),
+            None => self.http.check(),
         }
     }
 

@@ -53,9 +53,6 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let path = &cli.config;
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    if cli.command.is_none() {
-        cli.http.check()?;
-    }
     let tokens =
         (cli.token_store.clone()).map_or_else(TokenStore::default_location, TokenStore::file);
     let config =

@@ -91,11 +91,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let tools = registry.len();
     let server = McpServer::new(registry).server_info("lazytool-shop", env!("CARGO_PKG_VERSION"));
     let Some(addr) = cli.http else {
-        if let Some(flag) = cli
-            .serving
-            .given()
-            .or(cli.serving.token.as_ref().map(|_| "--token"))
-        {
+        if let Some(flag) = cli.serving.given() {
             return Err(format!("{flag} needs --http").into());
         }
         eprintln!("mcp_server: serving {tools} shop tools on stdio");

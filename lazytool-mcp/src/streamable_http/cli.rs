@@ -174,6 +174,7 @@ impl HttpArgs {
                 "--session-idle-timeout",
             ),
             (self.drain_timeout.is_some(), "--drain-timeout"),
+            (self.token.is_some(), "--token"),
             (self.token_file.is_some(), "--token-file"),
             (self.principals.is_some(), "--principals"),
         ]
