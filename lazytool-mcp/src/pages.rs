@@ -38,23 +38,26 @@ mod tests {
 
     #[test]
     fn pages_follow_their_cursors_to_the_end() {
-        let (first, next) = page(vec![1, 2, 3, 4, 5], None, 2).unwrap();
+        let (first, next) = page(vec![1, 2, 3, 4, 5], None, 2).expect("a page");
         assert_eq!((first, next.as_deref()), (vec![1, 2], Some("2")));
-        let (second, next) = page(vec![1, 2, 3, 4, 5], Some(&at("2")), 2).unwrap();
+        let (second, next) = page(vec![1, 2, 3, 4, 5], Some(&at("2")), 2).expect("a page");
         assert_eq!((second, next.as_deref()), (vec![3, 4], Some("4")));
-        let (last, next) = page(vec![1, 2, 3, 4, 5], Some(&at("4")), 2).unwrap();
+        let (last, next) = page(vec![1, 2, 3, 4, 5], Some(&at("4")), 2).expect("a page");
         assert_eq!((last, next), (vec![5], None));
     }
 
     #[test]
     fn an_empty_list_is_one_empty_page() {
-        assert_eq!(page(Vec::<u8>::new(), None, 10).unwrap(), (vec![], None));
+        assert_eq!(
+            page(Vec::<u8>::new(), None, 10).expect("a page"),
+            (vec![], None)
+        );
     }
 
     #[test]
     fn a_foreign_cursor_is_invalid_params() {
         for cursor in ["abc", "-1", "9"] {
-            let error = page(vec![1, 2, 3], Some(&at(cursor)), 2).unwrap_err();
+            let error = page(vec![1, 2, 3], Some(&at(cursor)), 2).expect_err("refused");
             assert_eq!(error.code.0, -32602, "{cursor}");
             assert!(error.message.contains(cursor), "{}", error.message);
         }

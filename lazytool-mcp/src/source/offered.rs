@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rmcp::ServiceError;
 use rmcp::model::{
-    ErrorData, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt,
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
 };
 use serde::Serialize;
@@ -166,8 +166,9 @@ impl McpSource {
     }
 
     /// Reads the resource at `uri` from the server, within
-    /// [`call_timeout`](McpSource::call_timeout). The server's own errors (`-32002` for a URI
-    /// it does not know) pass as it sent them; a server that is down, fails or does not
+    /// [`call_timeout`](McpSource::call_timeout). The server's own errors pass as it sent
+    /// them, except that a 2026-07-28 server's `-32602` (its way of saying it does not know
+    /// the URI) becomes `-32002`, as the earlier revisions say it; a server that is down, fails or does not
     /// answer in time is `-32603` saying so.
     ///
     /// ```rust,no_run
@@ -181,10 +182,22 @@ impl McpSource {
     /// ```
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
         let params = ReadResourceRequestParams::new(uri);
-        self.forward("resources/read", |peer| async move {
-            peer.read_resource(params).await
+        let read = self
+            .forward("resources/read", |peer| async move {
+                peer.read_resource(params).await
+            })
+            .await;
+        // 2026-07-28 says "not found" with -32602; older clients of ours expect -32002 (and
+        // rmcp turns it back into -32602 for the newer ones). The URI is the only parameter.
+        let newer = self
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= "2026-07-28");
+        read.map_err(|mut error| {
+            if newer && error.code == ErrorCode::INVALID_PARAMS {
+                error.code = ErrorCode::RESOURCE_NOT_FOUND;
+            }
+            error
         })
-        .await
     }
 
     /// Sends one request to the server (started if it is not running).

@@ -70,7 +70,7 @@ mod tests {
         let removals = clean_prompt(&mut prompt, 2048);
         assert_eq!(prompt.description.as_deref(), Some("Ask about the weather"));
         assert_eq!(prompt.title.as_deref(), Some("Weather"));
-        let argument = &prompt.arguments.as_ref().unwrap()[0];
+        let argument = &prompt.arguments.as_ref().expect("arguments")[0];
         assert_eq!(
             (argument.title.as_deref(), argument.description.as_deref()),
             (Some("City"), Some("The city"))
@@ -90,7 +90,7 @@ mod tests {
             resource
                 .description
                 .as_deref()
-                .unwrap()
+                .expect("a description")
                 .starts_with("xxxxxxxxxx …")
         );
         assert_eq!(removals.cut_texts, 1);
