@@ -1,7 +1,7 @@
 //! The prompts and resources of a catalog's sources together, each routed to its server:
 //! `Offers`, which makes [`McpCatalog`] a [`PromptProvider`] and a [`ResourceProvider`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lazytool_runtime::source::CachedSource;
@@ -41,6 +41,8 @@ struct Merged {
     resource_owner: HashMap<String, usize>,
     /// Each template's source, in the order they are tried.
     template_owner: Vec<(String, usize)>,
+    /// What was left out because an earlier source has it: (source, kind, name or URI).
+    clashes: HashSet<(usize, &'static str, String)>,
 }
 
 impl Offers {
@@ -112,6 +114,11 @@ impl Offers {
     /// Merges the fetched lists and announces the ones that changed.
     fn publish(&self, state: &mut State) {
         let merged = self.merge(&state.fetched);
+        for clash in merged.clashes.difference(&state.merged.clashes) {
+            let (index, kind, item) = clash;
+            let source = self.sources[*index].source().name.as_ref();
+            tracing::warn!(target: TARGET, source, kind, item = %item, "a {kind} an earlier server offers already is left out");
+        }
         let prompts_changed = merged.prompts != state.merged.prompts;
         let resources_changed = merged.resources != state.merged.resources
             || merged.templates != state.merged.templates;
@@ -130,33 +137,36 @@ impl Offers {
         let mut merged = Merged::default();
         for (index, offered) in fetched.iter().enumerate() {
             let Some(offered) = offered else { continue };
-            let name = self.sources[index].source().name.as_ref();
             for prompt in &offered.prompts {
-                if let Some(&first) = merged.prompt_owner.get(&prompt.name) {
-                    let first = self.sources[first].source().name.as_ref();
-                    tracing::warn!(target: TARGET, source = name, prompt = %prompt.name, first, "a prompt's name is taken: left out");
+                if merged.prompt_owner.contains_key(&prompt.name) {
+                    merged
+                        .clashes
+                        .insert((index, "prompt", prompt.name.clone()));
                     continue;
                 }
                 merged.prompt_owner.insert(prompt.name.clone(), index);
                 merged.prompts.push(prompt.clone());
             }
             for resource in &offered.resources {
-                if let Some(&first) = merged.resource_owner.get(&resource.uri) {
-                    let first = self.sources[first].source().name.as_ref();
-                    tracing::warn!(target: TARGET, source = name, uri = %resource.uri, first, "a resource's URI is offered by an earlier server: left out");
+                if merged.resource_owner.contains_key(&resource.uri) {
+                    merged
+                        .clashes
+                        .insert((index, "resource", resource.uri.clone()));
                     continue;
                 }
                 merged.resource_owner.insert(resource.uri.clone(), index);
                 merged.resources.push(resource.clone());
             }
             for template in &offered.resource_templates {
-                let taken = merged
+                let uri_template = &template.uri_template;
+                if merged
                     .template_owner
                     .iter()
-                    .find(|(uri, _)| *uri == template.uri_template);
-                if let Some(&(_, first)) = taken {
-                    let first = self.sources[first].source().name.as_ref();
-                    tracing::warn!(target: TARGET, source = name, uri_template = %template.uri_template, first, "a resource template is offered by an earlier server: left out");
+                    .any(|(uri, _)| uri == uri_template)
+                {
+                    merged
+                        .clashes
+                        .insert((index, "resource template", uri_template.clone()));
                     continue;
                 }
                 merged
