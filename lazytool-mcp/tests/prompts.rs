@@ -136,6 +136,9 @@ impl ResourceProvider for Shelf {
     }
 }
 
+/// How long a change may take to reach the client on a loaded machine.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 fn empty_registry() -> Registry {
     Registry::builder()
         .without_inventory()
@@ -213,6 +216,27 @@ async fn list_all(client: &mut Client, method: &str, key: &str) -> (Vec<Value>, 
             Some(next) => cursor = Some(next.clone()),
             None => return (items, pages),
         }
+    }
+}
+
+/// Waits for the notification `method`, asking the server something meanwhile: a
+/// notification is read with the answers.
+async fn await_notification(client: &mut Client, method: &str) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut id = 1000;
+    while !client
+        .notifications
+        .iter()
+        .any(|sent| sent["method"] == method)
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no {method}: {:?}",
+            client.notifications
+        );
+        client.request(id, "ping", json!({})).await;
+        id += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
 
@@ -375,35 +399,12 @@ async fn upstream_changes_reach_the_client_as_list_changed() {
         stop,
     } = setup().await;
     notes.add_prompt(Prompt::new("outline", Some("Outline a note."), None));
-    let listed = move |client: &mut Client, method: &'static str| {
-        client.notifications.iter().any(|n| n["method"] == method)
-    };
-    // Notifications arrive between answers: ask until one came.
-    let mut id = 1;
-    while !listed(&mut client, "notifications/prompts/list_changed") {
-        client.request(id, "ping", json!({})).await;
-        id += 1;
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        assert!(
-            id < 500,
-            "no prompts/list_changed: {:?}",
-            client.notifications
-        );
-    }
+    await_notification(&mut client, "notifications/prompts/list_changed").await;
     let (prompts, _) = list_all(&mut client, "prompts/list", "prompts").await;
     assert!(field(&prompts, "name").contains(&"notes__outline"));
 
     more.add_resource(Resource::new("more://2", "another"));
-    while !listed(&mut client, "notifications/resources/list_changed") {
-        client.request(id, "ping", json!({})).await;
-        id += 1;
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        assert!(
-            id < 1000,
-            "no resources/list_changed: {:?}",
-            client.notifications
-        );
-    }
+    await_notification(&mut client, "notifications/resources/list_changed").await;
     let (resources, _) = list_all(&mut client, "resources/list", "resources").await;
     assert!(field(&resources, "uri").contains(&"more://2"));
     let catalog_sees = catalog.clone();

@@ -470,6 +470,8 @@ pub(crate) fn follow_list_changes(
                 return;
             }
         };
+        // A change made between the start's listing and this subscription was sent to no one.
+        tools_changed.send_modify(|generation| *generation += 1);
         while let Ok(Some(notification)) = subscription.next().await {
             if matches!(
                 notification,
