@@ -121,7 +121,7 @@ impl McpCatalog {
             rebuilding: tokio::sync::Mutex::new(()),
         });
         inner.rebuild().await?;
-        inner.offers.refresh_all().await;
+        inner.offers.refresh(&inner.listed()).await;
         for index in 0..inner.sources.len() {
             tokio::spawn(follow(Arc::downgrade(&inner), index));
         }
@@ -149,7 +149,7 @@ impl McpCatalog {
             source.invalidate();
         }
         self.inner.rebuild().await?;
-        self.inner.offers.refresh_all().await;
+        self.inner.offers.refresh(&self.inner.listed()).await;
         Ok(())
     }
 
@@ -173,6 +173,16 @@ impl Inner {
     fn state(&self) -> std::sync::MutexGuard<'_, Published> {
         // Each field is replaced by one assignment: consistent after a panic elsewhere.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The sources whose tools were listed last time: the ones whose prompts and resources
+    /// can be fetched.
+    fn listed(&self) -> Vec<usize> {
+        let state = self.state();
+        (state.reports.iter().enumerate())
+            .filter(|(_, report)| report.tools.is_ok())
+            .map(|(index, _)| index)
+            .collect()
     }
 
     async fn rebuild(&self) -> Result<(), RegistryError> {
@@ -318,6 +328,8 @@ async fn follow(inner: Weak<Inner>, index: usize) {
         if let Err(error) = inner.rebuild().await {
             tracing::warn!(target: TARGET, %error, "the catalog did not build");
         }
-        inner.offers.refresh(index).await;
+        if inner.listed().contains(&index) {
+            inner.offers.refresh(&[index]).await;
+        }
     }
 }

@@ -73,28 +73,18 @@ impl Offers {
             .collect()
     }
 
-    /// Fetches every source's lists at once.
-    pub(crate) async fn refresh_all(&self) {
-        let fetches = (0..self.sources.len()).map(|index| self.fetch(index));
-        let fetched = futures_util::future::join_all(fetches).await;
+    /// Fetches the lists of the sources at `indices` at once (at the start, after a source's
+    /// `list_changed` or restart).
+    pub(crate) async fn refresh(&self, indices: &[usize]) {
         let _one_at_a_time = self.refreshing.lock().await;
+        let fetches = indices.iter().map(|&index| self.fetch(index));
+        let fetched = futures_util::future::join_all(fetches).await;
         let mut state = self.state();
-        for (index, fetched) in fetched.into_iter().enumerate() {
-            if let Some(fetched) = fetched {
-                state.fetched[index] = Some(fetched);
+        for (&index, fetched) in indices.iter().zip(fetched) {
+            if let (Some(slot), Some(fetched)) = (state.fetched.get_mut(index), fetched) {
+                *slot = Some(fetched);
             }
         }
-        self.publish(&mut state);
-    }
-
-    /// Fetches the lists of the source at `index` again (after its `list_changed` or restart).
-    pub(crate) async fn refresh(&self, index: usize) {
-        let _one_at_a_time = self.refreshing.lock().await;
-        let Some(fetched) = self.fetch(index).await else {
-            return;
-        };
-        let mut state = self.state();
-        state.fetched[index] = Some(fetched);
         self.publish(&mut state);
     }
 
