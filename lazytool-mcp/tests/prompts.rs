@@ -468,3 +468,25 @@ async fn only_a_server_with_providers_offers_prompts_and_resources() {
     assert_eq!(read["error"]["code"], -32602, "{read}");
     stateless.close().await;
 }
+
+#[tokio::test]
+async fn a_source_asked_for_a_prompt_first_lists_its_prompts_then_gets_it() {
+    let stop = CancellationToken::new();
+    let shelf = Shelf::new("notes", &["summarize"], 1);
+    let source = McpSource::new("notes", Upstream::url(serve_shelf(&shelf, &stop).await));
+    let mut arguments = JsonObject::new();
+    arguments.insert("topic".to_owned(), json!("bees"));
+    let got = source
+        .get_prompt("notes__summarize", arguments)
+        .await
+        .expect("started, listed, got");
+    let text = serde_json::to_value(&got.messages[0]).expect("serializable");
+    assert_eq!(text["content"]["text"], "summarize from notes about bees");
+    let unknown = source
+        .get_prompt("notes__other", JsonObject::new())
+        .await
+        .expect_err("no such prompt");
+    assert_eq!(unknown.code.0, -32602);
+    source.shutdown().await;
+    stop.cancel();
+}

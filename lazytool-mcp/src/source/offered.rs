@@ -29,10 +29,8 @@ const TARGET: &str = "lazytool::mcp";
 /// use lazytool_mcp::PromptsAndResources;
 /// use lazytool_mcp::rmcp::model::Prompt;
 ///
-/// let offered = PromptsAndResources {
-///     prompts: vec![Prompt::new("git__commit_message", Some("Write a commit message."), None)],
-///     ..PromptsAndResources::default()
-/// };
+/// let mut offered = PromptsAndResources::default();
+/// offered.prompts.push(Prompt::new("git__commit_message", Some("Write a commit message."), None));
 /// let json = serde_json::to_value(&offered).unwrap();
 /// assert_eq!(json["prompts"][0]["name"], "git__commit_message");
 /// assert_eq!(json["resourceTemplates"], serde_json::json!([]));
@@ -127,8 +125,8 @@ impl McpSource {
     }
 
     /// Gets the prompt served as `name` (`SERVER__PROMPT`, from the last
-    /// [`prompts_and_resources`](McpSource::prompts_and_resources)) from the server, within
-    /// [`call_timeout`](McpSource::call_timeout). A name the server does not offer is
+    /// [`prompts_and_resources`](McpSource::prompts_and_resources), which is run first when
+    /// there was none) from the server, within [`call_timeout`](McpSource::call_timeout). A name the server does not offer is
     /// `-32602`; the server's own errors pass as it sent them; a server that is down, fails
     /// or does not answer in time is `-32603` saying so.
     ///
@@ -138,7 +136,6 @@ impl McpSource {
     ///
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let everything = McpSource::new("everything", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-everything"]));
-    /// everything.prompts_and_resources().await?;
     /// let prompt = everything.get_prompt("everything__simple-prompt", JsonObject::new()).await?;
     /// assert!(!prompt.messages.is_empty());
     /// # Ok(()) }
@@ -148,16 +145,26 @@ impl McpSource {
         name: &str,
         arguments: JsonObject,
     ) -> Result<GetPromptResult, ErrorData> {
-        let upstream = (self.prompt_names.lock())
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(name)
-            .cloned()
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("the MCP server `{}` offers no prompt `{name}`", self.name),
-                    None,
-                )
-            })?;
+        let known = || {
+            let names =
+                (self.prompt_names.lock()).unwrap_or_else(std::sync::PoisonError::into_inner);
+            (names.get(name).cloned(), names.is_empty())
+        };
+        let upstream = match known() {
+            (Some(upstream), _) => Some(upstream),
+            // Never listed (a server not started yet): list its prompts first.
+            (None, true) => match self.prompts_and_resources().await {
+                Ok(_) => known().0,
+                Err(error) => return Err(ErrorData::internal_error(error.to_string(), None)),
+            },
+            (None, false) => None,
+        };
+        let upstream = upstream.ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("the MCP server `{}` offers no prompt `{name}`", self.name),
+                None,
+            )
+        })?;
         let params = GetPromptRequestParams::new(upstream).with_arguments(arguments);
         self.forward("prompts/get", |peer| async move {
             peer.get_prompt(params).await
