@@ -1,4 +1,5 @@
-//! `--check`: each server's tool count and what its tools cost on every request.
+//! `--check`: each server's tool count and what its tools cost on every request, and the
+//! prompts, resources and resource templates it offers.
 
 use std::fmt::Write;
 
@@ -8,7 +9,7 @@ use lazytool_runtime::{Registry, SessionOptions, ToolDefinition};
 use serde_json::json;
 
 /// The report of `--check` for a started catalog, and whether every server listed its
-/// tools. Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
+/// tools. Under a server that offers prompts or resources, a line counts them. Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
 /// (`name`, `description`, `inputSchema`).
 ///
 /// ```no_run
@@ -23,7 +24,8 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
     let registry = catalog.registry();
     let mut report = String::new();
     let mut all_listed = true;
-    for source in catalog.reports() {
+    let offered = catalog.prompts_and_resources();
+    for (index, source) in catalog.reports().into_iter().enumerate() {
         let line = match &source.tools {
             Ok(names) => {
                 let cost: usize = names.iter().map(|name| tool_tokens(&registry, name)).sum();
@@ -40,6 +42,20 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
             }
         };
         let _ = writeln!(report, "{line}");
+        if let Some((_, Some(offered))) = offered.get(index) {
+            let counts = [
+                offered.prompts.len(),
+                offered.resources.len(),
+                offered.resource_templates.len(),
+            ];
+            if counts != [0; 3] {
+                let [prompts, resources, templates] = counts;
+                let _ = writeln!(
+                    report,
+                    "  {prompts} prompts, {resources} resources, {templates} resource templates"
+                );
+            }
+        }
         for name in &source.collisions {
             let _ = writeln!(report, "  {name}: left out, the name is taken");
         }

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Every upstream tool is offered as `SERVER__TOOL`, lazy unless the `lazytool` section makes
-//! it eager; see the README's "Gateway" section for the configuration.
+//! it eager, and every upstream prompt as `SERVER__PROMPT`, every resource under its URI; see
+//! the README's "Gateway" section for the configuration.
 
 #![warn(unreachable_pub)]
 

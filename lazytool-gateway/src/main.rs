@@ -87,7 +87,9 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     }
     let server = McpServer::live(catalog.live())
         .server_info("lazytool-gateway", env!("CARGO_PKG_VERSION"))
-        .options(options);
+        .options(options)
+        .prompts(catalog.clone())
+        .resources(catalog.clone());
     let served = match cli.http.http {
         // Calls in flight are answered before the upstreams are stopped.
         None => server.serve_stdio_until(shutdown_signal()).await,

@@ -9,8 +9,11 @@ use lazytool_runtime::{
 };
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ErrorData, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -19,6 +22,7 @@ use tokio::sync::watch;
 
 use crate::call_result::call_result;
 use crate::listing::mcp_tool;
+use crate::offers;
 use crate::principal::Principal;
 use crate::request::McpRequest;
 use crate::server::McpServer;
@@ -224,12 +228,24 @@ impl std::fmt::Debug for McpConnection {
     }
 }
 
-/// The capabilities every connection announces.
-pub(crate) fn capabilities() -> ServerCapabilities {
-    ServerCapabilities::builder()
+/// The capabilities a connection announces: tools always, prompts and resources when the
+/// server has a provider of them.
+pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::builder()
         .enable_tools()
         .enable_tool_list_changed()
-        .build()
+        .build();
+    if prompts {
+        let mut offered = PromptsCapability::default();
+        offered.list_changed = Some(true);
+        capabilities.prompts = Some(offered);
+    }
+    if resources {
+        let mut offered = ResourcesCapability::default();
+        offered.list_changed = Some(true);
+        capabilities.resources = Some(offered);
+    }
+    capabilities
 }
 
 impl ServerHandler for McpConnection {
@@ -244,6 +260,7 @@ impl ServerHandler for McpConnection {
     ) -> Result<InitializeResult, ErrorData> {
         self.stateful(&principal(&context))?;
         self.announce_catalog_changes(context.peer.clone());
+        offers::announce_changes(&self.server, &context.peer, &self.input_closed);
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
@@ -315,6 +332,46 @@ impl ServerHandler for McpConnection {
         Ok(call_result(result, output_schema).into())
     }
 
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        offers::list_prompts(&self.server, request).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        offers::get_prompt(&self.server, request).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        offers::list_resources(&self.server, request).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        offers::list_resource_templates(&self.server, request).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        offers::read_resource(&self.server, request).await
+    }
+
     // rmcp takes a request whose params do not fit its method for a custom request.
     async fn on_custom_request(
         &self,
@@ -344,15 +401,13 @@ impl ServerHandler for McpConnection {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(requested.supported_by(&capabilities()))
+        Some(requested.supported_by(&self.server.config().capabilities))
     }
 
-    // Subscribers speak 2026-07-28, whose tool list never changes: nothing to send them.
+    // Subscribers speak 2026-07-28, whose tool list never changes: they are sent the prompt
+    // and resource list changes only.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        tokio::select! {
-            () = context.cancelled() => {}
-            () = self.input_closed.cancelled() => {}
-        }
+        offers::listen(&self.server, context, &self.input_closed).await;
         Ok(())
     }
 }

@@ -43,8 +43,10 @@
 //!   tool with the JSON-RPC error `-32602`. A tool with an output schema returns
 //!   `structuredContent` and the same JSON as text. `notifications/cancelled` cancels the
 //!   call's [`ToolContext`](lazytool_runtime::ToolContext) and stops awaiting it.
-//! - Only tools are offered: `prompts/list`, `resources/list` and the like are `-32601`
-//!   (method not found).
+//! - Prompts and resources are offered when the server has a provider of them
+//!   ([`McpServer::prompts`], [`McpServer::resources`]): listed page by page, got and read,
+//!   their changes announced. Without one, `prompts/list`, `resources/list` and the like are
+//!   `-32601` (method not found).
 //!
 //! Discovery state lives in the connection, so lazy discovery needs a stateful transport:
 //! stdio ([`McpServer::serve_stdio`]), any byte stream ([`McpServer::serve`], which also
@@ -60,9 +62,13 @@ mod decode;
 mod error;
 mod lines;
 mod listing;
+mod offers;
+mod pages;
 mod principal;
+mod prompts;
 mod request;
 mod request_id;
+mod resources;
 mod server;
 mod shutdown_signal;
 mod source;
@@ -75,8 +81,10 @@ pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
 pub use principal::Principal;
+pub use prompts::{PromptFuture, PromptProvider};
 pub use request::McpRequest;
-pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, McpServer};
+pub use resources::{ReadFuture, ResourceProvider};
+pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 pub use shutdown_signal::shutdown_signal;
 pub use source::oauth::{
     Approval, Approver, Grant, LOGIN_TIMEOUT, OAuth, OAuthError, SigningAlgorithm, Step,
@@ -84,7 +92,7 @@ pub use source::oauth::{
 };
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, InheritEnv, McpCatalog, McpSource, PatternError,
-    Redactor, SourceReport, ToolNote, ToolSelection, Upstream,
+    PromptsAndResources, Redactor, SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use streamable_http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,

@@ -15,6 +15,8 @@ use tokio::sync::{mpsc, watch};
 use crate::connection::{McpConnection, capabilities};
 use crate::error::McpError;
 use crate::principal::Principal;
+use crate::prompts::PromptProvider;
+use crate::resources::ResourceProvider;
 use crate::streamable_http::McpHttp;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
 use crate::until::Until;
@@ -23,6 +25,13 @@ use crate::until::Until;
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 type Gate = Arc<dyn Fn(&Principal, &Tool) -> bool + Send + Sync>;
+
+/// The default of [`McpServer::page_size`]: 100 prompts, resources or templates a page.
+///
+/// ```
+/// assert_eq!(lazytool_mcp::DEFAULT_PAGE_SIZE, 100);
+/// ```
+pub const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// The default of [`McpServer::max_line_bytes`]: 4 MiB.
 ///
@@ -66,6 +75,9 @@ pub struct McpServer {
     name: String,
     version: String,
     instructions: Option<String>,
+    prompts: Option<Arc<dyn PromptProvider>>,
+    resources: Option<Arc<dyn ResourceProvider>>,
+    page_size: usize,
 }
 
 impl fmt::Debug for McpServer {
@@ -78,6 +90,9 @@ impl fmt::Debug for McpServer {
             .field("max_line_bytes", &self.max_line_bytes)
             .field("name", &self.name)
             .field("version", &self.version)
+            .field("prompts", &self.prompts.is_some())
+            .field("resources", &self.resources.is_some())
+            .field("page_size", &self.page_size)
             .finish_non_exhaustive()
     }
 }
@@ -124,6 +139,9 @@ impl McpServer {
             name: "lazytool".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
+            prompts: None,
+            resources: None,
+            page_size: DEFAULT_PAGE_SIZE,
         }
     }
 
@@ -229,6 +247,90 @@ impl McpServer {
         self
     }
 
+    /// Offers `provider`'s prompts: the server announces the `prompts` capability and answers
+    /// `prompts/list` (page by page, [`page_size`](McpServer::page_size)) and `prompts/get`,
+    /// and tells clients of each change (`notifications/prompts/list_changed`; from protocol
+    /// 2026-07-28 on, on their `subscriptions/listen` streams). Without one, prompt requests
+    /// are `-32601` (method not found). Every principal sees the same prompts.
+    ///
+    /// ```
+    /// use lazytool_mcp::rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt, PromptMessage, Role};
+    /// use lazytool_mcp::{McpServer, PromptFuture, PromptProvider};
+    ///
+    /// struct Greeting;
+    ///
+    /// impl PromptProvider for Greeting {
+    ///     fn prompts(&self) -> Vec<Prompt> {
+    ///         vec![Prompt::new("greet", Some("Greet the user."), None)]
+    ///     }
+    ///     fn get_prompt(&self, name: String, _arguments: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async move {
+    ///             match name.as_str() {
+    ///                 "greet" => Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, "Say hello.")])),
+    ///                 _ => Err(ErrorData::invalid_params(format!("no prompt named `{name}`"), None)),
+    ///             }
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).prompts(Greeting);
+    /// ```
+    pub fn prompts(mut self, provider: impl PromptProvider) -> Self {
+        self.prompts = Some(Arc::new(provider));
+        self
+    }
+
+    /// Offers `provider`'s resources and resource templates: the server announces the
+    /// `resources` capability and answers `resources/list` and `resources/templates/list`
+    /// (page by page, [`page_size`](McpServer::page_size)) and `resources/read`, and tells
+    /// clients of each change (`notifications/resources/list_changed`). Subscriptions to one
+    /// resource's updates are not offered. Without a provider, resource requests are
+    /// `-32601` (method not found). Every principal sees the same resources.
+    ///
+    /// ```
+    /// use lazytool_mcp::rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceContents};
+    /// use lazytool_mcp::{McpServer, ReadFuture, ResourceProvider};
+    ///
+    /// struct Readme;
+    ///
+    /// impl ResourceProvider for Readme {
+    ///     fn resources(&self) -> Vec<Resource> {
+    ///         vec![Resource::new("docs://readme", "readme").with_mime_type("text/markdown")]
+    ///     }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         Box::pin(async move {
+    ///             match uri.as_str() {
+    ///                 "docs://readme" => Ok(ReadResourceResult::new(vec![ResourceContents::text("# Shop", uri)])),
+    ///                 _ => Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None)),
+    ///             }
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).resources(Readme);
+    /// ```
+    pub fn resources(mut self, provider: impl ResourceProvider) -> Self {
+        self.resources = Some(Arc::new(provider));
+        self
+    }
+
+    /// How many prompts, resources or resource templates one list result holds at most; the
+    /// result's `nextCursor` leads to the next page. Default: [`DEFAULT_PAGE_SIZE`]; 0 is
+    /// taken as 1.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).page_size(20);
+    /// ```
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
     /// A new connection with a fresh session for the anonymous principal, for serving over
     /// another rmcp transport.
     ///
@@ -317,9 +419,22 @@ impl McpServer {
         u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
+    pub(crate) fn prompt_provider(&self) -> Option<&Arc<dyn PromptProvider>> {
+        self.prompts.as_ref()
+    }
+
+    pub(crate) fn resource_provider(&self) -> Option<&Arc<dyn ResourceProvider>> {
+        self.resources.as_ref()
+    }
+
+    pub(crate) fn list_page_size(&self) -> usize {
+        self.page_size
+    }
+
     /// What `initialize` and `server/discover` tell clients.
     pub(crate) fn config(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(capabilities())
+        let capabilities = capabilities(self.prompts.is_some(), self.resources.is_some());
+        let mut config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.name, &self.version));
         config.instructions.clone_from(&self.instructions);
         config

@@ -9,6 +9,7 @@ use lazytool_runtime::source::{CachedSource, LiveRegistry, ToolSource};
 use lazytool_runtime::{DynamicTool, Registry, RegistryBuilder, RegistryError};
 use serde_json::Value;
 
+use super::offers::Offers;
 use super::{McpSource, ToolNote};
 
 const TARGET: &str = "lazytool::mcp";
@@ -38,6 +39,12 @@ type Base = Box<dyn Fn() -> RegistryBuilder + Send + Sync>;
 /// - An upstream tool that cannot be served (a reserved or invalid name, an input schema
 ///   that does not compile) is left out and reported; the rest of its server and every
 ///   other server are served, at the start and on every later listing.
+/// - It is also a [`PromptProvider`](crate::PromptProvider) and a
+///   [`ResourceProvider`](crate::ResourceProvider) of the sources' prompts (named
+///   `SERVER__PROMPT`) and resources (under their own URIs), each request routed to its
+///   server: give it to [`McpServer::prompts`](crate::McpServer::prompts) and
+///   [`McpServer::resources`](crate::McpServer::resources). See
+///   [`prompts_and_resources`](McpCatalog::prompts_and_resources).
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::{McpCatalog, McpServer, McpSource, Upstream};
@@ -61,6 +68,8 @@ struct Inner {
     live: LiveRegistry,
     state: Mutex<Published>,
     rebuilding: tokio::sync::Mutex<()>,
+    /// The sources' prompts and resources.
+    offers: Offers,
 }
 
 #[derive(Default)]
@@ -99,17 +108,20 @@ impl McpCatalog {
     ) -> Result<McpCatalog, RegistryError> {
         let base: Base = Box::new(base);
         let live = LiveRegistry::new(base().build()?);
+        let sources: Vec<_> = sources
+            .into_iter()
+            .map(|source| Arc::new(CachedSource::new(source, Duration::MAX)))
+            .collect();
         let inner = Arc::new(Inner {
             base,
-            sources: sources
-                .into_iter()
-                .map(|source| Arc::new(CachedSource::new(source, Duration::MAX)))
-                .collect(),
+            offers: Offers::new(sources.clone()),
+            sources,
             live,
             state: Mutex::default(),
             rebuilding: tokio::sync::Mutex::new(()),
         });
         inner.rebuild().await?;
+        inner.offers.refresh(&inner.listed()).await;
         for index in 0..inner.sources.len() {
             tokio::spawn(follow(Arc::downgrade(&inner), index));
         }
@@ -136,7 +148,13 @@ impl McpCatalog {
         for source in &self.inner.sources {
             source.invalidate();
         }
-        self.inner.rebuild().await
+        self.inner.rebuild().await?;
+        self.inner.offers.refresh(&self.inner.listed()).await;
+        Ok(())
+    }
+
+    pub(crate) fn offers(&self) -> &Offers {
+        &self.inner.offers
     }
 
     /// Stops every source at once: each child process, and whatever it started, is asked to
@@ -155,6 +173,16 @@ impl Inner {
     fn state(&self) -> std::sync::MutexGuard<'_, Published> {
         // Each field is replaced by one assignment: consistent after a panic elsewhere.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The sources whose tools were listed last time: the ones whose prompts and resources
+    /// can be fetched.
+    fn listed(&self) -> Vec<usize> {
+        let state = self.state();
+        (state.reports.iter().enumerate())
+            .filter(|(_, report)| report.tools.is_ok())
+            .map(|(index, _)| index)
+            .collect()
     }
 
     async fn rebuild(&self) -> Result<(), RegistryError> {
@@ -299,6 +327,9 @@ async fn follow(inner: Weak<Inner>, index: usize) {
         inner.sources[index].invalidate();
         if let Err(error) = inner.rebuild().await {
             tracing::warn!(target: TARGET, %error, "the catalog did not build");
+        }
+        if inner.listed().contains(&index) {
+            inner.offers.refresh(&[index]).await;
         }
     }
 }

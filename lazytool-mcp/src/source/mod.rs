@@ -8,6 +8,8 @@ mod http_failure;
 mod link;
 mod naming;
 pub(crate) mod oauth;
+mod offered;
+mod offers;
 mod redact;
 mod sanitize;
 mod selection;
@@ -25,6 +27,7 @@ use tokio::sync::watch;
 pub use admission::ToolNote;
 pub use catalog::{McpCatalog, SourceReport};
 pub use child::InheritEnv;
+pub use offered::PromptsAndResources;
 pub use redact::Redactor;
 pub use selection::{PatternError, ToolSelection};
 pub use upstream::Upstream;
@@ -96,6 +99,8 @@ pub struct McpSource {
     max_description_chars: usize,
     link: std::sync::OnceLock<Arc<Link>>,
     listed: std::sync::Mutex<Listed>,
+    /// Each served prompt name (`SERVER__PROMPT`) and the upstream's name of it.
+    prompt_names: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// What the last listing made of the upstream's tools.
@@ -125,6 +130,7 @@ impl McpSource {
             max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
             link: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
+            prompt_names: std::sync::Mutex::default(),
         }
     }
 
@@ -177,7 +183,8 @@ impl McpSource {
         self
     }
 
-    /// Changes each time the server announces `list_changed` or was restarted.
+    /// Changes each time the server announces `list_changed` (of its tools, prompts or
+    /// resources) or was restarted.
     pub fn tools_changed(&self) -> watch::Receiver<u64> {
         self.link().tools_changed()
     }

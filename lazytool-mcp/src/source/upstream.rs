@@ -398,7 +398,8 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// The client side of an upstream connection: answers nothing, reports `list_changed`.
+/// The client side of an upstream connection: answers nothing, reports `list_changed` (of
+/// tools, prompts and resources alike).
 #[derive(Clone)]
 pub(crate) struct Notices {
     pub(crate) tools_changed: watch::Sender<u64>,
@@ -417,27 +418,51 @@ impl ClientHandler for Notices {
         self.tools_changed
             .send_modify(|generation| *generation += 1);
     }
+
+    // The catalog lists a changed server's tools, prompts and resources again together.
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed
+            .send_modify(|generation| *generation += 1);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed
+            .send_modify(|generation| *generation += 1);
+    }
 }
 
 /// A 2026-07-28 server sends `list_changed` only on a `subscriptions/listen` stream: when
-/// `peer` is such a server and announces tool list changes, opens one and reports each
-/// change to `tools_changed`, until the connection ends.
+/// `peer` is such a server and announces tool, prompt or resource list changes, opens one
+/// and reports each change to `tools_changed`, until the connection ends.
 pub(crate) fn follow_list_changes(
     server: Arc<str>,
     peer: Peer<RoleClient>,
     tools_changed: watch::Sender<u64>,
 ) {
     let Some(info) = peer.peer_info() else { return };
-    let announces = info
-        .capabilities
+    let capabilities = &info.capabilities;
+    let tools = capabilities
         .tools
         .as_ref()
-        .and_then(|tools| tools.list_changed);
-    if info.protocol_version.has_initialize() || announces != Some(true) {
+        .and_then(|tools| tools.list_changed)
+        == Some(true);
+    let prompts = capabilities.prompts.as_ref().and_then(|p| p.list_changed) == Some(true);
+    let resources = capabilities.resources.as_ref().and_then(|r| r.list_changed) == Some(true);
+    if info.protocol_version.has_initialize() || !(tools || prompts || resources) {
         return;
     }
     tokio::spawn(async move {
-        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut filter = SubscriptionFilter::builder();
+        if tools {
+            filter = filter.tools_list_changed();
+        }
+        if prompts {
+            filter = filter.prompts_list_changed();
+        }
+        if resources {
+            filter = filter.resources_list_changed();
+        }
+        let filter = filter.build();
         let mut subscription = match peer.listen(filter).await {
             Ok(subscription) => subscription,
             Err(error) => {
@@ -445,10 +470,14 @@ pub(crate) fn follow_list_changes(
                 return;
             }
         };
+        // A change made between the start's listing and this subscription was sent to no one.
+        tools_changed.send_modify(|generation| *generation += 1);
         while let Ok(Some(notification)) = subscription.next().await {
             if matches!(
                 notification,
                 ServerNotification::ToolListChangedNotification(_)
+                    | ServerNotification::PromptListChangedNotification(_)
+                    | ServerNotification::ResourceListChangedNotification(_)
             ) {
                 tools_changed.send_modify(|generation| *generation += 1);
             }

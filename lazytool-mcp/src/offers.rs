@@ -1,0 +1,186 @@
+//! What a connection serves besides tools: the server's prompts and resources, listed page by
+//! page, read, and their changes announced.
+
+use rmcp::model::{
+    ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsRequestMethod,
+    ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+    ListResourcesRequestMethod, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse,
+};
+use rmcp::service::SubscriptionContext;
+use rmcp::{Peer, RoleServer};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::pages::page;
+use crate::server::McpServer;
+
+const TARGET: &str = "lazytool::mcp";
+
+pub(crate) async fn list_prompts(
+    server: &McpServer,
+    request: Option<PaginatedRequestParams>,
+) -> Result<ListPromptsResult, ErrorData> {
+    let provider = server
+        .prompt_provider()
+        .ok_or_else(ErrorData::method_not_found::<ListPromptsRequestMethod>)?;
+    let (prompts, next) = page(
+        provider.prompts(),
+        request.as_ref(),
+        server.list_page_size(),
+    )?;
+    let mut result = ListPromptsResult::with_all_items(prompts);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+pub(crate) async fn get_prompt(
+    server: &McpServer,
+    request: GetPromptRequestParams,
+) -> Result<GetPromptResponse, ErrorData> {
+    let provider = server
+        .prompt_provider()
+        .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetPromptRequestMethod>)?;
+    let arguments = request.arguments.unwrap_or_default();
+    provider
+        .get_prompt(request.name, arguments)
+        .await
+        .map(GetPromptResponse::Complete)
+}
+
+pub(crate) async fn list_resources(
+    server: &McpServer,
+    request: Option<PaginatedRequestParams>,
+) -> Result<ListResourcesResult, ErrorData> {
+    let provider = server
+        .resource_provider()
+        .ok_or_else(ErrorData::method_not_found::<ListResourcesRequestMethod>)?;
+    let (resources, next) = page(
+        provider.resources(),
+        request.as_ref(),
+        server.list_page_size(),
+    )?;
+    let mut result = ListResourcesResult::with_all_items(resources);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+pub(crate) async fn list_resource_templates(
+    server: &McpServer,
+    request: Option<PaginatedRequestParams>,
+) -> Result<ListResourceTemplatesResult, ErrorData> {
+    let provider = server
+        .resource_provider()
+        .ok_or_else(ErrorData::method_not_found::<ListResourceTemplatesRequestMethod>)?;
+    let templates = provider.resource_templates();
+    let (templates, next) = page(templates, request.as_ref(), server.list_page_size())?;
+    let mut result = ListResourceTemplatesResult::with_all_items(templates);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+pub(crate) async fn read_resource(
+    server: &McpServer,
+    request: ReadResourceRequestParams,
+) -> Result<ReadResourceResponse, ErrorData> {
+    let provider = server
+        .resource_provider()
+        .ok_or_else(ErrorData::method_not_found::<rmcp::model::ReadResourceRequestMethod>)?;
+    provider
+        .read_resource(request.uri)
+        .await
+        .map(ReadResourceResponse::Complete)
+}
+
+/// Which list changed.
+#[derive(Clone, Copy, Debug)]
+enum List {
+    Prompts,
+    Resources,
+}
+
+/// Sends a stateful client `notifications/prompts/list_changed` and
+/// `notifications/resources/list_changed` on each change of the server's providers, until
+/// its input ends. Providers that never change spawn nothing.
+pub(crate) fn announce_changes(
+    server: &McpServer,
+    peer: &Peer<RoleServer>,
+    closed: &CancellationToken,
+) {
+    for (list, changes) in changes_of(server) {
+        let (peer, closed) = (peer.clone(), closed.clone());
+        tokio::spawn(async move {
+            let mut changes = changes;
+            while let Some(Ok(())) = closed.run_until_cancelled(changes.changed()).await {
+                let sent = match list {
+                    List::Prompts => peer.notify_prompt_list_changed().await,
+                    List::Resources => peer.notify_resource_list_changed().await,
+                };
+                if let Err(error) = sent {
+                    tracing::debug!(target: TARGET, ?list, %error, "cannot send list_changed");
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// Serves a 2026-07-28 `subscriptions/listen` stream: the prompt and resource list changes it
+/// accepted, until it is cancelled or the client's input ends.
+pub(crate) async fn listen(
+    server: &McpServer,
+    context: SubscriptionContext,
+    closed: &CancellationToken,
+) {
+    let accepted = context.accepted().clone();
+    let (mut prompts, mut resources) = (None, None);
+    for (list, changes) in changes_of(server) {
+        match list {
+            List::Prompts if accepted.prompts_list_changed == Some(true) => prompts = Some(changes),
+            List::Resources if accepted.resources_list_changed == Some(true) => {
+                resources = Some(changes);
+            }
+            _ => {}
+        }
+    }
+    loop {
+        let sent = tokio::select! {
+            () = context.cancelled() => return,
+            () = closed.cancelled() => return,
+            Some(Ok(())) = changed(&mut prompts) => context.sink().notify_prompt_list_changed().await,
+            Some(Ok(())) = changed(&mut resources) => context.sink().notify_resource_list_changed().await,
+        };
+        if let Err(error) = sent {
+            tracing::debug!(target: TARGET, %error, "cannot send list_changed on a subscription");
+            return;
+        }
+    }
+}
+
+/// The next change of `changes`; pending forever without a receiver.
+async fn changed(
+    changes: &mut Option<watch::Receiver<u64>>,
+) -> Option<Result<(), watch::error::RecvError>> {
+    match changes {
+        Some(changes) => Some(changes.changed().await),
+        None => std::future::pending().await,
+    }
+}
+
+/// A receiver of each provider's changes, marked seen.
+fn changes_of(server: &McpServer) -> Vec<(List, watch::Receiver<u64>)> {
+    let prompts = server
+        .prompt_provider()
+        .and_then(|provider| provider.changes());
+    let resources = server
+        .resource_provider()
+        .and_then(|provider| provider.changes());
+    [(List::Prompts, prompts), (List::Resources, resources)]
+        .into_iter()
+        .filter_map(|(list, changes)| {
+            let mut changes = changes?;
+            changes.mark_unchanged();
+            Some((list, changes))
+        })
+        .collect()
+}

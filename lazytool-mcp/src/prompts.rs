@@ -1,0 +1,140 @@
+//! Prompts an [`McpServer`](crate::McpServer) offers: [`PromptProvider`].
+
+use std::future::Future;
+use std::pin::Pin;
+
+use rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt};
+use tokio::sync::watch;
+
+/// What [`PromptProvider::get_prompt`] returns: the prompt's messages, or the JSON-RPC error
+/// the client gets (`-32602` for a name that is no prompt's, or for missing arguments).
+pub type PromptFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<GetPromptResult, ErrorData>> + Send + 'a>>;
+
+/// The prompts a server offers (MCP `prompts/list` and `prompts/get`): a program's own, or
+/// an MCP gateway's upstreams' ([`McpCatalog`](crate::McpCatalog) is one).
+///
+/// Given to [`McpServer::prompts`](crate::McpServer::prompts), it makes the server announce
+/// the `prompts` capability (with `listChanged`), list [`prompts`](PromptProvider::prompts)
+/// page by page, answer `prompts/get` with [`get_prompt`](PromptProvider::get_prompt), and
+/// send `notifications/prompts/list_changed` on each change of
+/// [`changes`](PromptProvider::changes).
+///
+/// ```
+/// use lazytool_mcp::rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage, Role};
+/// use lazytool_mcp::{PromptFuture, PromptProvider};
+///
+/// /// One prompt, `review`, with a required `language` argument.
+/// struct Review;
+///
+/// impl PromptProvider for Review {
+///     fn prompts(&self) -> Vec<Prompt> {
+///         let language = PromptArgument::new("language").with_required(true);
+///         vec![Prompt::new("review", Some("Review the code in a language."), Some(vec![language]))]
+///     }
+///
+///     fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_> {
+///         Box::pin(async move {
+///             if name != "review" {
+///                 return Err(ErrorData::invalid_params(format!("no prompt named `{name}`"), None));
+///             }
+///             let language = arguments.get("language").and_then(|value| value.as_str())
+///                 .ok_or_else(|| ErrorData::invalid_params("`language` is required", None))?;
+///             let text = format!("Review this {language} code for bugs.");
+///             Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]))
+///         })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let mut arguments = JsonObject::new();
+/// arguments.insert("language".into(), "Rust".into());
+/// let prompt = Review.get_prompt("review".into(), arguments).await.unwrap();
+/// assert_eq!(prompt.messages.len(), 1);
+/// assert_eq!(Review.get_prompt("nope".into(), JsonObject::new()).await.unwrap_err().code.0, -32602);
+/// # }
+/// ```
+pub trait PromptProvider: Send + Sync + 'static {
+    /// Every prompt offered now, in the order clients list them (names unique).
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, JsonObject, Prompt};
+    /// # use lazytool_mcp::{PromptFuture, PromptProvider};
+    /// struct Nothing;
+    /// impl PromptProvider for Nothing {
+    ///     fn prompts(&self) -> Vec<Prompt> {
+    ///         Vec::new()
+    ///     }
+    ///     fn get_prompt(&self, name: String, _: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async move { Err(ErrorData::invalid_params(format!("no prompt named `{name}`"), None)) })
+    ///     }
+    /// }
+    /// assert!(Nothing.prompts().is_empty());
+    /// ```
+    fn prompts(&self) -> Vec<Prompt>;
+
+    /// The messages of the prompt `name` filled with `arguments`. A name that is no
+    /// prompt's should be `-32602` ([`ErrorData::invalid_params`]), as the MCP specification
+    /// says.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt, PromptMessage, Role};
+    /// # use lazytool_mcp::{PromptFuture, PromptProvider};
+    /// struct Hello;
+    /// impl PromptProvider for Hello {
+    ///     fn prompts(&self) -> Vec<Prompt> {
+    ///         vec![Prompt::new("hello", None::<String>, None)]
+    ///     }
+    ///     fn get_prompt(&self, _name: String, _: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async { Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, "Hello!")])) })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// assert_eq!(Hello.get_prompt("hello".into(), JsonObject::new()).await.unwrap().messages.len(), 1);
+    /// # }
+    /// ```
+    fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_>;
+
+    /// A receiver that changes whenever [`prompts`](PromptProvider::prompts) does; `None`
+    /// (the default) for prompts that never change.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, JsonObject, Prompt};
+    /// # use lazytool_mcp::{PromptFuture, PromptProvider};
+    /// use std::sync::Mutex;
+    /// use tokio::sync::watch;
+    ///
+    /// /// Prompts a program adds while it serves.
+    /// struct Growing {
+    ///     prompts: Mutex<Vec<Prompt>>,
+    ///     changed: watch::Sender<u64>,
+    /// }
+    ///
+    /// impl Growing {
+    ///     fn add(&self, prompt: Prompt) {
+    ///         self.prompts.lock().unwrap().push(prompt);
+    ///         self.changed.send_modify(|generation| *generation += 1);
+    ///     }
+    /// }
+    ///
+    /// impl PromptProvider for Growing {
+    ///     fn prompts(&self) -> Vec<Prompt> {
+    ///         self.prompts.lock().unwrap().clone()
+    ///     }
+    ///     fn get_prompt(&self, name: String, _: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async move { Err(ErrorData::invalid_params(format!("no prompt named `{name}`"), None)) })
+    ///     }
+    ///     fn changes(&self) -> Option<watch::Receiver<u64>> {
+    ///         Some(self.changed.subscribe())
+    ///     }
+    /// }
+    ///
+    /// let growing = Growing { prompts: Mutex::default(), changed: watch::Sender::new(0) };
+    /// let mut changes = growing.changes().unwrap();
+    /// growing.add(Prompt::new("summarize", None::<String>, None));
+    /// assert!(changes.has_changed().unwrap());
+    /// ```
+    fn changes(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
+}

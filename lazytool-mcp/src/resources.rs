@@ -1,0 +1,139 @@
+//! Resources an [`McpServer`](crate::McpServer) offers: [`ResourceProvider`].
+
+use std::future::Future;
+use std::pin::Pin;
+
+use rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceTemplate};
+use tokio::sync::watch;
+
+/// What [`ResourceProvider::read_resource`] returns: the resource's contents, or the JSON-RPC
+/// error the client gets (`-32002`, [`ErrorData::resource_not_found`], for a URI that is no
+/// resource's).
+pub type ReadFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ReadResourceResult, ErrorData>> + Send + 'a>>;
+
+/// The resources a server offers (MCP `resources/list`, `resources/templates/list` and
+/// `resources/read`): a program's own, or an MCP gateway's upstreams'
+/// ([`McpCatalog`](crate::McpCatalog) is one).
+///
+/// Given to [`McpServer::resources`](crate::McpServer::resources), it makes the server
+/// announce the `resources` capability (with `listChanged`; subscriptions to a resource's
+/// updates are not offered), list [`resources`](ResourceProvider::resources) and
+/// [`resource_templates`](ResourceProvider::resource_templates) page by page, answer
+/// `resources/read` with [`read_resource`](ResourceProvider::read_resource), and send
+/// `notifications/resources/list_changed` on each change of
+/// [`changes`](ResourceProvider::changes).
+///
+/// ```
+/// use lazytool_mcp::rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+/// use lazytool_mcp::{ReadFuture, ResourceProvider};
+///
+/// /// The shop's price list, and each product by id.
+/// struct Shop;
+///
+/// impl ResourceProvider for Shop {
+///     fn resources(&self) -> Vec<Resource> {
+///         vec![Resource::new("shop://prices", "prices").with_mime_type("text/csv")]
+///     }
+///
+///     fn resource_templates(&self) -> Vec<ResourceTemplate> {
+///         vec![ResourceTemplate::new("shop://products/{id}", "product")]
+///     }
+///
+///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+///         Box::pin(async move {
+///             let text = match uri.as_str() {
+///                 "shop://prices" => "desk,120\nchair,80\n".to_owned(),
+///                 _ if uri.starts_with("shop://products/") => format!("product {}", &uri[16..]),
+///                 _ => return Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None)),
+///             };
+///             Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]))
+///         })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// assert_eq!(Shop.read_resource("shop://products/7".into()).await.unwrap().contents.len(), 1);
+/// assert_eq!(Shop.read_resource("shop://nothing".into()).await.unwrap_err().code.0, -32002);
+/// # }
+/// ```
+pub trait ResourceProvider: Send + Sync + 'static {
+    /// Every resource offered now, in the order clients list them (URIs unique).
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, Resource};
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider};
+    /// struct Nothing;
+    /// impl ResourceProvider for Nothing {
+    ///     fn resources(&self) -> Vec<Resource> {
+    ///         Vec::new()
+    ///     }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         Box::pin(async move { Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None)) })
+    ///     }
+    /// }
+    /// assert!(Nothing.resources().is_empty());
+    /// ```
+    fn resources(&self) -> Vec<Resource>;
+
+    /// Every resource template offered now (RFC 6570 URI templates); none by default.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, Resource};
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider};
+    /// # struct Nothing;
+    /// # impl ResourceProvider for Nothing {
+    /// #     fn resources(&self) -> Vec<Resource> { Vec::new() }
+    /// #     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    /// #         Box::pin(async move { Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None)) })
+    /// #     }
+    /// # }
+    /// assert!(Nothing.resource_templates().is_empty());
+    /// ```
+    fn resource_templates(&self) -> Vec<ResourceTemplate> {
+        Vec::new()
+    }
+
+    /// The contents at `uri`: a listed resource's, or one a template describes. A URI that
+    /// is no resource's should be `-32002` ([`ErrorData::resource_not_found`]), as the MCP
+    /// specification says; clients of 2026-07-28 get it as `-32602`.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceContents};
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider};
+    /// struct Motd;
+    /// impl ResourceProvider for Motd {
+    ///     fn resources(&self) -> Vec<Resource> {
+    ///         vec![Resource::new("motd://today", "today")]
+    ///     }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         Box::pin(async move { Ok(ReadResourceResult::new(vec![ResourceContents::text("Be kind.", uri)])) })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// assert_eq!(Motd.read_resource("motd://today".into()).await.unwrap().contents.len(), 1);
+    /// # }
+    /// ```
+    fn read_resource(&self, uri: String) -> ReadFuture<'_>;
+
+    /// A receiver that changes whenever [`resources`](ResourceProvider::resources) or
+    /// [`resource_templates`](ResourceProvider::resource_templates) do; `None` (the
+    /// default) for resources that never change.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, Resource};
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider};
+    /// # struct Nothing;
+    /// # impl ResourceProvider for Nothing {
+    /// #     fn resources(&self) -> Vec<Resource> { Vec::new() }
+    /// #     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    /// #         Box::pin(async move { Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None)) })
+    /// #     }
+    /// # }
+    /// // A fixed set: the server never sends `notifications/resources/list_changed`.
+    /// assert!(Nothing.changes().is_none());
+    /// ```
+    fn changes(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
+}

@@ -1,0 +1,244 @@
+//! What an upstream offers besides tools, as the gateway serves it: [`PromptsAndResources`],
+//! fetched by [`McpSource::prompts_and_resources`]; `prompts/get` and `resources/read`
+//! forwarded to it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::ServiceError;
+use rmcp::model::{
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+};
+use serde::Serialize;
+
+use super::naming::exposed_name;
+use super::sanitize::{Removals, clean_prompt, clean_resource, clean_template};
+use super::{McpSource, SourceError};
+
+const TARGET: &str = "lazytool::mcp";
+
+/// An upstream's prompts, resources and resource templates as they are served: every page
+/// of each list the server announces (an empty list for one it does not), in its order;
+/// prompts named `SERVER__PROMPT` (the rule of tool names), resources and templates under
+/// their own URIs, titles and descriptions cleaned as a tool's are. Plain data, serialized
+/// as MCP writes it (`{"prompts": [...], "resources": [...], "resourceTemplates": [...]}`),
+/// so that it can be compared, stored or hashed.
+///
+/// ```
+/// use lazytool_mcp::PromptsAndResources;
+/// use lazytool_mcp::rmcp::model::Prompt;
+///
+/// let mut offered = PromptsAndResources::default();
+/// offered.prompts.push(Prompt::new("git__commit_message", Some("Write a commit message."), None));
+/// let json = serde_json::to_value(&offered).unwrap();
+/// assert_eq!(json["prompts"][0]["name"], "git__commit_message");
+/// assert_eq!(json["resourceTemplates"], serde_json::json!([]));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PromptsAndResources {
+    /// The prompts, named `SERVER__PROMPT`.
+    pub prompts: Vec<Prompt>,
+    /// The resources.
+    pub resources: Vec<Resource>,
+    /// The resource templates.
+    pub resource_templates: Vec<ResourceTemplate>,
+}
+
+/// Every page of one list, within `timeout`.
+async fn list<T>(
+    what: &str,
+    timeout: std::time::Duration,
+    listing: impl Future<Output = Result<Vec<T>, ServiceError>>,
+) -> Result<Vec<T>, String> {
+    match tokio::time::timeout(timeout, listing).await {
+        Ok(Ok(items)) => Ok(items),
+        Ok(Err(error)) => Err(format!("{what} failed: {error}")),
+        Err(_) => Err(format!("{what} got no answer within {timeout:?}")),
+    }
+}
+
+impl McpSource {
+    /// Fetches what the server offers besides tools (starting it if it is not running, within
+    /// [`start_timeout`](McpSource::start_timeout), which bounds each list too): every page
+    /// of its prompts, resources and resource templates, as the gateway serves them (see
+    /// [`PromptsAndResources`]); the cleaning of each is logged. A list the server does not
+    /// announce is empty; one that fails is an error.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-everything"]));
+    /// let offered = everything.prompts_and_resources().await?;
+    /// assert!(offered.prompts.iter().any(|prompt| prompt.name == "everything__simple-prompt"));
+    /// # Ok(()) }
+    /// ```
+    pub async fn prompts_and_resources(&self) -> Result<PromptsAndResources, SourceError> {
+        let link = Arc::clone(self.link());
+        let failed =
+            |message: String| SourceError::new(Arc::clone(&self.name), link.redact(&message));
+        let peer = link.peer().await.map_err(&failed)?;
+        let capabilities = peer
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default();
+        let mut offered = PromptsAndResources::default();
+        let timeout = self.start_timeout;
+        if capabilities.prompts.is_some() {
+            offered.prompts = list("prompts/list", timeout, peer.list_all_prompts())
+                .await
+                .map_err(&failed)?;
+        }
+        if capabilities.resources.is_some() {
+            offered.resources = list("resources/list", timeout, peer.list_all_resources())
+                .await
+                .map_err(&failed)?;
+            let templates = peer.list_all_resource_templates();
+            offered.resource_templates = list("resources/templates/list", timeout, templates)
+                .await
+                .map_err(&failed)?;
+        }
+        let mut names = HashMap::new();
+        for prompt in &mut offered.prompts {
+            let upstream = std::mem::take(&mut prompt.name);
+            prompt.name = exposed_name(&self.prefix, &upstream);
+            let removals = clean_prompt(prompt, self.max_description_chars);
+            self.note_cleaned("prompt", &upstream, &removals);
+            names.insert(prompt.name.clone(), upstream);
+        }
+        for resource in &mut offered.resources {
+            let removals = clean_resource(resource, self.max_description_chars);
+            self.note_cleaned("resource", &resource.uri, &removals);
+        }
+        for template in &mut offered.resource_templates {
+            let removals = clean_template(template, self.max_description_chars);
+            self.note_cleaned("resource template", &template.uri_template, &removals);
+        }
+        *self
+            .prompt_names
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = names;
+        Ok(offered)
+    }
+
+    /// Gets the prompt served as `name` (`SERVER__PROMPT`, from the last
+    /// [`prompts_and_resources`](McpSource::prompts_and_resources), which is run first when
+    /// there was none) from the server, within [`call_timeout`](McpSource::call_timeout). A name the server does not offer is
+    /// `-32602`; the server's own errors pass as it sent them; a server that is down, fails
+    /// or does not answer in time is `-32603` saying so.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::rmcp::model::JsonObject;
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-everything"]));
+    /// let prompt = everything.get_prompt("everything__simple-prompt", JsonObject::new()).await?;
+    /// assert!(!prompt.messages.is_empty());
+    /// # Ok(()) }
+    /// ```
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let known = || {
+            let names =
+                (self.prompt_names.lock()).unwrap_or_else(std::sync::PoisonError::into_inner);
+            (names.get(name).cloned(), names.is_empty())
+        };
+        let upstream = match known() {
+            (Some(upstream), _) => Some(upstream),
+            // Never listed (a server not started yet): list its prompts first.
+            (None, true) => match self.prompts_and_resources().await {
+                Ok(_) => known().0,
+                Err(error) => return Err(ErrorData::internal_error(error.to_string(), None)),
+            },
+            (None, false) => None,
+        };
+        let upstream = upstream.ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("the MCP server `{}` offers no prompt `{name}`", self.name),
+                None,
+            )
+        })?;
+        let params = GetPromptRequestParams::new(upstream).with_arguments(arguments);
+        self.forward("prompts/get", |peer| async move {
+            peer.get_prompt(params).await
+        })
+        .await
+    }
+
+    /// Reads the resource at `uri` from the server, within
+    /// [`call_timeout`](McpSource::call_timeout). The server's own errors pass as it sent
+    /// them, except that a 2026-07-28 server's `-32602` (its way of saying it does not know
+    /// the URI) becomes `-32002`, as the earlier revisions say it; a server that is down, fails or does not
+    /// answer in time is `-32603` saying so.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-everything"]));
+    /// let read = everything.read_resource("demo://resource/dynamic/text/1").await?;
+    /// assert_eq!(read.contents.len(), 1);
+    /// # Ok(()) }
+    /// ```
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        let params = ReadResourceRequestParams::new(uri);
+        let read = self
+            .forward("resources/read", |peer| async move {
+                peer.read_resource(params).await
+            })
+            .await;
+        // 2026-07-28 says "not found" with -32602; older clients of ours expect -32002 (and
+        // rmcp turns it back into -32602 for the newer ones). The URI is the only parameter.
+        let newer = self
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= "2026-07-28");
+        read.map_err(|mut error| {
+            if newer && error.code == ErrorCode::INVALID_PARAMS {
+                error.code = ErrorCode::RESOURCE_NOT_FOUND;
+            }
+            error
+        })
+    }
+
+    /// Sends one request to the server (started if it is not running).
+    async fn forward<T, F>(
+        &self,
+        method: &str,
+        request: impl FnOnce(rmcp::Peer<rmcp::RoleClient>) -> F,
+    ) -> Result<T, ErrorData>
+    where
+        F: Future<Output = Result<T, ServiceError>>,
+    {
+        let link = Arc::clone(self.link());
+        let failed = |message: String| ErrorData::internal_error(link.redact(&message), None);
+        let peer = link.peer().await.map_err(failed)?;
+        match tokio::time::timeout(self.call_timeout, request(peer)).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(ServiceError::McpError(mut error))) => {
+                error.message = link.redact(&error.message).into();
+                Err(error)
+            }
+            Ok(Err(error)) => Err(failed(format!(
+                "{method} to the MCP server `{}` failed: {error}",
+                self.name
+            ))),
+            Err(_) => Err(failed(format!(
+                "the MCP server `{}` did not answer {method} within {:?}",
+                self.name, self.call_timeout
+            ))),
+        }
+    }
+
+    fn note_cleaned(&self, kind: &str, what: &str, removals: &Removals) {
+        if !removals.is_empty() {
+            tracing::warn!(target: TARGET, source = %self.name, kind, item = what, %removals, "an upstream's text was cleaned");
+        }
+    }
+}
