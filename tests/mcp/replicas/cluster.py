@@ -1,5 +1,5 @@
-"""Two replicas of `mcp_server` over streamable HTTP and a balancer in front of them, for
-test_replicas.py: each process on 127.0.0.1 on a free port, its log read on, stopped by
+"""Two replicas (of `mcp_server`, or of `lazytool-gateway` in front of it) over streamable
+HTTP and a balancer in front of them, for test_replicas.py: each process on 127.0.0.1 on a free port, its log read on, stopped by
 `Cluster.close` (the test's fixture) whatever happens.
 
 The balancers run the configurations next to this file, the ones README "Running replicas"
@@ -7,6 +7,7 @@ quotes: haproxy.cfg as it is (haproxy reads the addresses from the environment),
 inside a minimal main configuration of the test's own (paths in the test's directory).
 """
 
+import json
 import os
 import re
 import signal
@@ -26,6 +27,7 @@ from test_mcp_http import TOKEN, await_line  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = Path(os.environ.get("LAZYTOOL_MCP_SERVER", ROOT / "target/debug/examples/mcp_server"))
+GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 HAPROXY_CONFIG = Path(__file__).with_name("haproxy.cfg")
 NGINX_CONFIG = Path(__file__).with_name("nginx.conf")
 # The name clients use for the service: the balancers forward it in `Host`, and the replicas
@@ -51,11 +53,26 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=TIMEOUT)
 
 
-class Replica:
-    """One `mcp_server --http` on a port of its own, which it binds again when restarted."""
+def mcp_server() -> list[str]:
+    """`mcp_server` with its `wait` tool, to keep calls in flight."""
+    assert SERVER.is_file(), f"{SERVER} is missing: run `cargo build --example mcp_server` first"
+    return [str(SERVER), "--wait-tool"]
 
-    def __init__(self, name: str) -> None:
+
+def gateway(work: Path) -> list[str]:
+    """`lazytool-gateway` in front of `mcp_server` (server `shop`) over stdio."""
+    assert GATEWAY.is_file(), f"{GATEWAY} is missing: run `cargo build -p lazytool-gateway` first"
+    config = work / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {"shop": {"command": mcp_server()[0], "args": mcp_server()[1:]}}}))
+    return [str(GATEWAY), "--config", str(config)]
+
+
+class Replica:
+    """One `program --http ADDR` on a port of its own, which it binds again when restarted."""
+
+    def __init__(self, name: str, program: list[str]) -> None:
         self.name = name
+        self.program = program
         self.address = f"127.0.0.1:{free_port()}"
         self.process: subprocess.Popen | None = None
 
@@ -64,10 +81,9 @@ class Replica:
         return f"http://{self.address}"
 
     def start(self) -> None:
-        assert SERVER.is_file(), f"{SERVER} is missing: run `cargo build --example mcp_server` first"
         self.process = subprocess.Popen(
-            [str(SERVER), "--http", self.address, "--token", TOKEN, "--allowed-host", PUBLIC_HOST,
-             "--wait-tool", "--drain-timeout", "10s"],
+            [*self.program, "--http", self.address, "--token", TOKEN, "--allowed-host", PUBLIC_HOST,
+             "--drain-timeout", "10s"],
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -189,12 +205,15 @@ class Nginx:
 
 
 class Cluster:
-    """Two replicas and a balancer (`haproxy` or `nginx`) at `url`."""
+    """Two replicas of `program` and a balancer (`haproxy` or `nginx`) at `url`; `upstream` is
+    the name of the server the replicas serve the shop's tools of (a gateway's `shop`), or None
+    when they serve them themselves."""
 
-    def __init__(self, work: Path, balancer: str) -> None:
+    def __init__(self, work: Path, balancer: str, program: list[str], upstream: str | None = None) -> None:
         if not which(balancer):
             pytest.skip(f"`{balancer}` is not installed (.ci/run installs it from Debian's packages)")
-        self.replicas = [Replica("replica1"), Replica("replica2")]
+        self.upstream = upstream
+        self.replicas = [Replica("replica1", program), Replica("replica2", program)]
         self.balancer: Haproxy | Nginx | None = None
         front = f"127.0.0.1:{free_port()}"
         self.url = f"http://{front}/mcp"

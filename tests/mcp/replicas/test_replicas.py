@@ -25,7 +25,7 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 import pytest
-from cluster import HEADERS, Cluster, Haproxy, Replica
+from cluster import HEADERS, Cluster, Haproxy, Replica, gateway, mcp_server
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -45,7 +45,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def haproxy(tmp_path: Path) -> Iterator[Cluster]:
-    cluster = Cluster(tmp_path, "haproxy")
+    cluster = Cluster(tmp_path, "haproxy", mcp_server())
     try:
         yield cluster
     finally:
@@ -54,7 +54,17 @@ def haproxy(tmp_path: Path) -> Iterator[Cluster]:
 
 @pytest.fixture
 def nginx(tmp_path: Path) -> Iterator[Cluster]:
-    cluster = Cluster(tmp_path, "nginx")
+    cluster = Cluster(tmp_path, "nginx", mcp_server())
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture
+def gateways(tmp_path: Path) -> Iterator[Cluster]:
+    """Two `lazytool-gateway --http` behind haproxy, each in front of its own `mcp_server`."""
+    cluster = Cluster(tmp_path, "haproxy", gateway(tmp_path), upstream="shop")
     try:
         yield cluster
     finally:
@@ -74,6 +84,18 @@ def financing(months: int) -> dict:
     return {"monthlyPayment": math.floor(499.0 / months * 100.0 + 0.5) / 100.0, "totalPrice": 499.0, "months": months}
 
 
+def through(upstream: str | None, name: str, arguments: dict) -> tuple[str, dict]:
+    """The stateless call of the shop's tool `name`: through the call-through tool; behind a
+    gateway, through the gateway's, to the tool as the gateway serves it: `SERVER__wait` (eager
+    in `mcp_server`), or the lazy ones through `mcp_server`'s own call-through tool."""
+    if upstream is not None:
+        if name == "wait":
+            name = f"{upstream}__{name}"
+        else:
+            name, arguments = f"{upstream}__{CALL}", {"name": name, "arguments": arguments}
+    return CALL, {"name": name, "arguments": arguments}
+
+
 async def posts(replicas: list[Replica]) -> list[int]:
     return [await anyio.to_thread.run_sync(replica.posts) for replica in replicas]
 
@@ -86,7 +108,7 @@ async def stateless_round_robin(cluster: Cluster) -> None:
     async with connect(cluster.url, MODERN) as client:
         for months in range(1, 21):
             lists.add(wire(await client.list_tools(cache_mode="bypass")))
-            plan = await client.call_tool(CALL, {"name": "calculateFinancing", "arguments": {"productId": 1, "months": months}})
+            plan = await client.call_tool(*through(cluster.upstream, "calculateFinancing", {"productId": 1, "months": months}))
             assert not plan.is_error, text(plan)
             assert json.loads(text(plan)) == financing(months)
     served = [after - first for after, first in zip(await posts(cluster.replicas), before)]
@@ -142,6 +164,7 @@ async def test_haproxy_keeps_each_session_on_its_replica(haproxy: Cluster) -> No
 class Load:
     """Clients calling without pause, each counting the calls it got right; what went wrong."""
 
+    upstream: str | None
     made: dict[str, int] = field(default_factory=dict)
     reinitialized: int = 0
     failures: list[str] = field(default_factory=list)
@@ -164,7 +187,7 @@ class Load:
             while not self.stop.is_set():
                 round += 1
                 try:
-                    await self.call(client, CALL, index, round)
+                    await self.call(client, True, index, round)
                     self.made[me] += 1
                 except Exception as error:  # noqa: BLE001 - every failure is counted
                     self.failures.append(f"{me}.{round}: {error!r}")
@@ -182,7 +205,7 @@ class Load:
                     await client.list_tools()
                     while not self.stop.is_set():
                         round += 1
-                        await self.call(client, None, index, round)
+                        await self.call(client, False, index, round)
                         self.made[me] += 1
             except Exception as error:  # noqa: BLE001 - every failure is counted
                 if session_gone(error):
@@ -190,10 +213,10 @@ class Load:
                 else:
                     self.failures.append(f"{me}.{round}: {error!r}")
 
-    async def call(self, client: Client, through: str | None, index: int, round: int) -> None:
+    async def call(self, client: Client, stateless: bool, index: int, round: int) -> None:
         """One call and its check: every fifth waits 200 ms, so that calls are in flight when a
-        replica gets SIGTERM; the others plan a financing. `through` is the call-through tool
-        of the stateless flow, or None to call the tool by its name."""
+        replica gets SIGTERM; the others plan a financing. A stateless client calls through
+        the call-through tool, a stateful one by the tool's name."""
         if round % 5 == 0:
             name, arguments = "wait", {"ms": 200}
             expected: str | dict = "waited 200 ms"
@@ -201,8 +224,8 @@ class Load:
             months = 1 + (index * 7 + round) % 72
             name, arguments = "calculateFinancing", {"productId": 1, "months": months}
             expected = financing(months)
-        if through is not None:
-            name, arguments = through, {"name": name, "arguments": arguments}
+        if stateless:
+            name, arguments = through(self.upstream, name, arguments)
         result = await client.call_tool(name, arguments)
         answer = text(result)
         if result.is_error or (answer if isinstance(expected, str) else json.loads(answer)) != expected:
@@ -222,7 +245,7 @@ async def rolling_restart(cluster: Cluster, stateful: int) -> tuple[Load, list[i
     replica in turn gets SIGTERM, drains and exits, every client calls on, the replica starts
     again and is back in rotation, every client calls on again; then the other replica.
     Returns the load, the calls made while each replica was away, and the seconds it took."""
-    load = Load()
+    load = Load(cluster.upstream)
     during: list[int] = []
 
     async def back_in_rotation(replica: Replica, name: str) -> None:
@@ -273,5 +296,13 @@ async def test_nginx_sends_stateless_requests_round_robin(nginx: Cluster) -> Non
 async def test_nginx_rolling_restart_under_stateless_load_fails_no_call(nginx: Cluster) -> None:
     load, during, seconds = await rolling_restart(nginx, stateful=0)
     print(f"\nnginx rolling restart: {load.calls()} stateless calls in {seconds:.1f} s, "
+          f"{during} while each replica was away, {len(load.failures)} failed")
+    assert load.failures == []
+
+
+async def test_gateway_replicas_behind_haproxy_list_the_same_and_restart_without_a_failed_call(gateways: Cluster) -> None:
+    await stateless_round_robin(gateways)
+    load, during, seconds = await rolling_restart(gateways, stateful=0)
+    print(f"\ngateway rolling restart: {load.calls()} stateless calls in {seconds:.1f} s, "
           f"{during} while each replica was away, {len(load.failures)} failed")
     assert load.failures == []
