@@ -189,7 +189,8 @@ class Nginx:
             f"daemon off;\nmaster_process on;\nworker_processes 1;\npid {work}/nginx.pid;\n"
             f"error_log {work}/nginx-error.log warn;\n"
             "events { worker_connections 256; }\n"
-            f"http {{\n    access_log off;\n    client_body_temp_path {work}/body;\n"
+            "http {\n    log_format upstreams '$status $request_time $upstream_addr $upstream_status';\n"
+            f"    access_log {work}/nginx-access.log upstreams;\n    client_body_temp_path {work}/body;\n"
             f"    proxy_temp_path {work}/proxy;\n{block}\n}}\n"
         )
         # As root, nginx's workers run as `nobody`: they must reach the temporary directories.
