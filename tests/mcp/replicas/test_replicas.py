@@ -3,11 +3,13 @@
 
 Behind haproxy (haproxy.cfg): stateless (2026-07-28) requests go round robin and every
 replica lists the same bytes; stateful (2025-11-25) sessions spread over both replicas and
-each stays on its own; and a rolling restart under load (SIGTERM, drain, restart, ready, then
-the other replica) fails no call: stateless calls never notice, a stateful client whose
-session lived on a restarted replica is told so (404) and starts another session, as the
-protocol says. Behind nginx (nginx.conf): stateless round robin, and the same rolling
-restart for stateless calls (nginx OSS cannot pin sessions: see the README).
+each stays on its own; and a rolling restart under load (SIGTERM, drain, restart, back in
+rotation, then the other replica) fails no call: stateless calls never notice, a stateful
+client whose session lived on a restarted replica is told so (404) and starts another
+session, as the protocol says. Behind nginx (nginx.conf): stateless round robin, and the same
+rolling restart for stateless calls (nginx OSS cannot pin sessions: see the README). Two
+`lazytool-gateway --http` behind haproxy: the same lists, round robin, a rolling restart.
+The README quotes both configurations as they are.
 
 Each test starts its own replicas and balancer on free ports of 127.0.0.1 (cluster.py), and
 is skipped when the balancer is not installed; `.ci/run` installs both from Debian's packages.
@@ -25,7 +27,7 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 import pytest
-from cluster import HEADERS, Cluster, Haproxy, Replica, gateway, mcp_server
+from cluster import HAPROXY_CONFIG, HEADERS, NGINX_CONFIG, ROOT, Cluster, Haproxy, Replica, gateway, mcp_server
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -306,3 +308,9 @@ async def test_gateway_replicas_behind_haproxy_list_the_same_and_restart_without
     print(f"\ngateway rolling restart: {load.calls()} stateless calls in {seconds:.1f} s, "
           f"{during} while each replica was away, {len(load.failures)} failed")
     assert load.failures == []
+
+
+def test_the_readme_quotes_the_configurations_the_tests_run() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for config in (HAPROXY_CONFIG, NGINX_CONFIG):
+        assert f"\n{config.read_text()}```\n" in readme, f"README \"Running replicas\" must quote {config.name} as it is"
