@@ -25,7 +25,6 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
-import mcp_types as types
 import pytest
 from cluster import HAPROXY_CONFIG, HEADERS, NGINX_CONFIG, ROOT, Cluster, Haproxy, Replica, gateway, mcp_server
 from mcp import Client
