@@ -35,6 +35,16 @@ impl Drain {
         }
     }
 
+    /// The drain of the crate's own serving loop, which stops the sessions itself once its
+    /// connections are closed: a request can still arrive after the count of requests in
+    /// flight touches zero (its head was half read at the shutdown), so [`watch`](Self::watch)
+    /// must not stop them then.
+    pub(crate) fn of_serving_loop(shutdown: CancellationToken, timeout: Duration) -> Self {
+        let drain = Drain::new(shutdown, timeout);
+        drain.watching.store(true, Ordering::Release);
+        drain
+    }
+
     pub(crate) fn is_draining(&self) -> bool {
         self.shutdown.is_cancelled()
     }
@@ -45,7 +55,7 @@ impl Drain {
     }
 
     /// Starts, once, the task that stops the sessions after the drain: the service mounted in
-    /// an application's own server drains too.
+    /// an application's own server drains too (the crate's own loop does it itself).
     pub(crate) fn watch(&self) {
         if self.watching.swap(true, Ordering::AcqRel) {
             return;

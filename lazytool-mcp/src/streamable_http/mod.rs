@@ -514,7 +514,7 @@ impl McpHttp {
         let local = listener.local_addr().map_err(McpError::Io)?;
         self.warn_about_hosts(local);
         tracing::info!(target: "lazytool::mcp", "serving MCP at http://{local}{MCP_PATH}");
-        let drain = Drain::new(self.shutdown.clone(), self.limits.drain_timeout);
+        let drain = Drain::of_serving_loop(self.shutdown.clone(), self.limits.drain_timeout);
         let router = self.router_draining(&drain);
         let shutdown = self.shutdown.clone();
         let stop = async move {
