@@ -212,6 +212,8 @@ class Cluster:
 
     def __init__(self, work: Path, balancer: str, program: list[str], upstream: str | None = None) -> None:
         if not which(balancer):
+            if os.environ.get("LAZYTOOL_REQUIRE_BALANCERS"):
+                pytest.fail(f"`{balancer}` is not installed and LAZYTOOL_REQUIRE_BALANCERS is set")
             pytest.skip(f"`{balancer}` is not installed (.ci/run installs it from Debian's packages)")
         self.upstream = upstream
         self.replicas = [Replica("replica1", program), Replica("replica2", program)]
