@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::SearchDocument;
-use super::analysis::{Analysis, analyze, fold};
+use super::analysis::{Analysis, Analyzer, fold};
 
 pub(super) const FIELD_COUNT: usize = 5;
 
@@ -14,33 +14,39 @@ pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.0, 0.7, 0.5];
 /// How deep the input schema is walked.
 pub(super) const MAX_SCHEMA_DEPTH: usize = 8;
 
-/// The terms of each field of `document`, in the order of [`FIELD_WEIGHTS`].
-pub(super) fn document_fields(document: &SearchDocument<'_>) -> [Vec<String>; FIELD_COUNT] {
-    let mut name = Vec::new();
-    analyze(document.name, Analysis::Identifier, &mut name);
-    let mut tags = Vec::new();
+/// The fields, as indices into [`FIELD_WEIGHTS`].
+pub(super) const NAME: usize = 0;
+pub(super) const TAGS: usize = 1;
+pub(super) const DESCRIPTION: usize = 2;
+pub(super) const PARAMETER_NAMES: usize = 3;
+pub(super) const PARAMETER_TEXT: usize = 4;
+
+/// Hands every term of `document` to `emit` with its field.
+pub(super) fn document_terms(
+    document: &SearchDocument<'_>,
+    analyzer: &mut Analyzer,
+    emit: &mut impl FnMut(usize, &str),
+) {
+    analyzer.text(document.name, Analysis::Identifier, &mut |term| {
+        emit(NAME, term)
+    });
     for tag in document.tags {
-        analyze(tag, Analysis::Prose, &mut tags);
+        analyzer.text(tag, Analysis::Prose, &mut |term| emit(TAGS, term));
     }
-    let mut description = Vec::new();
-    analyze(document.description, Analysis::Prose, &mut description);
-    let (mut parameter_names, mut parameter_text) = (Vec::new(), Vec::new());
-    walk_schema(
-        document.input_schema,
-        0,
-        &mut parameter_names,
-        &mut parameter_text,
-    );
-    [name, tags, description, parameter_names, parameter_text]
+    analyzer.text(document.description, Analysis::Prose, &mut |term| {
+        emit(DESCRIPTION, term)
+    });
+    walk_schema(document.input_schema, 0, analyzer, emit);
 }
 
-/// Adds the property names in `schema` to `names`, and its descriptions, titles and enum
-/// values to `text`, down to [`MAX_SCHEMA_DEPTH`].
-pub(super) fn walk_schema(
+/// Hands the property names in `schema` to `emit` as [`PARAMETER_NAMES`], and its
+/// descriptions, titles and enum values as [`PARAMETER_TEXT`], down to
+/// [`MAX_SCHEMA_DEPTH`].
+fn walk_schema(
     schema: &Value,
     depth: usize,
-    names: &mut Vec<String>,
-    text: &mut Vec<String>,
+    analyzer: &mut Analyzer,
+    emit: &mut impl FnMut(usize, &str),
 ) {
     if depth > MAX_SCHEMA_DEPTH {
         return;
@@ -48,53 +54,48 @@ pub(super) fn walk_schema(
     let schema = match schema {
         Value::Array(schemas) => {
             for schema in schemas {
-                walk_schema(schema, depth + 1, names, text);
+                walk_schema(schema, depth + 1, analyzer, emit);
             }
             return;
         }
         Value::Object(schema) => schema,
         _ => return,
     };
-    for key in ["title", "description"] {
-        if let Some(Value::String(value)) = schema.get(key) {
-            analyze(value, Analysis::Prose, text);
-        }
-    }
-    let values = match schema.get("enum") {
-        Some(Value::Array(values)) => values.as_slice(),
-        _ => schema
-            .get("const")
-            .map(std::slice::from_ref)
-            .unwrap_or_default(),
-    };
-    for value in values {
-        if let Value::String(value) = value {
-            analyze(value, Analysis::Identifier, text);
-        }
-    }
-    if let Some(Value::Object(properties)) = schema.get("properties") {
-        for (name, property) in properties {
-            analyze(name, Analysis::Identifier, names);
-            walk_schema(property, depth + 1, names, text);
-        }
-    }
-    for key in [
-        "items",
-        "prefixItems",
-        "additionalProperties",
-        "anyOf",
-        "oneOf",
-        "allOf",
-    ] {
-        if let Some(subschema) = schema.get(key) {
-            walk_schema(subschema, depth + 1, names, text);
-        }
-    }
-    for key in ["$defs", "definitions", "patternProperties"] {
-        if let Some(Value::Object(subschemas)) = schema.get(key) {
-            for subschema in subschemas.values() {
-                walk_schema(subschema, depth + 1, names, text);
+    // One pass over the keys: schemas are walked for every tool of a catalog.
+    for (key, value) in schema {
+        let mut text = |value: &str, analysis| {
+            analyzer.text(value, analysis, &mut |term| emit(PARAMETER_TEXT, term))
+        };
+        match (key.as_str(), value) {
+            ("title" | "description", Value::String(value)) => text(value, Analysis::Prose),
+            ("enum", Value::Array(values)) => {
+                for value in values {
+                    if let Value::String(value) = value {
+                        text(value, Analysis::Identifier);
+                    }
+                }
             }
+            ("const", Value::String(value)) if !schema.contains_key("enum") => {
+                text(value, Analysis::Identifier)
+            }
+            ("properties", Value::Object(properties)) => {
+                for (name, property) in properties {
+                    analyzer.text(name, Analysis::Identifier, &mut |term| {
+                        emit(PARAMETER_NAMES, term)
+                    });
+                    walk_schema(property, depth + 1, analyzer, emit);
+                }
+            }
+            (
+                "items" | "prefixItems" | "additionalProperties" | "anyOf" | "oneOf" | "allOf",
+                subschema,
+            ) => walk_schema(subschema, depth + 1, analyzer, emit),
+            ("$defs" | "definitions" | "patternProperties", Value::Object(subschemas)) => {
+                for subschema in subschemas.values() {
+                    walk_schema(subschema, depth + 1, analyzer, emit);
+                }
+            }
+            _ => {}
         }
     }
 }

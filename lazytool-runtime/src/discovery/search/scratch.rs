@@ -34,6 +34,18 @@ impl Scratch {
         found.synonym_words |= synonym_words;
     }
 
+    /// [`Scratch::add`], but only to a document already touched.
+    pub(super) fn add_found(&mut self, document: u32, score: f32, words: u64, synonym_words: u64) {
+        let Some(found) = self.matches.get_mut(document as usize) else {
+            return;
+        };
+        if found.words != 0 || found.synonym_words != 0 {
+            found.score += score;
+            found.words |= words;
+            found.synonym_words |= synonym_words;
+        }
+    }
+
     /// Forgets what the last query touched.
     fn clear(&mut self) {
         for &document in &self.touched {
