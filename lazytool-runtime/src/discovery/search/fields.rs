@@ -9,7 +9,7 @@ pub(super) const FIELD_COUNT: usize = 5;
 
 /// How much a match counts in each field: name, tags, description, parameter names,
 /// parameter text.
-pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.0, 0.7, 0.5];
+pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.2, 1.0, 0.5];
 
 /// How deep the input schema is walked.
 pub(super) const MAX_SCHEMA_DEPTH: usize = 8;

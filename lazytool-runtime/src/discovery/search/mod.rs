@@ -5,10 +5,14 @@
 //! its input schema). A term's score in a document is the sum of its BM25 scores in the
 //! fields that hold it, each field with its own weight, document frequencies and length
 //! normalisation; all of these are computed when the index is built, so a query only adds
-//! up the postings of its own terms, touching only the documents that hold them.
+//! up the postings of its own terms, touching only the documents that hold them. A term that
+//! more than one tool in [`COMMON_SHARE`] holds (and more than [`MIN_COMMON_POSTINGS`]) only adds to the scores of the documents the
+//! query's other terms found, when those are enough to fill the results: in a large catalog
+//! `get` or `list` would otherwise make every query read most of the index.
 //!
 //! Documents and queries go through the same analysis: words are lowercased and folded to
-//! ASCII, stop words are dropped, suffixes are lightly stemmed (an inflected word is also
+//! ASCII, stop words (and the words of conversation a question wraps a request in: `hi`,
+//! `can you tell me`) are dropped, suffixes are lightly stemmed (an inflected word is also
 //! kept as written, so that the same form counts more than a shared stem), and a few
 //! abbreviations are spelled out (`PRs` → pull request). Names and parameter names are
 //! also split into words on case changes and digits; queries keep both forms. Each word of a query is
@@ -62,8 +66,6 @@ pub(crate) struct SearchIndex {
     offsets: Vec<usize>,
     /// Each term's documents, in document order, with its score in each; term after term.
     postings: Vec<Posting>,
-    /// Each term's highest score in any document, by term id.
-    max_scores: Vec<f32>,
     /// Documents by [`name_key`] of their name.
     names: HashMap<String, Vec<u32>>,
     /// Each document's family (see [`family_key`]), as a number.
@@ -86,8 +88,9 @@ struct Occurrences {
     frequency: [u8; FIELD_COUNT],
 }
 
-/// BM25 term-frequency saturation.
-const K1: f32 = 1.2;
+/// BM25 term-frequency saturation: tool texts are short, and a word a tool repeats (in its
+/// name, description and parameters) says more about it than in prose.
+const K1: f32 = 3.0;
 /// BM25 length normalisation.
 const B: f32 = 0.75;
 
@@ -99,10 +102,11 @@ const COVERAGE_POWER: f32 = 1.5;
 /// The longest query term [`SearchIndex::known_parts`] tries to split.
 const MAX_SPLIT_BYTES: usize = 64;
 
-/// A query term is common when more than this share of the documents hold it (and more
-/// than [`MIN_COMMON_POSTINGS`]): its postings are then added only to the documents the
-/// other terms found, when no document it alone finds can reach the results.
+/// A query term is common when more than one document in this many holds it (and more than
+/// [`MIN_COMMON_POSTINGS`] do): its postings are then added only to the documents the other
+/// terms found, if those are enough for the results.
 const COMMON_SHARE: usize = 64;
+/// Below this many postings no term is common, however small the catalog.
 const MIN_COMMON_POSTINGS: usize = 1024;
 
 impl SearchIndex {
@@ -195,7 +199,6 @@ impl SearchIndex {
             .collect();
         let mut next = offsets.clone();
         let mut postings = vec![Posting::default(); occurrences.len()];
-        let mut max_scores = vec![0.0f32; term_count];
         let mut start = 0;
         for (document, (&end, length)) in ends.iter().zip(&lengths).enumerate() {
             for occurrence in &occurrences[start..end] {
@@ -207,7 +210,6 @@ impl SearchIndex {
                     score,
                 };
                 next[term] += 1;
-                max_scores[term] = max_scores[term].max(score);
             }
             start = end;
         }
@@ -215,7 +217,6 @@ impl SearchIndex {
             terms,
             offsets,
             postings,
-            max_scores,
             names,
             scratch: ScratchPool::new(families.len()),
             families,
@@ -276,37 +277,25 @@ impl SearchIndex {
             self.add_postings(&mut scratch, term);
         }
         if !common.is_empty() {
-            // MaxScore: a document only common terms find scores at most the sum of their
-            // best scores, scaled by the share of the query's words they stand for. When
-            // that cannot reach the last of the results the rare terms found, the common
-            // terms' postings are only added to the documents already found.
-            let mut words = 0;
-            let mut synonym_words = 0;
-            let mut bound = 0.0;
+            // When the rarer terms found enough documents, the common ones only add to
+            // their scores: a document that only words found in more than one document in
+            // [`COMMON_SHARE`] match would rank below those (its share of the query's words
+            // is small and so are those words' weights), and reading where such a word is
+            // not would make a query's cost grow with the catalog.
+            let enough = !rare.is_empty()
+                && self
+                    .rank(
+                        self.candidates(&scratch, &coverage, &named),
+                        limit,
+                        &allowed,
+                    )
+                    .len()
+                    == limit;
             for term in &common {
-                words |= term.words;
-                synonym_words |= term.synonym_words;
-                bound += term.weight * self.max_scores.get(term.id as usize).unwrap_or(&0.0);
-            }
-            let bound = bound * coverage_of(&coverage, words, synonym_words);
-            let found = (!rare.is_empty()).then(|| {
-                self.rank(
-                    self.candidates(&scratch, &coverage, &named),
-                    limit,
-                    &allowed,
-                )
-            });
-            let reachable = match &found {
-                Some(found) if found.len() == limit => {
-                    found.last().is_none_or(|&(_, lowest)| bound >= lowest)
-                }
-                _ => true,
-            };
-            for term in &common {
-                if reachable {
-                    self.add_postings(&mut scratch, term);
-                } else {
+                if enough {
                     self.add_to_found(&mut scratch, term);
+                } else {
+                    self.add_postings(&mut scratch, term);
                 }
             }
         }
@@ -331,7 +320,8 @@ impl SearchIndex {
     /// each up when they are few, else reading all of the postings.
     fn add_to_found(&self, scratch: &mut Scratch, term: &QueryTerm) {
         let postings = self.postings(term.id);
-        let lookups = scratch.touched.len() * (postings.len().ilog2() as usize + 1);
+        let lookups =
+            scratch.touched.len() * (postings.len().checked_ilog2().unwrap_or(0) as usize + 1);
         let add = |scratch: &mut Scratch, posting: &Posting| {
             scratch.add_found(
                 posting.document,
