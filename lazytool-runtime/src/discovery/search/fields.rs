@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::SearchDocument;
-use super::analysis::{Analysis, Analyzer, fold};
+use super::analysis::{Analysis, fold};
 
 pub(super) const FIELD_COUNT: usize = 5;
 
@@ -21,40 +21,30 @@ pub(super) const DESCRIPTION: usize = 2;
 pub(super) const PARAMETER_NAMES: usize = 3;
 pub(super) const PARAMETER_TEXT: usize = 4;
 
-/// Hands every term of `document` to `emit` with its field.
-pub(super) fn document_terms(
+/// Hands every text of `document` to `emit` with its field and how it is analysed.
+pub(super) fn document_texts(
     document: &SearchDocument<'_>,
-    analyzer: &mut Analyzer,
-    emit: &mut impl FnMut(usize, &str),
+    emit: &mut impl FnMut(usize, &str, Analysis),
 ) {
-    analyzer.text(document.name, Analysis::Identifier, &mut |term| {
-        emit(NAME, term)
-    });
+    emit(NAME, document.name, Analysis::Identifier);
     for tag in document.tags {
-        analyzer.text(tag, Analysis::Prose, &mut |term| emit(TAGS, term));
+        emit(TAGS, tag, Analysis::Prose);
     }
-    analyzer.text(document.description, Analysis::Prose, &mut |term| {
-        emit(DESCRIPTION, term)
-    });
-    walk_schema(document.input_schema, 0, analyzer, emit);
+    emit(DESCRIPTION, document.description, Analysis::Prose);
+    walk_schema(document.input_schema, 0, emit);
 }
 
 /// Hands the property names in `schema` to `emit` as [`PARAMETER_NAMES`], and its
 /// descriptions, titles and enum values as [`PARAMETER_TEXT`], down to
 /// [`MAX_SCHEMA_DEPTH`].
-fn walk_schema(
-    schema: &Value,
-    depth: usize,
-    analyzer: &mut Analyzer,
-    emit: &mut impl FnMut(usize, &str),
-) {
+fn walk_schema(schema: &Value, depth: usize, emit: &mut impl FnMut(usize, &str, Analysis)) {
     if depth > MAX_SCHEMA_DEPTH {
         return;
     }
     let schema = match schema {
         Value::Array(schemas) => {
             for schema in schemas {
-                walk_schema(schema, depth + 1, analyzer, emit);
+                walk_schema(schema, depth + 1, emit);
             }
             return;
         }
@@ -63,36 +53,33 @@ fn walk_schema(
     };
     // One pass over the keys: schemas are walked for every tool of a catalog.
     for (key, value) in schema {
-        let mut text = |value: &str, analysis| {
-            analyzer.text(value, analysis, &mut |term| emit(PARAMETER_TEXT, term))
-        };
         match (key.as_str(), value) {
-            ("title" | "description", Value::String(value)) => text(value, Analysis::Prose),
+            ("title" | "description", Value::String(value)) => {
+                emit(PARAMETER_TEXT, value, Analysis::Prose)
+            }
             ("enum", Value::Array(values)) => {
                 for value in values {
                     if let Value::String(value) = value {
-                        text(value, Analysis::Identifier);
+                        emit(PARAMETER_TEXT, value, Analysis::Identifier);
                     }
                 }
             }
             ("const", Value::String(value)) if !schema.contains_key("enum") => {
-                text(value, Analysis::Identifier)
+                emit(PARAMETER_TEXT, value, Analysis::Identifier)
             }
             ("properties", Value::Object(properties)) => {
                 for (name, property) in properties {
-                    analyzer.text(name, Analysis::Identifier, &mut |term| {
-                        emit(PARAMETER_NAMES, term)
-                    });
-                    walk_schema(property, depth + 1, analyzer, emit);
+                    emit(PARAMETER_NAMES, name, Analysis::Identifier);
+                    walk_schema(property, depth + 1, emit);
                 }
             }
             (
                 "items" | "prefixItems" | "additionalProperties" | "anyOf" | "oneOf" | "allOf",
                 subschema,
-            ) => walk_schema(subschema, depth + 1, analyzer, emit),
+            ) => walk_schema(subschema, depth + 1, emit),
             ("$defs" | "definitions" | "patternProperties", Value::Object(subschemas)) => {
                 for subschema in subschemas.values() {
-                    walk_schema(subschema, depth + 1, analyzer, emit);
+                    walk_schema(subschema, depth + 1, emit);
                 }
             }
             _ => {}

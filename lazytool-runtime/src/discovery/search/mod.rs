@@ -30,6 +30,7 @@ mod fields;
 mod scratch;
 mod script;
 mod stem;
+mod terms;
 mod vocabulary;
 
 use std::cmp::Reverse;
@@ -40,8 +41,9 @@ use serde_json::Value;
 
 use analysis::{Analysis, Analyzer, WRITTEN, words};
 use family::{FAMILY_DECAY, family_key};
-use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_terms, name_key};
+use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
 use scratch::{Scratch, ScratchPool};
+use terms::TermTable;
 use vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 
 /// What the index knows of one tool.
@@ -112,7 +114,7 @@ const MIN_COMMON_POSTINGS: usize = 1024;
 impl SearchIndex {
     /// Indexes `documents`; results refer to them by their position in this sequence.
     pub(crate) fn new<'a>(documents: impl IntoIterator<Item = SearchDocument<'a>>) -> SearchIndex {
-        let mut terms: HashMap<Box<str>, u32> = HashMap::default();
+        let mut terms = TermTable::default();
         // For each term id, the last document it was found in, and where in `occurrences`.
         let mut last_seen: Vec<(u32, usize)> = Vec::new();
         // Every document's distinct terms, document after document; `ends` says where each
@@ -123,7 +125,6 @@ impl SearchIndex {
         let mut names: HashMap<String, Vec<u32>> = HashMap::default();
         let mut family_ids: HashMap<String, u32> = HashMap::default();
         let mut families = Vec::new();
-        let mut analyzer = Analyzer::default();
         for (index, document) in documents.into_iter().enumerate() {
             let index = index as u32;
             let key = name_key(document.name);
@@ -137,31 +138,27 @@ impl SearchIndex {
                     .or_insert(next_family),
             );
             let mut length = [0.0; FIELD_COUNT];
-            document_terms(&document, &mut analyzer, &mut |field, term| {
-                length[field] += 1.0;
-                let id = match terms.get(term) {
-                    Some(&id) => id,
-                    None => {
-                        let id = last_seen.len() as u32;
-                        terms.insert(term.into(), id);
-                        last_seen.push((u32::MAX, 0));
-                        id
+            document_texts(&document, &mut |field, text, analysis| {
+                terms.text(text, analysis, &mut |id| {
+                    length[field] += 1.0;
+                    if last_seen.len() <= id as usize {
+                        last_seen.resize(id as usize + 1, (u32::MAX, 0));
                     }
-                };
-                let Some((last, at)) = last_seen.get_mut(id as usize) else {
-                    return;
-                };
-                if *last != index {
-                    *last = index;
-                    *at = occurrences.len();
-                    occurrences.push(Occurrences {
-                        term: id,
-                        frequency: [0; FIELD_COUNT],
-                    });
-                }
-                if let Some(found) = occurrences.get_mut(*at) {
-                    found.frequency[field] = found.frequency[field].saturating_add(1);
-                }
+                    let Some((last, at)) = last_seen.get_mut(id as usize) else {
+                        return;
+                    };
+                    if *last != index {
+                        *last = index;
+                        *at = occurrences.len();
+                        occurrences.push(Occurrences {
+                            term: id,
+                            frequency: [0; FIELD_COUNT],
+                        });
+                    }
+                    if let Some(found) = occurrences.get_mut(*at) {
+                        found.frequency[field] = found.frequency[field].saturating_add(1);
+                    }
+                })
             });
             lengths.push(length);
             ends.push(occurrences.len());
@@ -178,7 +175,7 @@ impl SearchIndex {
 
         // Postings are laid out term after term: count each term's first, then fill them in
         // document order, so that each term's are in document order.
-        let term_count = last_seen.len();
+        let term_count = terms.len();
         let mut found_in = vec![[0.0f32; FIELD_COUNT]; term_count];
         let mut offsets = vec![0usize; term_count + 1];
         for occurrence in &occurrences {
@@ -214,7 +211,7 @@ impl SearchIndex {
             start = end;
         }
         SearchIndex {
-            terms,
+            terms: terms.into_ids(),
             offsets,
             postings,
             names,
