@@ -90,6 +90,13 @@ fn walk_schema(schema: &Value, depth: usize, emit: &mut impl FnMut(usize, &str, 
 /// The lookup key of a tool name: its letters and digits, lowercased, so that
 /// `list_issues`, `list-issues`, `listIssues` and `list issues` all name `list_issues`.
 pub(super) fn name_key(name: &str) -> String {
+    if name.is_ascii() {
+        return name
+            .bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|byte| char::from(byte.to_ascii_lowercase()))
+            .collect();
+    }
     let alphanumeric: String = name.chars().filter(|c| c.is_alphanumeric()).collect();
     fold(&alphanumeric)
 }

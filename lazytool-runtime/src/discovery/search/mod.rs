@@ -99,7 +99,7 @@ const B: f32 = 0.75;
 /// How much the share of a query's words a document matches counts: its score is scaled
 /// by that share to this power, so a tool matching most of a question beats one matching a
 /// single word many times.
-const COVERAGE_POWER: f32 = 1.5;
+const COVERAGE_POWER: f32 = 1.6;
 
 /// The longest query term [`SearchIndex::known_parts`] tries to split.
 const MAX_SPLIT_BYTES: usize = 64;

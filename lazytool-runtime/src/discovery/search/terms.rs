@@ -19,6 +19,23 @@ pub(super) struct TermTable {
 impl TermTable {
     /// Hands the id of every term of `text` to `on_term`, giving new terms the next ids.
     pub(super) fn text(&mut self, text: &str, analysis: Analysis, on_term: &mut impl FnMut(u32)) {
+        if text.is_ascii() {
+            // What [`words`] gives for ASCII text, without looking for scripts it has none of.
+            for word in text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|word| !word.is_empty())
+            {
+                self.word(word, analysis, on_term);
+            }
+        } else {
+            for word in words(text) {
+                self.word(word, analysis, on_term);
+            }
+        }
+    }
+
+    /// Hands the id of every term of one word to `on_term`.
+    fn word(&mut self, word: &str, analysis: Analysis, on_term: &mut impl FnMut(u32)) {
         let TermTable {
             ids,
             analyzer,
@@ -30,29 +47,27 @@ impl TermTable {
             Analysis::Prose => 1,
             Analysis::Query => 2,
         }];
-        for word in words(text) {
-            let (start, end) = match known.get(word) {
-                Some(&span) => span,
-                None => {
-                    let start = word_terms.len();
-                    analyzer.word(word, analysis, &mut |term| {
-                        let id = match ids.get(term) {
-                            Some(&id) => id,
-                            None => {
-                                let id = ids.len() as u32;
-                                ids.insert(term.into(), id);
-                                id
-                            }
-                        };
-                        word_terms.push(id);
-                    });
-                    known.insert(word.into(), (start, word_terms.len()));
-                    (start, word_terms.len())
-                }
-            };
-            for &id in word_terms.get(start..end).unwrap_or_default() {
-                on_term(id);
+        let (start, end) = match known.get(word) {
+            Some(&span) => span,
+            None => {
+                let start = word_terms.len();
+                analyzer.word(word, analysis, &mut |term| {
+                    let id = match ids.get(term) {
+                        Some(&id) => id,
+                        None => {
+                            let id = ids.len() as u32;
+                            ids.insert(term.into(), id);
+                            id
+                        }
+                    };
+                    word_terms.push(id);
+                });
+                known.insert(word.into(), (start, word_terms.len()));
+                (start, word_terms.len())
             }
+        };
+        for &id in word_terms.get(start..end).unwrap_or_default() {
+            on_term(id);
         }
     }
 
