@@ -6,9 +6,10 @@
 //! fields that hold it, each field with its own weight, document frequencies and length
 //! normalisation; all of these are computed when the index is built, so a query only adds
 //! up the postings of its own terms, touching only the documents that hold them. A term that
-//! more than one tool in [`COMMON_SHARE`] holds (and more than [`MIN_COMMON_POSTINGS`]) only adds to the scores of the documents the
-//! query's other terms found, when those are enough to fill the results: in a large catalog
-//! `get` or `list` would otherwise make every query read most of the index.
+//! more than one tool in [`COMMON_SHARE`] holds (and more than [`MIN_COMMON_POSTINGS`]) only
+//! adds to the scores of the documents the query's other terms found, when those are enough
+//! to fill the results: in a large catalog `get` or `list` would otherwise make every query
+//! read most of the index.
 //!
 //! Documents and queries go through the same analysis: words are lowercased and folded to
 //! ASCII, stop words (and the words of conversation a question wraps a request in: `hi`,
