@@ -28,87 +28,137 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
         .flat_map(pieces)
 }
 
-/// Appends the terms of `text` to `terms`.
+/// Appends the terms of `text` to `terms` (for queries, tables and tests; the index uses an
+/// [`Analyzer`] and allocates nothing per term).
 pub(super) fn analyze(text: &str, analysis: Analysis, terms: &mut Vec<String>) {
-    for word in words(text) {
-        analyze_word(word, analysis, terms);
-    }
+    Analyzer::default().text(text, analysis, &mut |term| terms.push(term.to_owned()));
 }
 
-/// Appends the terms of one alphanumeric word to `terms`.
-pub(super) fn analyze_word(word: &str, analysis: Analysis, terms: &mut Vec<String>) {
-    if analysis != Analysis::Identifier {
-        push_term(word, terms);
+/// Turns words into terms in buffers it reuses, handing each term to a callback: building
+/// an index of 100,000 tools analyses millions of words, and a `String` for each would
+/// dominate its cost.
+#[derive(Debug, Default)]
+pub(super) struct Analyzer {
+    /// The word lowercased and folded to ASCII.
+    folded: String,
+    /// Its stem, or an abbreviation's word stemmed.
+    stemmed: String,
+    /// [`WRITTEN`] and the folded word.
+    written: String,
+    /// Where [`split_word`] cuts the current word.
+    cuts: Vec<usize>,
+}
+
+impl Analyzer {
+    /// Hands every term of `text` to `emit`.
+    pub(super) fn text(&mut self, text: &str, analysis: Analysis, emit: &mut impl FnMut(&str)) {
+        for word in words(text) {
+            self.word(word, analysis, emit);
+        }
     }
-    if analysis != Analysis::Prose {
-        let parts = split_word(word);
-        if analysis == Analysis::Identifier || parts.len() > 1 {
-            for part in parts {
-                push_term(part, terms);
+
+    /// Hands every term of one alphanumeric word to `emit`.
+    pub(super) fn word(&mut self, word: &str, analysis: Analysis, emit: &mut impl FnMut(&str)) {
+        if analysis != Analysis::Identifier {
+            self.term(word, emit);
+        }
+        if analysis != Analysis::Prose {
+            let mut cuts = std::mem::take(&mut self.cuts);
+            split_word(word, &mut cuts);
+            if analysis == Analysis::Identifier || cuts.len() > 2 {
+                for part in cuts.windows(2) {
+                    self.term(&word[part[0]..part[1]], emit);
+                }
             }
+            self.cuts = cuts;
+        }
+    }
+
+    /// Normalises one word and hands on the terms it stands for, if any.
+    fn term(&mut self, word: &str, emit: &mut impl FnMut(&str)) {
+        fold_into(word, &mut self.folded);
+        let folded = self.folded.as_str();
+        if folded.len() < 2
+            || folded.bytes().all(|byte| byte.is_ascii_digit())
+            || is_stop_word(folded)
+        {
+            return;
+        }
+        self.stemmed.clear();
+        self.stemmed.push_str(folded);
+        stem(&mut self.stemmed);
+        if let Some((_, long)) = ABBREVIATIONS
+            .iter()
+            .find(|(short, _)| *short == self.stemmed)
+        {
+            for word in *long {
+                self.stemmed.clear();
+                self.stemmed.push_str(word);
+                stem(&mut self.stemmed);
+                emit(&self.stemmed);
+            }
+            return;
+        }
+        emit(&self.stemmed);
+        if self.stemmed != folded {
+            self.written.clear();
+            self.written.push(WRITTEN);
+            self.written.push_str(folded);
+            emit(&self.written);
         }
     }
 }
 
-/// Splits an alphanumeric word on case changes and letter/digit boundaries:
-/// `listPullRequests` → list, Pull, Requests; `HTTPServer2` → HTTP, Server, 2.
-pub(super) fn split_word(word: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for (i, window) in chars.windows(2).enumerate() {
-        let [(_, previous), (at, current)] = *window else {
-            continue;
-        };
-        let next = chars.get(i + 2).map(|&(_, next)| next);
+/// Where an alphanumeric word splits on case changes and letter/digit boundaries, as byte
+/// offsets from its start to its end, into `cuts`: `listPullRequests` → list, Pull,
+/// Requests; `HTTPServer2` → HTTP, Server, 2.
+pub(super) fn split_word(word: &str, cuts: &mut Vec<usize>) {
+    cuts.clear();
+    cuts.push(0);
+    let mut chars = word.char_indices().peekable();
+    let Some((_, mut previous)) = chars.next() else {
+        cuts.push(0);
+        return;
+    };
+    while let Some((at, current)) = chars.next() {
+        let next = chars.peek().copied();
         // `HTTPServer` splits before the `S`, but `PRs` is a plural, not `P` and `Rs`.
         let acronym_end = previous.is_uppercase()
             && current.is_uppercase()
-            && next.is_some_and(char::is_lowercase)
-            && !(next == Some('s') && i + 3 == chars.len());
+            && next.is_some_and(|(_, next)| next.is_lowercase())
+            && !next.is_some_and(|(after, next)| next == 's' && after + 1 == word.len());
         let boundary = (previous.is_lowercase() && current.is_uppercase())
             || previous.is_alphabetic() != current.is_alphabetic()
             || acronym_end;
         if boundary {
-            parts.push(&word[start..at]);
-            start = at;
+            cuts.push(at);
         }
+        previous = current;
     }
-    parts.push(&word[start..]);
-    parts
-}
-
-/// Normalises one word and appends the terms it stands for, if any.
-pub(super) fn push_term(word: &str, terms: &mut Vec<String>) {
-    let word = fold(word);
-    if word.len() < 2 || word.bytes().all(|byte| byte.is_ascii_digit()) || is_stop_word(&word) {
-        return;
-    }
-    let stemmed = stem(word.clone());
-    if let Some((_, long)) = ABBREVIATIONS.iter().find(|(short, _)| *short == stemmed) {
-        terms.extend(long.iter().map(|word| stem((*word).to_owned())));
-        return;
-    }
-    let inflected = stemmed != word;
-    terms.push(stemmed);
-    if inflected {
-        terms.push(format!("{WRITTEN}{word}"));
-    }
+    cuts.push(word.len());
 }
 
 /// Lowercases `word` and folds accented Latin letters to ASCII.
 pub(super) fn fold(word: &str) -> String {
+    let mut folded = String::new();
+    fold_into(word, &mut folded);
+    folded
+}
+
+/// [`fold`] into `folded`, which is cleared first.
+pub(super) fn fold_into(word: &str, folded: &mut String) {
+    folded.clear();
     if word.is_ascii() {
-        return word.to_ascii_lowercase();
+        folded.push_str(word);
+        folded.make_ascii_lowercase();
+        return;
     }
-    let mut folded = String::with_capacity(word.len());
     for lower in word.chars().flat_map(char::to_lowercase) {
         match fold_char(lower) {
             Some(ascii) => folded.push_str(ascii),
             None => folded.push(lower),
         }
     }
-    folded
 }
 
 /// The ASCII spelling of a lowercase accented Latin letter.

@@ -3,98 +3,86 @@
 use serde_json::Value;
 
 use super::SearchDocument;
-use super::analysis::{Analysis, analyze, fold};
+use super::analysis::{Analysis, fold};
 
 pub(super) const FIELD_COUNT: usize = 5;
 
 /// How much a match counts in each field: name, tags, description, parameter names,
 /// parameter text.
-pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.0, 0.7, 0.5];
+pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.2, 1.0, 0.5];
 
 /// How deep the input schema is walked.
 pub(super) const MAX_SCHEMA_DEPTH: usize = 8;
 
-/// The terms of each field of `document`, in the order of [`FIELD_WEIGHTS`].
-pub(super) fn document_fields(document: &SearchDocument<'_>) -> [Vec<String>; FIELD_COUNT] {
-    let mut name = Vec::new();
-    analyze(document.name, Analysis::Identifier, &mut name);
-    let mut tags = Vec::new();
+/// The fields, as indices into [`FIELD_WEIGHTS`].
+pub(super) const NAME: usize = 0;
+pub(super) const TAGS: usize = 1;
+pub(super) const DESCRIPTION: usize = 2;
+pub(super) const PARAMETER_NAMES: usize = 3;
+pub(super) const PARAMETER_TEXT: usize = 4;
+
+/// Hands every text of `document` to `emit` with its field and how it is analysed.
+pub(super) fn document_texts(
+    document: &SearchDocument<'_>,
+    emit: &mut impl FnMut(usize, &str, Analysis),
+) {
+    emit(NAME, document.name, Analysis::Identifier);
     for tag in document.tags {
-        analyze(tag, Analysis::Prose, &mut tags);
+        emit(TAGS, tag, Analysis::Prose);
     }
-    let mut description = Vec::new();
-    analyze(document.description, Analysis::Prose, &mut description);
-    let (mut parameter_names, mut parameter_text) = (Vec::new(), Vec::new());
-    walk_schema(
-        document.input_schema,
-        0,
-        &mut parameter_names,
-        &mut parameter_text,
-    );
-    [name, tags, description, parameter_names, parameter_text]
+    emit(DESCRIPTION, document.description, Analysis::Prose);
+    walk_schema(document.input_schema, 0, emit);
 }
 
-/// Adds the property names in `schema` to `names`, and its descriptions, titles and enum
-/// values to `text`, down to [`MAX_SCHEMA_DEPTH`].
-pub(super) fn walk_schema(
-    schema: &Value,
-    depth: usize,
-    names: &mut Vec<String>,
-    text: &mut Vec<String>,
-) {
+/// Hands the property names in `schema` to `emit` as [`PARAMETER_NAMES`], and its
+/// descriptions, titles and enum values as [`PARAMETER_TEXT`], down to
+/// [`MAX_SCHEMA_DEPTH`].
+fn walk_schema(schema: &Value, depth: usize, emit: &mut impl FnMut(usize, &str, Analysis)) {
     if depth > MAX_SCHEMA_DEPTH {
         return;
     }
     let schema = match schema {
         Value::Array(schemas) => {
             for schema in schemas {
-                walk_schema(schema, depth + 1, names, text);
+                walk_schema(schema, depth + 1, emit);
             }
             return;
         }
         Value::Object(schema) => schema,
         _ => return,
     };
-    for key in ["title", "description"] {
-        if let Some(Value::String(value)) = schema.get(key) {
-            analyze(value, Analysis::Prose, text);
-        }
-    }
-    let values = match schema.get("enum") {
-        Some(Value::Array(values)) => values.as_slice(),
-        _ => schema
-            .get("const")
-            .map(std::slice::from_ref)
-            .unwrap_or_default(),
-    };
-    for value in values {
-        if let Value::String(value) = value {
-            analyze(value, Analysis::Identifier, text);
-        }
-    }
-    if let Some(Value::Object(properties)) = schema.get("properties") {
-        for (name, property) in properties {
-            analyze(name, Analysis::Identifier, names);
-            walk_schema(property, depth + 1, names, text);
-        }
-    }
-    for key in [
-        "items",
-        "prefixItems",
-        "additionalProperties",
-        "anyOf",
-        "oneOf",
-        "allOf",
-    ] {
-        if let Some(subschema) = schema.get(key) {
-            walk_schema(subschema, depth + 1, names, text);
-        }
-    }
-    for key in ["$defs", "definitions", "patternProperties"] {
-        if let Some(Value::Object(subschemas)) = schema.get(key) {
-            for subschema in subschemas.values() {
-                walk_schema(subschema, depth + 1, names, text);
+    // One pass over the keys: schemas are walked for every tool of a catalog.
+    for (key, value) in schema {
+        match (key.as_str(), value) {
+            ("title" | "description", Value::String(value)) => {
+                emit(PARAMETER_TEXT, value, Analysis::Prose)
             }
+            ("enum", Value::Array(values)) => {
+                for value in values {
+                    if let Value::String(value) = value {
+                        emit(PARAMETER_TEXT, value, Analysis::Identifier);
+                    }
+                }
+            }
+            ("const", Value::String(value)) if !schema.contains_key("enum") => {
+                emit(PARAMETER_TEXT, value, Analysis::Identifier)
+            }
+            ("properties", Value::Object(properties)) => {
+                for (name, property) in properties {
+                    emit(PARAMETER_NAMES, name, Analysis::Identifier);
+                    walk_schema(property, depth + 1, emit);
+                }
+            }
+            (
+                "items" | "prefixItems" | "additionalProperties" | "anyOf" | "oneOf" | "allOf",
+                subschema,
+            ) => walk_schema(subschema, depth + 1, emit),
+            ("$defs" | "definitions" | "patternProperties", Value::Object(subschemas)) => {
+                for subschema in subschemas.values() {
+                    walk_schema(subschema, depth + 1, emit);
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -102,6 +90,13 @@ pub(super) fn walk_schema(
 /// The lookup key of a tool name: its letters and digits, lowercased, so that
 /// `list_issues`, `list-issues`, `listIssues` and `list issues` all name `list_issues`.
 pub(super) fn name_key(name: &str) -> String {
+    if name.is_ascii() {
+        return name
+            .bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|byte| char::from(byte.to_ascii_lowercase()))
+            .collect();
+    }
     let alphanumeric: String = name.chars().filter(|c| c.is_alphanumeric()).collect();
     fold(&alphanumeric)
 }

@@ -5,10 +5,15 @@
 //! its input schema). A term's score in a document is the sum of its BM25 scores in the
 //! fields that hold it, each field with its own weight, document frequencies and length
 //! normalisation; all of these are computed when the index is built, so a query only adds
-//! up the postings of its own terms, touching only the documents that hold them.
+//! up the postings of its own terms, touching only the documents that hold them. A term that
+//! more than one tool in [`COMMON_SHARE`] holds (and more than [`MIN_COMMON_POSTINGS`]) only
+//! adds to the scores of the documents the query's other terms found, when those are enough
+//! to fill the results: in a large catalog `get` or `list` would otherwise make every query
+//! read most of the index.
 //!
 //! Documents and queries go through the same analysis: words are lowercased and folded to
-//! ASCII, stop words are dropped, suffixes are lightly stemmed (an inflected word is also
+//! ASCII, stop words (and the words of conversation a question wraps a request in: `hi`,
+//! `can you tell me`) are dropped, suffixes are lightly stemmed (an inflected word is also
 //! kept as written, so that the same form counts more than a shared stem), and a few
 //! abbreviations are spelled out (`PRs` → pull request). Names and parameter names are
 //! also split into words on case changes and digits; queries keep both forms. Each word of a query is
@@ -26,6 +31,7 @@ mod fields;
 mod scratch;
 mod script;
 mod stem;
+mod terms;
 mod vocabulary;
 
 use std::cmp::Reverse;
@@ -34,10 +40,11 @@ use std::collections::BinaryHeap;
 use foldhash::HashMap;
 use serde_json::Value;
 
-use analysis::{Analysis, WRITTEN, analyze_word, words};
+use analysis::{Analysis, Analyzer, WRITTEN, words};
 use family::{FAMILY_DECAY, family_key};
-use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_fields, name_key};
-use scratch::ScratchPool;
+use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
+use scratch::{Scratch, ScratchPool};
+use terms::TermTable;
 use vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 
 /// What the index knows of one tool.
@@ -58,8 +65,10 @@ pub(crate) struct SearchDocument<'a> {
 pub(crate) struct SearchIndex {
     /// Term ids.
     terms: HashMap<Box<str>, u32>,
-    /// For each term id, the documents that hold it with its score in each.
-    postings: Vec<Box<[Posting]>>,
+    /// Where each term's postings start in `postings`, by term id; then their end.
+    offsets: Vec<usize>,
+    /// Each term's documents, in document order, with its score in each; term after term.
+    postings: Vec<Posting>,
     /// Documents by [`name_key`] of their name.
     names: HashMap<String, Vec<u32>>,
     /// Each document's family (see [`family_key`]), as a number.
@@ -68,31 +77,51 @@ pub(crate) struct SearchIndex {
 }
 
 /// A term's score in one document.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Posting {
     document: u32,
     score: f32,
 }
 
-/// BM25 term-frequency saturation.
-const K1: f32 = 1.2;
+/// One term of one document while the index is built: how often it occurs in each field
+/// (at most 255 times: BM25 saturates long before).
+#[derive(Clone, Copy, Debug)]
+struct Occurrences {
+    term: u32,
+    frequency: [u8; FIELD_COUNT],
+}
+
+/// BM25 term-frequency saturation: tool texts are short, and a word a tool repeats (in its
+/// name, description and parameters) says more about it than in prose.
+const K1: f32 = 3.0;
 /// BM25 length normalisation.
 const B: f32 = 0.75;
 
 /// How much the share of a query's words a document matches counts: its score is scaled
 /// by that share to this power, so a tool matching most of a question beats one matching a
 /// single word many times.
-const COVERAGE_POWER: f32 = 1.5;
+const COVERAGE_POWER: f32 = 1.6;
 
 /// The longest query term [`SearchIndex::known_parts`] tries to split.
 const MAX_SPLIT_BYTES: usize = 64;
 
+/// A query term is common when more than one document in this many holds it (and more than
+/// [`MIN_COMMON_POSTINGS`] do): its postings are then added only to the documents the other
+/// terms found, if those are enough for the results.
+const COMMON_SHARE: usize = 64;
+/// Below this many postings no term is common, however small the catalog.
+const MIN_COMMON_POSTINGS: usize = 1024;
+
 impl SearchIndex {
     /// Indexes `documents`; results refer to them by their position in this sequence.
     pub(crate) fn new<'a>(documents: impl IntoIterator<Item = SearchDocument<'a>>) -> SearchIndex {
-        let mut terms: HashMap<Box<str>, u32> = HashMap::default();
-        // For each term id, the documents that hold it, with its frequency in each field.
-        let mut frequencies: Vec<Vec<(u32, [f32; FIELD_COUNT])>> = Vec::new();
+        let mut terms = TermTable::default();
+        // For each term id, the last document it was found in, and where in `occurrences`.
+        let mut last_seen: Vec<(u32, usize)> = Vec::new();
+        // Every document's distinct terms, document after document; `ends` says where each
+        // document's end.
+        let mut occurrences: Vec<Occurrences> = Vec::new();
+        let mut ends: Vec<usize> = Vec::new();
         let mut lengths: Vec<[f32; FIELD_COUNT]> = Vec::new();
         let mut names: HashMap<String, Vec<u32>> = HashMap::default();
         let mut family_ids: HashMap<String, u32> = HashMap::default();
@@ -110,32 +139,30 @@ impl SearchIndex {
                     .or_insert(next_family),
             );
             let mut length = [0.0; FIELD_COUNT];
-            for (field, field_terms) in document_fields(&document).into_iter().enumerate() {
-                length[field] = field_terms.len() as f32;
-                for term in field_terms {
-                    let id = match terms.get(term.as_str()) {
-                        Some(&id) => id,
-                        None => {
-                            let id = frequencies.len() as u32;
-                            terms.insert(term.into_boxed_str(), id);
-                            frequencies.push(Vec::new());
-                            id
-                        }
-                    };
-                    let documents = &mut frequencies[id as usize];
-                    match documents.last_mut() {
-                        Some((document, frequency)) if *document == index => {
-                            frequency[field] += 1.0
-                        }
-                        _ => {
-                            let mut frequency = [0.0; FIELD_COUNT];
-                            frequency[field] = 1.0;
-                            documents.push((index, frequency));
-                        }
+            document_texts(&document, &mut |field, text, analysis| {
+                terms.text(text, analysis, &mut |id| {
+                    length[field] += 1.0;
+                    if last_seen.len() <= id as usize {
+                        last_seen.resize(id as usize + 1, (u32::MAX, 0));
                     }
-                }
-            }
+                    let Some((last, at)) = last_seen.get_mut(id as usize) else {
+                        return;
+                    };
+                    if *last != index {
+                        *last = index;
+                        *at = occurrences.len();
+                        occurrences.push(Occurrences {
+                            term: id,
+                            frequency: [0; FIELD_COUNT],
+                        });
+                    }
+                    if let Some(found) = occurrences.get_mut(*at) {
+                        found.frequency[field] = found.frequency[field].saturating_add(1);
+                    }
+                })
+            });
             lengths.push(length);
+            ends.push(occurrences.len());
         }
 
         let count = lengths.len() as f32;
@@ -147,33 +174,59 @@ impl SearchIndex {
         }
         let average = average.map(|sum| sum / count);
 
-        let postings = frequencies
-            .into_iter()
-            .map(|documents| {
-                let mut found_in = [0.0f32; FIELD_COUNT];
-                for (_, frequency) in &documents {
-                    for (found_in, frequency) in found_in.iter_mut().zip(frequency) {
-                        if *frequency > 0.0 {
-                            *found_in += 1.0;
-                        }
-                    }
+        // Postings are laid out term after term: count each term's first, then fill them in
+        // document order, so that each term's are in document order.
+        let term_count = terms.len();
+        let mut found_in = vec![[0.0f32; FIELD_COUNT]; term_count];
+        let mut offsets = vec![0usize; term_count + 1];
+        for occurrence in &occurrences {
+            let term = occurrence.term as usize;
+            offsets[term + 1] += 1;
+            for (found_in, &frequency) in found_in[term].iter_mut().zip(&occurrence.frequency) {
+                if frequency > 0 {
+                    *found_in += 1.0;
                 }
-                let idf = found_in.map(|found_in| idf(count, found_in));
-                documents
-                    .into_iter()
-                    .map(|(document, frequency)| Posting {
-                        document,
-                        score: bm25(&frequency, &idf, &lengths[document as usize], &average),
-                    })
-                    .collect()
-            })
+            }
+        }
+        for term in 0..term_count {
+            offsets[term + 1] += offsets[term];
+        }
+        let idf: Vec<[f32; FIELD_COUNT]> = found_in
+            .into_iter()
+            .map(|found_in| found_in.map(|found_in| idf(count, found_in)))
             .collect();
+        let mut next = offsets.clone();
+        let mut postings = vec![Posting::default(); occurrences.len()];
+        let mut start = 0;
+        for (document, (&end, length)) in ends.iter().zip(&lengths).enumerate() {
+            for occurrence in &occurrences[start..end] {
+                let term = occurrence.term as usize;
+                let frequency = occurrence.frequency.map(f32::from);
+                let score = bm25(&frequency, &idf[term], length, &average);
+                postings[next[term]] = Posting {
+                    document: document as u32,
+                    score,
+                };
+                next[term] += 1;
+            }
+            start = end;
+        }
         SearchIndex {
-            terms,
+            terms: terms.into_ids(),
+            offsets,
             postings,
             names,
             scratch: ScratchPool::new(families.len()),
             families,
+        }
+    }
+
+    /// The postings of term `id`.
+    fn postings(&self, id: u32) -> &[Posting] {
+        let id = id as usize;
+        match (self.offsets.get(id), self.offsets.get(id + 1)) {
+            (Some(&start), Some(&end)) => self.postings.get(start..end).unwrap_or_default(),
+            _ => &[],
         }
     }
 
@@ -210,47 +263,114 @@ impl SearchIndex {
             return Vec::new();
         }
         let query_terms = self.query_terms(query);
+        let coverage = query_terms.coverage_scale();
+        let named = self.named_in(query);
+        let common_postings = (self.families.len() / COMMON_SHARE).max(MIN_COMMON_POSTINGS);
+        let (common, rare): (Vec<&QueryTerm>, Vec<&QueryTerm>) = query_terms
+            .terms
+            .iter()
+            .partition(|term| self.postings(term.id).len() > common_postings);
         let mut scratch = self.scratch.take();
-        for term in &query_terms.terms {
-            for posting in self.postings[term.id as usize].iter() {
-                scratch.add(
-                    posting.document,
-                    term.weight * posting.score,
-                    term.words,
-                    term.synonym_words,
-                );
+        for term in &rare {
+            self.add_postings(&mut scratch, term);
+        }
+        if !common.is_empty() {
+            // When the rarer terms found enough documents, the common ones only add to
+            // their scores: a document that only words found in more than one document in
+            // [`COMMON_SHARE`] match would rank below those (its share of the query's words
+            // is small and so are those words' weights), and reading where such a word is
+            // not would make a query's cost grow with the catalog.
+            let enough = !rare.is_empty()
+                && self
+                    .rank(
+                        self.candidates(&scratch, &coverage, &named),
+                        limit,
+                        &allowed,
+                    )
+                    .len()
+                    == limit;
+            for term in &common {
+                if enough {
+                    self.add_to_found(&mut scratch, term);
+                } else {
+                    self.add_postings(&mut scratch, term);
+                }
             }
         }
-        let coverage = query_terms.coverage_scale();
+        let candidates = self.candidates(&scratch, &coverage, &named);
+        self.scratch.give_back(scratch);
+        self.rank(candidates, limit, allowed)
+    }
+
+    /// Adds every posting of `term` to `scratch`.
+    fn add_postings(&self, scratch: &mut Scratch, term: &QueryTerm) {
+        for posting in self.postings(term.id) {
+            scratch.add(
+                posting.document,
+                term.weight * posting.score,
+                term.words,
+                term.synonym_words,
+            );
+        }
+    }
+
+    /// Adds the postings of `term` to the documents `scratch` has already found, looking
+    /// each up when they are few, else reading all of the postings.
+    fn add_to_found(&self, scratch: &mut Scratch, term: &QueryTerm) {
+        let postings = self.postings(term.id);
+        let lookups =
+            scratch.touched.len() * (postings.len().checked_ilog2().unwrap_or(0) as usize + 1);
+        let add = |scratch: &mut Scratch, posting: &Posting| {
+            scratch.add_found(
+                posting.document,
+                term.weight * posting.score,
+                term.words,
+                term.synonym_words,
+            )
+        };
+        if lookups < postings.len() {
+            for at in 0..scratch.touched.len() {
+                let document = scratch.touched[at];
+                if let Ok(found) =
+                    postings.binary_search_by_key(&document, |posting| posting.document)
+                {
+                    add(scratch, &postings[found]);
+                }
+            }
+        } else {
+            for posting in postings {
+                add(scratch, posting);
+            }
+        }
+    }
+
+    /// The documents `scratch` found, with their scores scaled by the share of the query's
+    /// words they match, and the documents `named` above them all.
+    fn candidates(&self, scratch: &Scratch, coverage: &[f32], named: &[u32]) -> Vec<(u32, f32)> {
         let mut candidates: Vec<(u32, f32)> = scratch
             .touched
             .iter()
             .filter_map(|&document| {
                 let found = scratch.matches.get(document as usize)?;
-                let synonym_only = found.synonym_words & !found.words;
-                let halves = 2 * found.words.count_ones() + synonym_only.count_ones();
-                let scale = coverage.get(halves as usize).copied().unwrap_or(0.0);
+                let scale = coverage_of(coverage, found.words, found.synonym_words);
                 Some((document, found.score * scale))
             })
             .filter(|&(_, score)| score > 0.0)
             .collect();
-        self.scratch.give_back(scratch);
-
-        let named = self.named_in(query);
         if !named.is_empty() {
             // Above every other score, and still in order of relevance among themselves.
             let best = candidates
                 .iter()
                 .map(|&(_, score)| score)
                 .fold(0.0, f32::max);
-            for document in named {
+            for &document in named {
                 match candidates.iter_mut().find(|(found, _)| *found == document) {
                     Some((_, score)) => *score += best + 1.0,
                     None => candidates.push((document, best + 1.0)),
                 }
             }
         }
-        self.rank(candidates, limit, allowed)
+        candidates
     }
 
     /// The best `limit` of `candidates` that are `allowed`, best first, a tool counting less
@@ -340,11 +460,14 @@ impl SearchIndex {
                 entry.words |= bit;
             }
         };
-        let mut analyzed = Vec::new();
+        let mut analyzer = Analyzer::default();
+        let mut analyzed: Vec<String> = Vec::new();
         let mut word_count = 0;
         for word in words(query) {
             analyzed.clear();
-            analyze_word(word, Analysis::Query, &mut analyzed);
+            analyzer.word(word, Analysis::Query, &mut |term| {
+                analyzed.push(term.to_owned())
+            });
             let word_terms: Vec<&str> = analyzed
                 .iter()
                 .flat_map(|term| self.known_parts(term))
@@ -468,6 +591,14 @@ struct QueryTerms {
 
 // `coverage_scale` counts a word matched only through a synonym as half a word.
 const _: () = assert!(SYNONYM_WEIGHT == 0.5);
+
+/// The factor of `coverage` (see [`QueryTerms::coverage_scale`]) for a document matching
+/// `words`, and `synonym_words` through a synonym.
+fn coverage_of(coverage: &[f32], words: u64, synonym_words: u64) -> f32 {
+    let synonym_only = synonym_words & !words;
+    let halves = 2 * words.count_ones() + synonym_only.count_ones();
+    coverage.get(halves as usize).copied().unwrap_or(0.0)
+}
 
 impl QueryTerms {
     /// What a document's score is multiplied by, indexed by twice the words it matched: the

@@ -18,6 +18,10 @@ pub(super) struct Match {
 pub(super) struct Scratch {
     pub(super) matches: Vec<Match>,
     pub(super) touched: Vec<u32>,
+    /// The touched documents as bits (64 documents a word): a set small enough for the
+    /// processor's first cache, which [`Scratch::add_found`] reads for every posting of a
+    /// common term.
+    found: Vec<u64>,
 }
 
 impl Scratch {
@@ -28,10 +32,26 @@ impl Scratch {
         };
         if found.words == 0 && found.synonym_words == 0 {
             self.touched.push(document);
+            if let Some(bits) = self.found.get_mut(document as usize / 64) {
+                *bits |= 1 << (document % 64);
+            }
         }
         found.score += score;
         found.words |= words;
         found.synonym_words |= synonym_words;
+    }
+
+    /// [`Scratch::add`], but only to a document already touched.
+    pub(super) fn add_found(&mut self, document: u32, score: f32, words: u64, synonym_words: u64) {
+        let touched = self
+            .found
+            .get(document as usize / 64)
+            .is_some_and(|bits| bits & (1 << (document % 64)) != 0);
+        if touched && let Some(found) = self.matches.get_mut(document as usize) {
+            found.score += score;
+            found.words |= words;
+            found.synonym_words |= synonym_words;
+        }
     }
 
     /// Forgets what the last query touched.
@@ -39,6 +59,9 @@ impl Scratch {
         for &document in &self.touched {
             if let Some(found) = self.matches.get_mut(document as usize) {
                 *found = Match::default();
+            }
+            if let Some(bits) = self.found.get_mut(document as usize / 64) {
+                *bits = 0;
             }
         }
         self.touched.clear();
@@ -66,6 +89,7 @@ impl ScratchPool {
         reused.unwrap_or_else(|| Scratch {
             matches: vec![Match::default(); self.documents],
             touched: Vec::new(),
+            found: vec![0; self.documents.div_ceil(64)],
         })
     }
 

@@ -3,12 +3,12 @@
 /// A light, deterministic suffix stripper in the spirit of Porter's: plurals, `-ed` and
 /// `-ing`, agent nouns and `-tion`, then a doubled final consonant, `y` → `i` and a final
 /// `e`, so that `create`, `creates`, `created`, `creating` and `creation` all become
-/// `creat`. Only plain lowercase ASCII words are stemmed.
-pub(super) fn stem(mut stem: String) -> String {
+/// `creat`. Only plain lowercase ASCII words are stemmed, in place.
+pub(super) fn stem(stem: &mut String) {
     if stem.len() < 3 || !stem.bytes().all(|byte| byte.is_ascii_lowercase()) {
-        return stem;
+        return;
     }
-    stem.truncate(strip_derivation(strip_inflection(strip_plural(&stem))).len());
+    stem.truncate(strip_derivation(strip_inflection(strip_plural(stem))).len());
     if let [.., a, b] = *stem.as_bytes()
         && a == b
         && !is_vowel(b)
@@ -31,7 +31,6 @@ pub(super) fn stem(mut stem: String) -> String {
     if stem.len() >= 4 && stem.ends_with('e') {
         stem.pop();
     }
-    stem
 }
 
 /// `requests` → request, `branches` → branch, `entries` → entri; not `status`.

@@ -86,7 +86,14 @@ fn drops_stop_words_numbers_and_single_letters() {
         stems("Show me the open PRs in my repo, #12", Analysis::Query),
         ["show", "open", "pull", "request", "repositori"]
     );
-    assert_eq!(stems("I don't know", Analysis::Query), ["know"]);
+    assert!(stems("I don't know", Analysis::Query).is_empty());
+    assert_eq!(
+        stems(
+            "Hi, can you tell me the weather, please? I need it now.",
+            Analysis::Query
+        ),
+        ["weather"]
+    );
 }
 
 #[test]
@@ -101,6 +108,11 @@ fn keeps_inflected_words_as_written_too() {
 
 #[test]
 fn stems_related_forms_alike() {
+    let stem = |word: &str| {
+        let mut stemmed = word.to_owned();
+        stem(&mut stemmed);
+        stemmed
+    };
     let alike = [
         ["request", "requests", "requested"],
         ["branch", "branches", "branching"],
@@ -115,7 +127,7 @@ fn stems_related_forms_alike() {
         ["tag", "tagged", "tags"],
     ];
     for forms in alike {
-        let stems = forms.map(|form| stem(form.to_owned()));
+        let stems = forms.map(stem);
         assert!(
             stems.iter().all(|stem| *stem == stems[0]),
             "{forms:?} → {stems:?}"
@@ -124,9 +136,9 @@ fn stems_related_forms_alike() {
     for word in [
         "status", "need", "string", "owner", "user", "action", "pull", "call", "class",
     ] {
-        assert_eq!(stem(word.to_owned()), word);
+        assert_eq!(stem(word), word);
     }
-    assert_eq!(stem("issue".to_owned()), "issu");
+    assert_eq!(stem("issue"), "issu");
 }
 
 #[test]
@@ -445,4 +457,30 @@ fn no_unspaced_question_comes_back_empty_for_want_of_spaces() {
     ] {
         assert_eq!(index.search(query, 5).first(), Some(&found), "{query}");
     }
+}
+
+#[test]
+fn common_words_rank_what_rarer_words_found_and_fill_the_rest() {
+    // `get` is in more than MIN_COMMON_POSTINGS tools (a common term), `weather` in two.
+    let names: Vec<String> = (0..MIN_COMMON_POSTINGS + 100)
+        .map(|i| format!("get_item_{i}"))
+        .collect();
+    let mut tools: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (name.as_str(), "Gets one item of the inventory."))
+        .collect();
+    tools.push(("weather_alerts", "Weather alerts for a region."));
+    tools.push(("get_weather", "Gets the weather in a city."));
+    let index = small_index(&tools);
+    let (alerts, weather) = (tools.len() - 2, tools.len() - 1);
+    // Enough found by `weather`: `get` ranks them.
+    assert_eq!(index.search("get the weather", 2), [weather, alerts]);
+    // Too few: the tools only `get` matches fill the rest.
+    let found = index.search("get the weather", 5);
+    assert_eq!(found[..2], [weather, alerts]);
+    assert_eq!(found.len(), 5);
+    assert!(found[2..].iter().all(|&found| found < alerts), "{found:?}");
+    // Also when the session does not allow the tools `weather` found.
+    let found = index.search_among("get the weather", 2, |document| document < alerts);
+    assert_eq!(found.len(), 2);
 }

@@ -9,22 +9,29 @@ use super::analysis::{Analysis, analyze};
 /// document matching only a synonym counts as matching the word.
 pub(super) const SYNONYM_WEIGHT: f32 = 0.5;
 
-/// Whether `word` is too common to tell tools apart. The contraction stubs (`don`, `isn`,
-/// `ll`…) are what is left of `don't`, `isn't` and `we'll` once split on the apostrophe.
+/// Whether `word` is too common to tell tools apart: function words, and the words of
+/// conversation that questions wrap a request in (`hi`, `can you tell me`, `I need`,
+/// `please provide`), which say nothing of the tool asked for. The contraction stubs (`don`,
+/// `isn`, `ll`…) are what is left of `don't`, `isn't` and `we'll` once split on the
+/// apostrophe. Words are matched as written, before stemming (`provides` in a description
+/// is kept).
 #[rustfmt::skip]
 pub(super) fn is_stop_word(word: &str) -> bool {
     matches!(
         word,
-        "about" | "am" | "an" | "and" | "any" | "are" | "aren" | "as" | "at" | "be" |
-        "been" | "but" | "by" | "can" | "could" | "couldn" | "did" | "didn" | "do" |
-        "does" | "doesn" | "don" | "for" | "from" | "had" | "hadn" | "has" | "hasn" |
-        "have" | "haven" | "he" | "her" | "his" | "how" | "if" | "in" | "into" | "is" |
-        "isn" | "it" | "its" | "just" | "ll" | "me" | "my" | "of" | "on" | "or" | "our" |
-        "please" | "re" | "she" | "should" | "shouldn" | "so" | "some" | "than" | "that" |
+        "able" | "about" | "all" | "also" | "am" | "an" | "and" | "any" | "are" | "aren" |
+        "as" | "assist" | "at" | "be" | "been" | "but" | "by" | "can" | "could" | "couldn" |
+        "currently" | "did" | "didn" | "do" | "does" | "doesn" | "don" | "for" | "from" |
+        "give" | "had" | "hadn" | "has" | "hasn" | "have" | "haven" | "he" | "hello" |
+        "help" | "her" | "here" | "hey" | "hi" | "his" | "how" | "id" | "if" | "im" | "in" |
+        "into" | "is" | "isn" | "it" | "its" | "just" | "kindly" | "know" | "let" | "like" |
+        "ll" | "me" | "more" | "my" | "need" | "no" | "not" | "now" | "of" | "ok" | "okay" |
+        "on" | "or" | "our" | "please" | "possible" | "provide" | "re" | "she" | "should" |
+        "shouldn" | "so" | "some" | "sure" | "tell" | "than" | "thank" | "thanks" | "that" |
         "the" | "their" | "them" | "then" | "there" | "these" | "they" | "this" | "those" |
-        "to" | "us" | "ve" | "want" | "was" | "wasn" | "we" | "were" | "weren" | "what" |
-        "when" | "where" | "which" | "who" | "why" | "will" | "with" | "won" | "would" |
-        "wouldn" | "you" | "your"
+        "to" | "us" | "ve" | "very" | "want" | "was" | "wasn" | "we" | "were" | "weren" |
+        "what" | "when" | "where" | "which" | "who" | "why" | "will" | "with" | "won" |
+        "wonder" | "wondering" | "would" | "wouldn" | "yes" | "you" | "your"
     )
 }
 
