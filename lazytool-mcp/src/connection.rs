@@ -245,6 +245,9 @@ impl ServerHandler for McpConnection {
         self.stateful(&principal(&context))?;
         self.announce_catalog_changes(context.peer.clone());
         context.peer.set_peer_info(request.clone());
+        if let Some(relay) = self.server.relayed_to() {
+            relay.client_announced(&request.capabilities);
+        }
         self.negotiate_initialize(&request)
     }
 

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, watch};
 use crate::connection::{McpConnection, capabilities};
 use crate::error::McpError;
 use crate::principal::Principal;
+use crate::source::Relay;
 use crate::streamable_http::McpHttp;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
 use crate::until::Until;
@@ -66,6 +67,7 @@ pub struct McpServer {
     name: String,
     version: String,
     instructions: Option<String>,
+    relay: Option<Relay>,
 }
 
 impl fmt::Debug for McpServer {
@@ -124,6 +126,7 @@ impl McpServer {
             name: "lazytool".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
+            relay: None,
         }
     }
 
@@ -227,6 +230,28 @@ impl McpServer {
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
         self
+    }
+
+    /// Records in `relay` what each client announces in its `initialize` (sampling,
+    /// elicitation), for the [`McpSource`](crate::McpSource)s whose tools this server
+    /// serves: they announce it to their servers and pass those servers' requests during a
+    /// call on to the client of the call. See [`Relay`].
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpServer, Relay};
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let relay = Relay::new("my-gateway");
+    /// let server = McpServer::new(registry).relay(relay.clone());
+    /// // and `McpSource::relay(relay)` on each source.
+    /// ```
+    pub fn relay(mut self, relay: Relay) -> Self {
+        self.relay = Some(relay);
+        self
+    }
+
+    pub(crate) fn relayed_to(&self) -> Option<&Relay> {
+        self.relay.as_ref()
     }
 
     /// A new connection with a fresh session for the anonymous principal, for serving over

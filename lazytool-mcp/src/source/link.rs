@@ -8,8 +8,11 @@ use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
 use super::child::StderrTail;
+use super::in_flight::InFlight;
 use super::redact::Redactor;
+use super::relay::{Announced, Relay};
 use super::upstream::{Connected, Notices, Upstream, follow_list_changes};
+use super::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
 /// How long a failure waits for the rest of the server's stderr, which explains it.
@@ -42,6 +45,10 @@ pub(crate) struct Link {
     tools_changed: watch::Sender<u64>,
     /// The protocol version agreed at the last start.
     protocol: std::sync::Mutex<Option<String>>,
+    /// What the program's clients can answer of the server's requests.
+    relay: Option<Relay>,
+    /// The calls forwarded and not answered yet.
+    in_flight: Arc<InFlight>,
     state: Mutex<State>,
 }
 
@@ -52,6 +59,8 @@ struct State {
     retry_at: Option<Instant>,
     last_error: Option<String>,
     started_before: bool,
+    /// What the running connection announced of the relay's capabilities.
+    announced: Announced,
 }
 
 impl Link {
@@ -60,6 +69,7 @@ impl Link {
         upstream: Upstream,
         start_timeout: Duration,
         backoff: Backoff,
+        relay: Option<Relay>,
     ) -> Self {
         Link {
             server,
@@ -70,8 +80,14 @@ impl Link {
             stderr: StderrTail::default(),
             tools_changed: watch::Sender::new(0),
             protocol: std::sync::Mutex::default(),
+            relay,
+            in_flight: Arc::default(),
             state: Mutex::default(),
         }
+    }
+
+    pub(crate) fn in_flight(&self) -> &Arc<InFlight> {
+        &self.in_flight
     }
 
     pub(crate) fn server(&self) -> &str {
@@ -99,6 +115,20 @@ impl Link {
     /// Waits at most the start timeout (plus the wait for a start already under way).
     pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
+        let relayed = self.relay.as_ref().map(Relay::current).unwrap_or_default();
+        if state.running.is_some() && state.announced.lacks(&relayed) && self.in_flight.is_empty() {
+            tracing::info!(target: TARGET, server = %self.server, "restarting the upstream server to announce what the clients can answer");
+            if let Some(Connected {
+                mut running,
+                process,
+            }) = state.running.take()
+            {
+                let _ = running.close_with_timeout(Duration::from_millis(200)).await;
+                if let Some(process) = process {
+                    process.stop().await;
+                }
+            }
+        }
         if let Some(Connected { running, .. }) = &state.running {
             if !running.is_closed() && !running.peer().is_transport_closed() {
                 return Ok(running.peer().clone());
@@ -128,8 +158,15 @@ impl Link {
                 wait.as_secs_f64()
             ));
         }
+        let program = self.relay.as_ref().map_or("lazytool", Relay::name);
         let notices = Notices {
             tools_changed: self.tools_changed.clone(),
+            announced: relayed.capabilities(),
+            requests: Arc::new(UpstreamRequests {
+                program: Arc::from(program),
+                server: Arc::clone(&self.server),
+                in_flight: Arc::clone(&self.in_flight),
+            }),
         };
         let started = tokio::time::timeout(
             self.start_timeout,
@@ -160,6 +197,7 @@ impl Link {
                     self.tools_changed.clone(),
                 );
                 state.running = Some(connected);
+                state.announced = relayed;
                 state.failures = 0;
                 state.retry_at = None;
                 if std::mem::replace(&mut state.started_before, true) {

@@ -5,15 +5,19 @@ mod admission;
 mod catalog;
 mod child;
 mod http_failure;
+mod in_flight;
 mod link;
 mod naming;
 pub(crate) mod oauth;
+mod progress_tap;
 mod redact;
+mod relay;
 mod sanitize;
 mod selection;
 mod stdio;
 mod tool;
 mod upstream;
+mod upstream_requests;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +30,7 @@ pub use admission::ToolNote;
 pub use catalog::{McpCatalog, SourceReport};
 pub use child::InheritEnv;
 pub use redact::Redactor;
+pub use relay::Relay;
 pub use selection::{PatternError, ToolSelection};
 pub use upstream::Upstream;
 
@@ -94,6 +99,7 @@ pub struct McpSource {
     call_timeout: Duration,
     backoff: Backoff,
     max_description_chars: usize,
+    relay: Option<Relay>,
     link: std::sync::OnceLock<Arc<Link>>,
     listed: std::sync::Mutex<Listed>,
 }
@@ -123,6 +129,7 @@ impl McpSource {
                 max: Duration::from_secs(60),
             },
             max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
+            relay: None,
             link: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
         }
@@ -162,6 +169,28 @@ impl McpSource {
     /// failure up to `max`. Default: 1 s, at most 60 s.
     pub fn restart_backoff(mut self, first: Duration, max: Duration) -> Self {
         self.backoff = Backoff { first, max };
+        self
+    }
+
+    /// Announces to the server what the program's MCP clients can answer (sampling,
+    /// elicitation), as `relay` records it; see [`Relay`]. Whatever the relay, a
+    /// `sampling/createMessage` or `elicitation/create` the server sends during a call is
+    /// passed on to the client of that call when that client announced the capability, and
+    /// refused with a JSON-RPC error that says why otherwise; its `notifications/progress`
+    /// for the call reach that client under the client's own progress token when the client
+    /// asked for progress.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Relay, Upstream};
+    ///
+    /// let relay = Relay::new("my-gateway");
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["@modelcontextprotocol/server-everything"]))
+    ///     .relay(relay.clone());
+    /// // and `McpServer::relay(relay)` on the server its tools are served by.
+    /// # drop(everything);
+    /// ```
+    pub fn relay(mut self, relay: Relay) -> Self {
+        self.relay = Some(relay);
         self
     }
 
@@ -228,6 +257,7 @@ impl McpSource {
                 self.upstream.clone(),
                 self.start_timeout,
                 self.backoff,
+                self.relay.clone(),
             ))
         })
     }

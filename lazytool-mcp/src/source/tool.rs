@@ -4,12 +4,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lazytool_runtime::{DynamicTool, ToolAnnotations, ToolContext, ToolOutput, ToolResult};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock,
+    ServerResult, Tool,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::{Map, Value};
+use tokio::time::Instant;
 
 use super::link::Link;
 use super::naming::exposed_name;
 use crate::content::McpContent;
+use crate::request::McpRequest;
 
 #[derive(Clone)]
 pub(crate) struct Forward {
@@ -75,10 +81,29 @@ impl Forward {
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        // Dropping the request (cancelled, timed out) sends `notifications/cancelled`.
-        let call = tokio::time::timeout(self.call_timeout, peer.call_tool(params));
+        let deadline = Instant::now() + self.call_timeout;
+        let call = async {
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let handle = peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await?;
+            // Until the answer: the upstream's requests and progress belong to this call,
+            // and dropping it (cancelled, timed out) sends `notifications/cancelled`.
+            let mut registration = self.link.in_flight().register(
+                handle.id.clone(),
+                handle.progress_token.clone(),
+                McpRequest::current(),
+                deadline,
+                peer.clone(),
+            );
+            let answer = handle.await_response().await;
+            if !matches!(answer, Err(ServiceError::TransportClosed)) {
+                registration.answered();
+            }
+            answer
+        };
         let result = tokio::select! {
-            result = call => result,
+            result = tokio::time::timeout_at(deadline, call) => result,
             () = context.cancellation().cancelled() => return Err("the call was cancelled".to_owned()),
         };
         match result {
@@ -91,7 +116,16 @@ impl Forward {
                 "the MCP server `{}` failed: {error}",
                 self.link.server()
             )),
-            Ok(Ok(result)) => answer(result),
+            Ok(Ok(ServerResult::CallToolResult(result))) => answer(result),
+            Ok(Ok(ServerResult::EmptyResult(_))) => answer(CallToolResult::default()),
+            Ok(Ok(ServerResult::InputRequiredResult(_))) => Err(format!(
+                "the MCP server `{}` asked for input during the call (`input_required`), which lazytool does not pass on",
+                self.link.server()
+            )),
+            Ok(Ok(_)) => Err(format!(
+                "the MCP server `{}` answered tools/call with something else than a tool result",
+                self.link.server()
+            )),
         }
     }
 }

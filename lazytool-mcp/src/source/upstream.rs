@@ -5,10 +5,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerNotification,
-    SubscriptionFilter,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
+    ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
-use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
+#[expect(
+    deprecated,
+    reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
+)]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+use rmcp::service::{ClientInitializeError, NotificationContext, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
@@ -16,8 +21,10 @@ use tokio::sync::{mpsc, watch};
 
 use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
 use super::oauth::{OAuth, OAuthHttp};
+use super::progress_tap::ProgressTap;
 use super::redact::Redactor;
 use super::stdio::ChildTransport;
+use super::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
 /// Lines queued for a child's stdin.
@@ -244,6 +251,7 @@ impl Upstream {
                     }
                 });
                 let transport = ChildTransport::new(Arc::clone(server), spawned.stdout, outbox);
+                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(running) => Ok(Connected {
                         running,
@@ -266,6 +274,7 @@ impl Upstream {
                 }
                 let Some(client) = authorized else {
                     let transport = StreamableHttpClientTransport::from_config(config);
+                    let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                     let running = handler
                         .serve_with_lifecycle(transport, lifecycle)
                         .await
@@ -277,6 +286,7 @@ impl Upstream {
                 };
                 let transport =
                     StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 let refused = match handler
                     .clone()
                     .serve_with_lifecycle(transport, lifecycle.clone())
@@ -302,6 +312,7 @@ impl Upstream {
                     .await
                     .map_err(|error| Start::Failed(error.to_string()))?;
                 let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
@@ -398,16 +409,20 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// The client side of an upstream connection: answers nothing, reports `list_changed`.
+/// The client side of an upstream connection: reports `list_changed`, announces what
+/// the program's clients can answer, and passes the server's requests during a call on to
+/// the client of that call (`upstream_requests.rs`; its progress passes in `progress_tap.rs`).
 #[derive(Clone)]
 pub(crate) struct Notices {
     pub(crate) tools_changed: watch::Sender<u64>,
+    pub(crate) announced: ClientCapabilities,
+    pub(crate) requests: Arc<UpstreamRequests>,
 }
 
 impl ClientHandler for Notices {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.announced.clone(),
             Implementation::new("lazytool", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -416,6 +431,26 @@ impl ClientHandler for Notices {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed
             .send_modify(|generation| *generation += 1);
+    }
+
+    #[expect(
+        deprecated,
+        reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
+    )]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.requests.sampling(params, context).await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.requests.elicitation(params, context).await
     }
 }
 
