@@ -6,6 +6,7 @@ use std::time::Duration;
 use rmcp::{Peer, RoleClient};
 use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::child::StderrTail;
 use super::in_flight::InFlight;
@@ -61,6 +62,8 @@ struct State {
     started_before: bool,
     /// What the running connection announced of the relay's capabilities.
     announced: Announced,
+    /// Stops the running connection's watch of the relay.
+    relay_watch: Option<DropGuard>,
 }
 
 impl Link {
@@ -197,6 +200,7 @@ impl Link {
                     self.tools_changed.clone(),
                 );
                 state.running = Some(connected);
+                state.relay_watch = self.watch_relay(&relayed);
                 state.announced = relayed;
                 state.failures = 0;
                 state.retry_at = None;
@@ -218,6 +222,29 @@ impl Link {
                 ))
             }
         }
+    }
+
+    /// Reports a change of the tools when a client announces what the running connection
+    /// did not (the next listing restarts it), until the connection is replaced.
+    fn watch_relay(&self, announced: &Announced) -> Option<DropGuard> {
+        let mut changes = self.relay.as_ref()?.changes();
+        let (announced, tools_changed) = (announced.clone(), self.tools_changed.clone());
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        tokio::spawn(async move {
+            let grew = async {
+                while !announced.lacks(&changes.borrow_and_update()) {
+                    if changes.changed().await.is_err() {
+                        return false;
+                    }
+                }
+                true
+            };
+            if stopped.run_until_cancelled(grew).await == Some(true) {
+                tools_changed.send_modify(|generation| *generation += 1);
+            }
+        });
+        Some(stop.drop_guard())
     }
 
     /// `error`, and the last lines the server wrote to stderr when there are any (read to

@@ -1,8 +1,9 @@
 //! Which requests of upstream servers a program can pass on to its own MCP clients: [`Relay`].
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use rmcp::model::{ClientCapabilities, ElicitationCapability, SamplingCapability};
+use tokio::sync::watch;
 
 /// What the program's own MCP clients can answer of what upstream servers ask during a
 /// call: `sampling/createMessage` and `elicitation/create`. Give the same `Relay` to the
@@ -12,8 +13,10 @@ use rmcp::model::{ClientCapabilities, ElicitationCapability, SamplingCapability}
 /// the capabilities some client announced when it starts.
 ///
 /// - An upstream started before any client announced a capability announces none; once a
-///   client announces one, the upstream is restarted at its next use when no call of it is
-///   in flight (once: what clients announced only grows), so its server learns it.
+///   client announces one, the source reports a change of its tools (so an
+///   [`McpCatalog`](crate::McpCatalog) lists it again) and the upstream is restarted at
+///   that next use when no call of it is in flight, else at a later one (once: what clients
+///   announced only grows), so its server learns it and can offer the tools that need it.
 /// - With several clients (streamable HTTP), an upstream announces what any of them
 ///   announced; a request during the call of a client that did not announce it is refused
 ///   with a JSON-RPC error that says so.
@@ -37,7 +40,7 @@ use rmcp::model::{ClientCapabilities, ElicitationCapability, SamplingCapability}
 #[derive(Clone, Debug)]
 pub struct Relay {
     name: Arc<str>,
-    announced: Arc<Mutex<Announced>>,
+    announced: Arc<watch::Sender<Announced>>,
 }
 
 /// What some client announced, as an upstream announces it.
@@ -69,7 +72,7 @@ impl Relay {
     pub fn new(name: impl Into<Arc<str>>) -> Self {
         Relay {
             name: name.into(),
-            announced: Arc::default(),
+            announced: Arc::new(watch::Sender::new(Announced::default())),
         }
     }
 
@@ -83,13 +86,16 @@ impl Relay {
     pub fn client_announced(&self, capabilities: &ClientCapabilities) {
         let sampling = capabilities.sampling.clone();
         let elicitation = capabilities.elicitation.clone();
-        let mut announced = self.lock();
-        if announced.sampling.is_none() {
-            announced.sampling = sampling;
-        }
-        if announced.elicitation.is_none() {
-            announced.elicitation = elicitation;
-        }
+        self.announced.send_if_modified(|announced| {
+            let before = announced.clone();
+            if announced.sampling.is_none() {
+                announced.sampling = sampling;
+            }
+            if announced.elicitation.is_none() {
+                announced.elicitation = elicitation;
+            }
+            *announced != before
+        });
     }
 
     /// The client capabilities an upstream starting now announces to its server.
@@ -98,13 +104,12 @@ impl Relay {
     }
 
     pub(crate) fn current(&self) -> Announced {
-        self.lock().clone()
+        self.announced.borrow().clone()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Announced> {
-        self.announced
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    /// Changes each time a client announces something new.
+    pub(crate) fn changes(&self) -> watch::Receiver<Announced> {
+        self.announced.subscribe()
     }
 }
 
