@@ -259,7 +259,7 @@ impl Upstream {
                     }),
                     Err(error) => {
                         spawned.process.stop().await;
-                        Err(self.failed(error))
+                        Err(self.failed(server, error))
                     }
                 }
             }
@@ -278,7 +278,7 @@ impl Upstream {
                     let running = handler
                         .serve_with_lifecycle(transport, lifecycle)
                         .await
-                        .map_err(|error| self.failed(error))?;
+                        .map_err(|error| self.failed(server, error))?;
                     return Ok(Connected {
                         running,
                         process: None,
@@ -304,7 +304,7 @@ impl Upstream {
                         Some(challenge) if !challenge.contains("insufficient_scope") => {
                             challenge.to_owned()
                         }
-                        _ => return Err(self.failed(error)),
+                        _ => return Err(self.failed(server, error)),
                     },
                 };
                 client
@@ -316,7 +316,7 @@ impl Upstream {
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
-                    .map_err(|error| self.failed(error))?;
+                    .map_err(|error| self.failed(server, error))?;
                 Ok(Connected {
                     running,
                     process: None,
@@ -327,7 +327,7 @@ impl Upstream {
 
     /// What a failed start says: the server's answer when the probe got one that is not a
     /// discover result (the caller falls back), else the error.
-    fn failed(&self, error: ClientInitializeError) -> Start {
+    fn failed(&self, server: &str, error: ClientInitializeError) -> Start {
         match error {
             ClientInitializeError::ExpectedInitResult(answer) => Start::NotADiscoverResult(
                 answer.map_or_else(|| "nothing".to_owned(), |answer| format!("{answer:?}")),
@@ -341,7 +341,7 @@ impl Upstream {
             }
             error => match self {
                 Upstream::Http { url, .. } => {
-                    Start::Failed(super::http_failure::describe(url, &error))
+                    Start::Failed(super::http_failure::describe(server, url, &error))
                 }
                 Upstream::Command { .. } => {
                     Start::Failed(format!("{}: {error}", self.no_handshake()))
