@@ -21,7 +21,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_gateway import GATEWAY, TIMEOUT, node_server, text  # noqa: E402
+from test_gateway import GATEWAY, TIMEOUT, everything_over_http, node_server, text  # noqa: E402, F401 (a fixture)
 
 pytestmark = pytest.mark.anyio
 SAMPLING_TOOL = "everything__trigger-sampling-request"
@@ -100,3 +100,23 @@ async def test_a_client_without_those_capabilities_is_not_asked(tmp_path: Path) 
             done = await session.call_tool(LONG_TOOL, {"duration": 0.2, "steps": 2})
             assert not done.is_error, text(done)
             assert SAMPLING_TOOL not in await tool_names(session)
+
+
+async def test_over_streamable_http_the_request_rides_the_calls_stream(tmp_path: Path, everything_over_http: str) -> None:
+    """server-everything over streamable HTTP sends its sampling request on the response
+    stream of the call: the gateway ties it to that call by the stream it came on."""
+    config = {"mcpServers": {"everything": {"url": everything_over_http}},
+              "lazytool": {"servers": {"everything": {"eager": ["trigger-*"]}}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(tmp_path / "gateway.json")], env=dict(os.environ))
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write, sampling_callback=sampled, elicitation_callback=elicited) as session:
+            await session.initialize()
+            with anyio.fail_after(TIMEOUT):
+                while SAMPLING_TOOL not in await tool_names(session):
+                    await anyio.sleep(0.2)
+            sampling = await session.call_tool(SAMPLING_TOOL, {"prompt": "what is 2 + 2?", "maxTokens": 10})
+            assert not sampling.is_error, text(sampling)
+            assert '"text": "four"' in text(sampling), text(sampling)
+            elicitation = await session.call_tool(ELICITATION_TOOL, {})
+            assert "- Name: Ada Lovelace" in text(elicitation), text(elicitation)
