@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
 use lazytool_mcp::{
     Approval, Approver, McpCatalog, McpServer, McpSource, OAuth, OAuthError, Step, TokenStore,
     Upstream, login_with,
@@ -100,9 +100,8 @@ async fn protected(behaviour: Behaviour, stop: &CancellationToken) -> (String, S
     if let Some(pkce) = &behaviour.pkce {
         metadata["code_challenge_methods_supported"] = pkce.clone();
     }
-    let challenge = format!(
-        "Bearer resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\""
-    );
+    let challenge =
+        format!("Bearer resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\"");
     let mcp = McpServer::new(echo_registry())
         .http()
         .router()
@@ -137,7 +136,9 @@ async fn open_server(stop: &CancellationToken) -> String {
         .await
         .expect("a free port");
     let url = format!("http://{}/mcp", listener.local_addr().expect("its address"));
-    let http = McpServer::new(echo_registry()).http().shutdown_on(stop.clone());
+    let http = McpServer::new(echo_registry())
+        .http()
+        .shutdown_on(stop.clone());
     tokio::spawn(http.serve_on(listener));
     url
 }
@@ -205,9 +206,11 @@ fn token_endpoint(behaviour: &Behaviour, shared: &Shared, body: &str) -> Respons
             StatusCode::BAD_REQUEST,
             &json!({"error": "invalid_grant", "error_description": "the grant was revoked"}),
         ),
-        Answer::ServerError => {
-            (StatusCode::INTERNAL_SERVER_ERROR, "the token service is down").into_response()
-        }
+        Answer::ServerError => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the token service is down",
+        )
+            .into_response(),
         Answer::NotJson => (
             [(header::CONTENT_TYPE, "text/html")],
             "<html>welcome to the login page</html>",
@@ -238,11 +241,16 @@ impl Approver for Approve {
 
     fn approve<'a>(&'a self, authorization_url: &'a str) -> Approval<'a> {
         Box::pin(async move {
-            let query = authorization_url.split_once('?').map_or("", |(_, query)| query);
+            let query = authorization_url
+                .split_once('?')
+                .map_or("", |(_, query)| query);
             let state = (query.split('&'))
                 .find_map(|pair| pair.strip_prefix("state="))
                 .ok_or("no state")?;
-            assert!(authorization_url.contains("code_challenge_method=S256"), "{authorization_url}");
+            assert!(
+                authorization_url.contains("code_challenge_method=S256"),
+                "{authorization_url}"
+            );
             Ok(format!("{REDIRECT}?code=code-1&state={state}"))
         })
     }
@@ -333,7 +341,10 @@ async fn an_authorization_server_without_pkce_s256_is_refused() {
         let error = failed_login(behaviour, &scratch).await;
         assert_eq!(error.step(), Step::MetadataDiscovery, "{error}");
         let message = error.to_string();
-        assert!(message.starts_with("the MCP server `tracker`: OAuth metadata discovery: "), "{message}");
+        assert!(
+            message.starts_with("the MCP server `tracker`: OAuth metadata discovery: "),
+            "{message}"
+        );
         assert!(message.contains(said), "{message}");
         assert!(message.contains("PKCE"), "{message}");
         assert_eq!(scratch.contents(), (String::new(), vec![]));
@@ -344,8 +355,14 @@ async fn an_authorization_server_without_pkce_s256_is_refused() {
 async fn token_endpoint_errors_name_the_server_and_the_step() {
     for (answer, said) in [
         (Answer::InvalidGrant, "invalid_grant"),
-        (Answer::ServerError, "did not answer with a JSON token response"),
-        (Answer::NotJson, "unexpected response Content-Type: \"text/html\""),
+        (
+            Answer::ServerError,
+            "did not answer with a JSON token response",
+        ),
+        (
+            Answer::NotJson,
+            "unexpected response Content-Type: \"text/html\"",
+        ),
     ] {
         let scratch = Scratch::new("token");
         let behaviour = Behaviour {
@@ -395,8 +412,15 @@ async fn an_expired_access_token_is_refreshed_and_the_new_one_stored() {
     let (catalog, shared) = started_after_expiry(Answer::Tokens, &scratch, &stop).await;
     let report = &catalog.reports()[0];
     assert_eq!(report.name, "tracker");
-    assert_eq!(report.tools, Ok(vec!["tracker__echo".to_owned()]), "{report:?}");
-    assert_eq!(record(&shared).grants, ["authorization_code", "refresh_token"]);
+    assert_eq!(
+        report.tools,
+        Ok(vec!["tracker__echo".to_owned()]),
+        "{report:?}"
+    );
+    assert_eq!(
+        record(&shared).grants,
+        ["authorization_code", "refresh_token"]
+    );
     let echoed = catalog
         .registry()
         .call("tracker__echo", json!({"text": "refreshed"}))
@@ -415,14 +439,28 @@ async fn a_revoked_refresh_token_asks_for_a_login_and_the_other_server_keeps_wor
     let stop = CancellationToken::new();
     let (catalog, shared) = started_after_expiry(Answer::InvalidGrant, &scratch, &stop).await;
     let reports = catalog.reports();
-    let failure = reports[0].tools.clone().expect_err("the tracker is left out");
+    let failure = reports[0]
+        .tools
+        .clone()
+        .expect_err("the tracker is left out");
     assert!(failure.contains("`tracker`"), "{failure}");
-    assert!(failure.contains("run `lazytool-gateway login tracker`"), "{failure}");
+    assert!(
+        failure.contains("run `lazytool-gateway login tracker`"),
+        "{failure}"
+    );
     for token in ["access-1", "refresh-1"] {
         assert!(!failure.contains(token), "{failure}");
     }
-    assert_eq!(record(&shared).grants, ["authorization_code", "refresh_token"]);
-    assert_eq!(reports[1].tools, Ok(vec!["open__echo".to_owned()]), "{:?}", reports[1]);
+    assert_eq!(
+        record(&shared).grants,
+        ["authorization_code", "refresh_token"]
+    );
+    assert_eq!(
+        reports[1].tools,
+        Ok(vec!["open__echo".to_owned()]),
+        "{:?}",
+        reports[1]
+    );
     let (_, files) = scratch.contents();
     assert_eq!(files, ["tokens.json"]);
     catalog.shutdown().await;
@@ -435,7 +473,10 @@ async fn a_token_endpoint_down_at_refresh_names_the_server_and_the_step() {
     let stop = CancellationToken::new();
     let (catalog, _) = started_after_expiry(Answer::ServerError, &scratch, &stop).await;
     let reports = catalog.reports();
-    let failure = reports[0].tools.clone().expect_err("the tracker is left out");
+    let failure = reports[0]
+        .tools
+        .clone()
+        .expect_err("the tracker is left out");
     assert!(failure.contains("`tracker`"), "{failure}");
     assert!(
         failure.contains(
@@ -443,7 +484,12 @@ async fn a_token_endpoint_down_at_refresh_names_the_server_and_the_step() {
         ),
         "{failure}"
     );
-    assert_eq!(reports[1].tools, Ok(vec!["open__echo".to_owned()]), "{:?}", reports[1]);
+    assert_eq!(
+        reports[1].tools,
+        Ok(vec!["open__echo".to_owned()]),
+        "{:?}",
+        reports[1]
+    );
     catalog.shutdown().await;
     stop.cancel();
 }

@@ -50,6 +50,8 @@ pub(crate) struct Link {
     relay: Option<Relay>,
     /// The calls forwarded and not answered yet.
     in_flight: Arc<InFlight>,
+    /// What passes the server's requests during a call on to the client of the call.
+    requests: Arc<UpstreamRequests>,
     state: Mutex<State>,
 }
 
@@ -74,6 +76,12 @@ impl Link {
         backoff: Backoff,
         relay: Option<Relay>,
     ) -> Self {
+        let in_flight = Arc::<InFlight>::default();
+        let requests = Arc::new(UpstreamRequests {
+            program: Arc::from(relay.as_ref().map_or("lazytool", Relay::name)),
+            server: Arc::clone(&server),
+            in_flight: Arc::clone(&in_flight),
+        });
         Link {
             server,
             redactor: upstream.redactor(),
@@ -84,13 +92,18 @@ impl Link {
             tools_changed: watch::Sender::new(0),
             protocol: std::sync::Mutex::default(),
             relay,
-            in_flight: Arc::default(),
+            in_flight,
+            requests,
             state: Mutex::default(),
         }
     }
 
     pub(crate) fn in_flight(&self) -> &Arc<InFlight> {
         &self.in_flight
+    }
+
+    pub(crate) fn requests(&self) -> &UpstreamRequests {
+        &self.requests
     }
 
     pub(crate) fn server(&self) -> &str {
@@ -161,15 +174,10 @@ impl Link {
                 wait.as_secs_f64()
             ));
         }
-        let program = self.relay.as_ref().map_or("lazytool", Relay::name);
         let notices = Notices {
             tools_changed: self.tools_changed.clone(),
             announced: relayed.capabilities(),
-            requests: Arc::new(UpstreamRequests {
-                program: Arc::from(program),
-                server: Arc::clone(&self.server),
-                in_flight: Arc::clone(&self.in_flight),
-            }),
+            requests: Arc::clone(&self.requests),
         };
         let started = tokio::time::timeout(
             self.start_timeout,

@@ -178,7 +178,8 @@ impl McpSource {
     /// passed on to the client of that call when that client announced the capability, and
     /// refused with a JSON-RPC error that says why otherwise; its `notifications/progress`
     /// for the call reach that client under the client's own progress token when the client
-    /// asked for progress.
+    /// asked for progress. A 2026-07-28 server's `input_required` answer is treated the
+    /// same way: its requests are passed on, and the call sent again with the answers.
     ///
     /// ```
     /// use lazytool_mcp::{McpSource, Relay, Upstream};

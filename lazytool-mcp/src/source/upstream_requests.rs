@@ -11,11 +11,15 @@ use rmcp::RoleClient;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorCode, ErrorData,
-    ProgressNotificationParam, ServerRequest,
+    InputRequest, InputRequests, InputResponses, ListRootsResult, ProgressNotificationParam,
+    ServerRequest,
 };
 use rmcp::service::{InboundStreamOrigin, OriginatingRequestId, RequestContext, ServiceError};
 
+use tokio::time::Instant;
+
 use super::in_flight::{InFlight, Owner};
+use crate::request::McpRequest;
 
 const TARGET: &str = "lazytool::upstream";
 
@@ -115,7 +119,7 @@ impl UpstreamRequests {
     async fn pass_on(
         &self,
         kind: Kind,
-        mut request: ServerRequest,
+        request: ServerRequest,
         context: &RequestContext<RoleClient>,
     ) -> Result<ClientResult, ErrorData> {
         let origin = context.extensions.get::<InboundStreamOrigin>();
@@ -138,7 +142,68 @@ impl UpstreamRequests {
                 ));
             }
         };
-        let Some(downstream) = &call.downstream else {
+        let ended = call.ended.clone();
+        let asking = self.ask(kind, request, call.downstream.as_ref(), call.deadline);
+        tokio::select! {
+            answer = asking => answer,
+            () = ended.cancelled() => Err(self.refusal(
+                kind,
+                ErrorCode::INTERNAL_ERROR,
+                "the call ended before the client answered",
+            )),
+        }
+    }
+
+    /// Answers the input requests of a 2026-07-28 `input_required` result, asking the
+    /// client of the call (`downstream`) for sampling and elicitation (roots: none), all at
+    /// once; the responses to send back with the call, or the first refusal.
+    pub(crate) async fn answer_input(
+        &self,
+        requests: InputRequests,
+        downstream: Option<&McpRequest>,
+        deadline: Instant,
+    ) -> Result<InputResponses, ErrorData> {
+        let answers = requests.into_iter().map(|(key, request)| async move {
+            let answer = match request {
+                InputRequest::CreateMessage(request) => {
+                    let request = ServerRequest::CreateMessageRequest(request);
+                    self.ask(Kind::Sampling, request, downstream, deadline)
+                        .await?
+                }
+                InputRequest::Elicitation(request) => {
+                    let request = ServerRequest::ElicitRequest(request);
+                    self.ask(Kind::Elicitation, request, downstream, deadline)
+                        .await?
+                }
+                InputRequest::ListRoots(_) => {
+                    ClientResult::ListRootsResult(ListRootsResult::default())
+                }
+                _ => return Err(self.unknown_input(&key)),
+            };
+            let answer = match answer {
+                ClientResult::CreateMessageResult(result) => serde_json::to_value(result),
+                ClientResult::ElicitResult(result) => serde_json::to_value(result),
+                ClientResult::ListRootsResult(result) => serde_json::to_value(result),
+                _ => return Err(self.unknown_input(&key)),
+            };
+            let answer =
+                answer.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            Ok::<_, ErrorData>((key, answer))
+        });
+        let answers = futures_util::future::try_join_all(answers).await?;
+        Ok(answers.into_iter().collect())
+    }
+
+    /// Sends `request` to `downstream`, the client of a call due by `deadline`, when it
+    /// announced the capability; its answer, or why not.
+    async fn ask(
+        &self,
+        kind: Kind,
+        mut request: ServerRequest,
+        downstream: Option<&McpRequest>,
+        deadline: Instant,
+    ) -> Result<ClientResult, ErrorData> {
+        let Some(downstream) = downstream else {
             return Err(self.refusal(
                 kind,
                 ErrorCode::METHOD_NOT_FOUND,
@@ -179,17 +244,22 @@ impl UpstreamRequests {
                 Err(ServiceError::McpError(error)) => Err(error),
                 Err(error) => Err(self.refusal(kind, ErrorCode::INTERNAL_ERROR, &format!("the client did not answer: {error}"))),
             },
-            () = tokio::time::sleep_until(call.deadline) => Err(self.refusal(
+            () = tokio::time::sleep_until(deadline) => Err(self.refusal(
                 kind,
                 ErrorCode::INTERNAL_ERROR,
                 "the client did not answer within the call's timeout",
             )),
-            () = call.ended.cancelled() => Err(self.refusal(
-                kind,
-                ErrorCode::INTERNAL_ERROR,
-                "the call ended before the client answered",
-            )),
         }
+    }
+
+    fn unknown_input(&self, key: &str) -> ErrorData {
+        ErrorData::invalid_params(
+            format!(
+                "{} cannot answer the input request `{key}` of the MCP server `{}`: a kind it does not know",
+                self.program, self.server
+            ),
+            None,
+        )
     }
 
     /// The error an upstream reads: who refuses, what, and why.

@@ -120,3 +120,27 @@ async def test_over_streamable_http_the_request_rides_the_calls_stream(tmp_path:
             assert '"text": "four"' in text(sampling), text(sampling)
             elicitation = await session.call_tool(ELICITATION_TOOL, {})
             assert "- Name: Ada Lovelace" in text(elicitation), text(elicitation)
+
+
+async def test_a_2026_07_28_server_asks_with_input_required(tmp_path: Path) -> None:
+    """A 2026-07-28 server on the official SDK asks for the user's name and a sampling in an
+    `input_required` result; the gateway asks its client and sends the call again with the
+    answers."""
+    server = {"command": sys.executable, "args": [str(Path(__file__).with_name("modern_asking_server.py"))]}
+    config = {"mcpServers": {"modern": server}, "lazytool": {"servers": {"modern": {"eager": ["*"]}}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(tmp_path / "gateway.json")], env=dict(os.environ))
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write, sampling_callback=sampled, elicitation_callback=elicited) as session:
+            await session.initialize()
+            greeted = await session.call_tool("modern__greet", {})
+            assert not greeted.is_error, text(greeted)
+            assert text(greeted) == "hello Ada Lovelace, 2 + 2 = four"
+    # A client without those capabilities: the gateway announced none, so the server says
+    # what is missing itself.
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            refused = await session.call_tool("modern__greet", {})
+            assert refused.is_error
+            assert "did not declare the form elicitation capability" in text(refused), text(refused)

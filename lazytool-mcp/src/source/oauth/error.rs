@@ -138,7 +138,9 @@ fn is_json_error(detail: &str) -> bool {
     let mut words = position.split_whitespace();
     words.next().is_some_and(|line| line.parse::<u64>().is_ok())
         && words.next() == Some("column")
-        && words.next().is_some_and(|column| column.parse::<u64>().is_ok())
+        && words
+            .next()
+            .is_some_and(|column| column.parse::<u64>().is_ok())
 }
 
 impl std::fmt::Display for OAuthError {

@@ -138,7 +138,10 @@ impl Flow {
         if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
             return Ok(());
         }
-        let methods = resolution.metadata.code_challenge_methods_supported.as_deref();
+        let methods = resolution
+            .metadata
+            .code_challenge_methods_supported
+            .as_deref();
         if methods.is_some_and(|methods| methods.iter().any(|method| method == "S256")) {
             return Ok(());
         }
