@@ -245,3 +245,27 @@ async fn a_request_outside_any_call_is_refused_and_one_the_client_never_answers_
     );
     source.shutdown().await;
 }
+
+#[tokio::test]
+async fn with_calls_of_two_clients_in_flight_a_stdio_servers_request_is_refused_as_ambiguous() {
+    let relay = Relay::new("test-gateway");
+    let (server, source) = serve(eager(McpSource::new("asking", asking(None))), &relay).await;
+    let (mut first, mut second) = (Client::connect(server.clone()), Client::connect(server));
+    for client in [&mut first, &mut second] {
+        initialize(client, json!({"sampling": {}})).await;
+    }
+    // Both calls are running when the server asks: nothing on stdio says for which.
+    let ((first, _), (second, _)) = tokio::join!(
+        call(&mut first, "asking__ask_together", None, Answers::Answer),
+        call(&mut second, "asking__ask_together", None, Answers::Answer),
+    );
+    for response in [first, second] {
+        let refusal = &answered(&response)["sampling"]["error"];
+        assert_eq!(refusal["code"], -32602, "{response}");
+        assert_eq!(
+            refusal["message"],
+            "test-gateway cannot pass `sampling/createMessage` from the MCP server `asking` on to its client: 2 calls of different clients are in flight and nothing tells which one this request belongs to"
+        );
+    }
+    source.shutdown().await;
+}

@@ -10,6 +10,8 @@ Tools:
   sampling (``sampling/createMessage``) and an elicitation (``elicitation/create``), and
   answers with both answers (results or errors) as JSON text:
   ``{"sampling": ..., "elicitation": ...}``.
+- ``ask_together``: once two calls of it are running, each asks for a sampling and answers
+  with the answer: ``{"sampling": ...}``.
 
 With STATE_FILE, right after ``notifications/initialized`` it sends a
 ``sampling/createMessage`` outside any call, and appends the answer (a result or an error)
@@ -25,6 +27,7 @@ OBJECT = {"type": "object"}
 TOOLS = [
     {"name": "capabilities", "description": "What the client announced.", "inputSchema": OBJECT},
     {"name": "ask", "description": "Asks the client during the call.", "inputSchema": OBJECT},
+    {"name": "ask_together", "description": "Asks once two such calls are running.", "inputSchema": OBJECT},
 ]
 SAMPLING = {
     "messages": [{"role": "user", "content": {"type": "text", "text": "What is 2 + 2?"}}],
@@ -35,6 +38,7 @@ ELICITATION = {
     "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
 }
 
+together = threading.Barrier(2)
 write_lock = threading.Lock()
 pending = {}
 pending_lock = threading.Lock()
@@ -90,6 +94,9 @@ def call(request_id, params):
         elicitation = ask("elicitation/create", ELICITATION)
         progress(token, 3, "done")
         text_result(request_id, {"sampling": sampling, "elicitation": elicitation})
+    elif name == "ask_together":
+        together.wait()
+        text_result(request_id, {"sampling": ask("sampling/createMessage", SAMPLING)})
     else:
         send({"jsonrpc": "2.0", "id": request_id,
               "error": {"code": -32602, "message": f"unknown tool {name}"}})
