@@ -1,28 +1,38 @@
 //! The calls forwarded to one upstream and not yet answered, which its requests and
 //! progress notifications belong to: [`InFlight`].
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::model::{CancelledNotificationParam, ProgressToken, RequestId};
 use rmcp::service::InboundStreamOrigin;
 use rmcp::{Peer, RoleClient};
+use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::request::McpRequest;
 
 /// The calls in flight on one upstream connection, oldest first.
-#[derive(Default)]
 pub(crate) struct InFlight {
     calls: Mutex<Vec<Arc<Call>>>,
+    /// Bumped when a call is sent or leaves.
+    changed: watch::Sender<u64>,
+}
+
+impl Default for InFlight {
+    fn default() -> Self {
+        InFlight {
+            calls: Mutex::default(),
+            changed: watch::Sender::new(0),
+        }
+    }
 }
 
 /// One `tools/call` sent upstream.
 pub(crate) struct Call {
-    /// Its JSON-RPC id on the upstream connection.
-    id: RequestId,
-    /// The progress token it carries upstream (rmcp gives every request one).
-    progress_token: ProgressToken,
+    /// Its JSON-RPC id on the upstream connection and the progress token it carries there
+    /// (rmcp gives every request one), once sent.
+    sent: OnceLock<(RequestId, ProgressToken)>,
     /// The MCP request of the program's client the call is made for, if any.
     pub(crate) downstream: Option<McpRequest>,
     /// When the call times out.
@@ -41,19 +51,17 @@ pub(crate) enum Owner {
 }
 
 impl InFlight {
-    /// Records a call until the returned registration is dropped. Dropped before
-    /// [`Registration::answered`], it sends the upstream `notifications/cancelled`.
+    /// Records a call about to be sent, until the returned registration is dropped. A call
+    /// is recorded before it is sent, so that nothing the server says about it can come
+    /// first; [`Registration::sent`] completes the record.
     pub(crate) fn register(
         self: &Arc<Self>,
-        id: RequestId,
-        progress_token: ProgressToken,
         downstream: Option<McpRequest>,
         deadline: Instant,
         peer: Peer<RoleClient>,
     ) -> Registration {
         let call = Arc::new(Call {
-            id,
-            progress_token,
+            sent: OnceLock::new(),
             downstream,
             deadline,
             ended: CancellationToken::new(),
@@ -74,10 +82,11 @@ impl InFlight {
     /// The call a request from the upstream belongs to: over streamable HTTP, the call
     /// whose response stream carried it; else (stdio, or the server's own stream) the
     /// only call in flight, or the oldest when every call in flight is of the same client.
-    pub(crate) fn owner(&self, origin: Option<&InboundStreamOrigin>) -> Owner {
-        let calls = self.lock();
+    /// Waits while a call is being sent (its id not known yet).
+    pub(crate) async fn owner(&self, origin: Option<&InboundStreamOrigin>) -> Owner {
+        let calls = self.settled().await;
         if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin {
-            return match calls.iter().find(|call| call.id == *id) {
+            return match calls.iter().find(|call| call.id() == Some(id)) {
                 Some(call) => Owner::Call(Arc::clone(call)),
                 None => Owner::None,
             };
@@ -95,17 +104,38 @@ impl InFlight {
         }
     }
 
-    /// The call that sent `token` upstream.
-    pub(crate) fn by_progress_token(&self, token: &ProgressToken) -> Option<Arc<Call>> {
-        let calls = self.lock();
+    /// The call that sent `token` upstream (waiting while a call is being sent).
+    pub(crate) async fn by_progress_token(&self, token: &ProgressToken) -> Option<Arc<Call>> {
+        let calls = self.settled().await;
         calls
             .iter()
-            .find(|call| call.progress_token == *token)
+            .find(|call| call.sent.get().is_some_and(|(_, sent)| sent == token))
             .cloned()
+    }
+
+    /// The calls in flight once none is halfway sent. A call is sent (or given up) as
+    /// soon as rmcp has queued it, so the wait is short.
+    async fn settled(&self) -> Vec<Arc<Call>> {
+        let mut changes = self.changed.subscribe();
+        loop {
+            let calls = self.lock().clone();
+            if calls.iter().all(|call| call.sent.get().is_some()) {
+                return calls;
+            }
+            if changes.changed().await.is_err() {
+                return calls;
+            }
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Call>>> {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Call {
+    fn id(&self) -> Option<&RequestId> {
+        self.sent.get().map(|(id, _)| id)
     }
 }
 
@@ -132,6 +162,14 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
+    /// The call went out as request `id` with `progress_token`.
+    pub(crate) fn sent(&self, id: RequestId, progress_token: ProgressToken) {
+        let _ = self.call.sent.set((id, progress_token));
+        self.table
+            .changed
+            .send_modify(|generation| *generation += 1);
+    }
+
     /// The upstream answered: nothing to cancel.
     pub(crate) fn answered(&mut self) {
         self.answered = true;
@@ -143,11 +181,14 @@ impl Drop for Registration {
         self.table
             .lock()
             .retain(|call| !Arc::ptr_eq(call, &self.call));
+        self.table
+            .changed
+            .send_modify(|generation| *generation += 1);
         self.call.ended.cancel();
-        if !self.answered {
+        if let (false, Some(id)) = (self.answered, self.call.id()) {
             let peer = self.peer.clone();
             let cancelled = CancelledNotificationParam::new(
-                Some(self.call.id.clone()),
+                Some(id.clone()),
                 Some("the call was cancelled or timed out".to_owned()),
             );
             // A drop cannot wait: the notice goes out on its own task, if a runtime is there.

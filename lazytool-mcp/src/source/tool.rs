@@ -159,19 +159,14 @@ impl Forward {
         downstream: Option<McpRequest>,
         deadline: Instant,
     ) -> Result<ServerResult, ServiceError> {
+        // Until the answer: the upstream's requests and progress belong to this call,
+        // and dropping it (cancelled, timed out) sends `notifications/cancelled`.
+        let mut registration = (self.link.in_flight()).register(downstream, deadline, peer.clone());
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await?;
-        // Until the answer: the upstream's requests and progress belong to this call,
-        // and dropping it (cancelled, timed out) sends `notifications/cancelled`.
-        let mut registration = self.link.in_flight().register(
-            handle.id.clone(),
-            handle.progress_token.clone(),
-            downstream,
-            deadline,
-            peer.clone(),
-        );
+        registration.sent(handle.id.clone(), handle.progress_token.clone());
         let answer = handle.await_response().await;
         if !matches!(answer, Err(ServiceError::TransportClosed)) {
             registration.answered();

@@ -98,7 +98,11 @@ impl UpstreamRequests {
     /// Sends the client of the call that `params` reports on its progress under the
     /// client's own token, when it asked for progress; drops it otherwise.
     pub(crate) async fn progress(&self, params: &ProgressNotificationParam) {
-        let Some(call) = self.in_flight.by_progress_token(&params.progress_token) else {
+        let Some(call) = self
+            .in_flight
+            .by_progress_token(&params.progress_token)
+            .await
+        else {
             tracing::debug!(target: TARGET, server = %self.server, "progress of no call in flight dropped");
             return;
         };
@@ -123,7 +127,7 @@ impl UpstreamRequests {
         context: &RequestContext<RoleClient>,
     ) -> Result<ClientResult, ErrorData> {
         let origin = context.extensions.get::<InboundStreamOrigin>();
-        let call = match self.in_flight.owner(origin) {
+        let call = match self.in_flight.owner(origin).await {
             Owner::Call(call) => call,
             Owner::None => {
                 return Err(self.refusal(
