@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use lazytool_gateway::{Cli, Command};
-use lazytool_mcp::{McpServer, Redactor, TokenStore, shutdown_signal};
+use lazytool_mcp::{McpServer, Redactor, Relay, TokenStore, shutdown_signal};
 use lazytool_runtime::SessionOptions;
 use log::RedactedStderr;
 use metrics::upstream_metrics;
@@ -70,9 +70,15 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);
+    // What the gateway's clients can answer of the upstreams' requests (sampling,
+    // elicitation): upstreams announce it, and pass those requests on to them.
+    let relay = Relay::new("lazytool-gateway");
+    let servers = (config.servers.into_iter())
+        .map(|server| server.relay(relay.clone()))
+        .collect();
     // A signal while the servers start drops them: each is killed with its process group.
     let catalog = tokio::select! {
-        catalog = lazytool_gateway::start(config.servers) => catalog?,
+        catalog = lazytool_gateway::start(servers) => catalog?,
         () = shutdown_signal() => return Ok(ExitCode::SUCCESS),
     };
     if cli.check {
@@ -89,7 +95,8 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .server_info("lazytool-gateway", env!("CARGO_PKG_VERSION"))
         .options(options)
         .prompts(catalog.clone())
-        .resources(catalog.clone());
+        .resources(catalog.clone())
+        .relay(relay);
     let served = match cli.http.http {
         // Calls in flight are answered before the upstreams are stopped.
         None => server.serve_stdio_until(shutdown_signal()).await,

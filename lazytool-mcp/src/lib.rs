@@ -92,7 +92,7 @@ pub use source::oauth::{
 };
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, InheritEnv, McpCatalog, McpSource, PatternError,
-    PromptsAndResources, Redactor, SourceReport, ToolNote, ToolSelection, Upstream,
+    PromptsAndResources, Redactor, Relay, SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use streamable_http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,

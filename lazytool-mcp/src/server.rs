@@ -17,6 +17,7 @@ use crate::error::McpError;
 use crate::principal::Principal;
 use crate::prompts::PromptProvider;
 use crate::resources::ResourceProvider;
+use crate::source::Relay;
 use crate::streamable_http::McpHttp;
 use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
 use crate::until::Until;
@@ -78,6 +79,7 @@ pub struct McpServer {
     prompts: Option<Arc<dyn PromptProvider>>,
     resources: Option<Arc<dyn ResourceProvider>>,
     page_size: usize,
+    relay: Option<Relay>,
 }
 
 impl fmt::Debug for McpServer {
@@ -142,6 +144,7 @@ impl McpServer {
             prompts: None,
             resources: None,
             page_size: DEFAULT_PAGE_SIZE,
+            relay: None,
         }
     }
 
@@ -329,6 +332,28 @@ impl McpServer {
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
         self
+    }
+
+    /// Records in `relay` what each client announces in its `initialize` (sampling,
+    /// elicitation), for the [`McpSource`](crate::McpSource)s whose tools this server
+    /// serves: they announce it to their servers and pass those servers' requests during a
+    /// call on to the client of the call. See [`Relay`].
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpServer, Relay};
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let relay = Relay::new("my-gateway");
+    /// let server = McpServer::new(registry).relay(relay.clone());
+    /// // and `McpSource::relay(relay)` on each source.
+    /// ```
+    pub fn relay(mut self, relay: Relay) -> Self {
+        self.relay = Some(relay);
+        self
+    }
+
+    pub(crate) fn relayed_to(&self) -> Option<&Relay> {
+        self.relay.as_ref()
     }
 
     /// A new connection with a fresh session for the anonymous principal, for serving over

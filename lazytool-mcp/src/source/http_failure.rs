@@ -4,14 +4,21 @@
 use std::error::Error;
 
 use rmcp::service::ClientInitializeError;
+use rmcp::transport::AuthError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
-/// What to say when the handshake with `url` failed with `error` (the URL's secrets are
-/// hidden by the caller's redaction, like everything about the upstream).
-pub(crate) fn describe(url: &str, error: &ClientInitializeError) -> String {
+use super::oauth::{OAuthError, Step};
+
+/// What to say when the handshake of `server` with `url` failed with `error` (the URL's
+/// secrets are hidden by the caller's redaction, like everything about the upstream).
+pub(crate) fn describe(server: &str, url: &str, error: &ClientInitializeError) -> String {
     let ClientInitializeError::TransportError { error, .. } = error else {
         return format!("no MCP handshake with {url}: {error}");
     };
+    // An OAuth failure while the transport got its token: a refresh, as a rule.
+    if let Some(auth) = find::<AuthError>(error.error.as_ref()) {
+        return OAuthError::from_rmcp(server, Step::TokenRefresh, auth).to_string();
+    }
     match error
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
@@ -51,10 +58,15 @@ fn innermost(error: &(dyn Error + 'static)) -> String {
 }
 
 fn io_error<'e>(error: &'e (dyn Error + 'static)) -> Option<&'e std::io::Error> {
+    find(error)
+}
+
+/// The first error of type `E` in `error`'s chain.
+fn find<'e, E: Error + 'static>(error: &'e (dyn Error + 'static)) -> Option<&'e E> {
     let mut current = Some(error);
     while let Some(error) = current {
-        if let Some(io) = error.downcast_ref::<std::io::Error>() {
-            return Some(io);
+        if let Some(found) = error.downcast_ref::<E>() {
+            return Some(found);
         }
         current = error.source();
     }

@@ -6,10 +6,14 @@ use std::time::Duration;
 use rmcp::{Peer, RoleClient};
 use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::child::StderrTail;
+use super::in_flight::InFlight;
 use super::redact::Redactor;
+use super::relay::{Announced, Relay};
 use super::upstream::{Connected, Notices, Upstream, follow_list_changes};
+use super::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
 /// How long a failure waits for the rest of the server's stderr, which explains it.
@@ -42,6 +46,12 @@ pub(crate) struct Link {
     tools_changed: watch::Sender<u64>,
     /// The protocol version agreed at the last start.
     protocol: std::sync::Mutex<Option<String>>,
+    /// What the program's clients can answer of the server's requests.
+    relay: Option<Relay>,
+    /// The calls forwarded and not answered yet.
+    in_flight: Arc<InFlight>,
+    /// What passes the server's requests during a call on to the client of the call.
+    requests: Arc<UpstreamRequests>,
     state: Mutex<State>,
 }
 
@@ -52,6 +62,10 @@ struct State {
     retry_at: Option<Instant>,
     last_error: Option<String>,
     started_before: bool,
+    /// What the running connection announced of the relay's capabilities.
+    announced: Announced,
+    /// Stops the running connection's watch of the relay.
+    relay_watch: Option<DropGuard>,
 }
 
 impl Link {
@@ -60,7 +74,14 @@ impl Link {
         upstream: Upstream,
         start_timeout: Duration,
         backoff: Backoff,
+        relay: Option<Relay>,
     ) -> Self {
+        let in_flight = Arc::<InFlight>::default();
+        let requests = Arc::new(UpstreamRequests {
+            program: Arc::from(relay.as_ref().map_or("lazytool", Relay::name)),
+            server: Arc::clone(&server),
+            in_flight: Arc::clone(&in_flight),
+        });
         Link {
             server,
             redactor: upstream.redactor(),
@@ -70,8 +91,19 @@ impl Link {
             stderr: StderrTail::default(),
             tools_changed: watch::Sender::new(0),
             protocol: std::sync::Mutex::default(),
+            relay,
+            in_flight,
+            requests,
             state: Mutex::default(),
         }
+    }
+
+    pub(crate) fn in_flight(&self) -> &Arc<InFlight> {
+        &self.in_flight
+    }
+
+    pub(crate) fn requests(&self) -> &UpstreamRequests {
+        &self.requests
     }
 
     pub(crate) fn server(&self) -> &str {
@@ -99,6 +131,20 @@ impl Link {
     /// Waits at most the start timeout (plus the wait for a start already under way).
     pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
+        let relayed = self.relay.as_ref().map(Relay::current).unwrap_or_default();
+        if state.running.is_some() && state.announced.lacks(&relayed) && self.in_flight.is_empty() {
+            tracing::info!(target: TARGET, server = %self.server, "restarting the upstream server to announce what the clients can answer");
+            if let Some(Connected {
+                mut running,
+                process,
+            }) = state.running.take()
+            {
+                let _ = running.close_with_timeout(Duration::from_millis(200)).await;
+                if let Some(process) = process {
+                    process.stop().await;
+                }
+            }
+        }
         if let Some(Connected { running, .. }) = &state.running {
             if !running.is_closed() && !running.peer().is_transport_closed() {
                 return Ok(running.peer().clone());
@@ -130,6 +176,8 @@ impl Link {
         }
         let notices = Notices {
             tools_changed: self.tools_changed.clone(),
+            announced: relayed.capabilities(),
+            requests: Arc::clone(&self.requests),
         };
         let started = tokio::time::timeout(
             self.start_timeout,
@@ -160,6 +208,8 @@ impl Link {
                     self.tools_changed.clone(),
                 );
                 state.running = Some(connected);
+                state.relay_watch = self.watch_relay(&relayed);
+                state.announced = relayed;
                 state.failures = 0;
                 state.retry_at = None;
                 if std::mem::replace(&mut state.started_before, true) {
@@ -180,6 +230,29 @@ impl Link {
                 ))
             }
         }
+    }
+
+    /// Reports a change of the tools when a client announces what the running connection
+    /// did not (the next listing restarts it), until the connection is replaced.
+    fn watch_relay(&self, announced: &Announced) -> Option<DropGuard> {
+        let mut changes = self.relay.as_ref()?.changes();
+        let (announced, tools_changed) = (announced.clone(), self.tools_changed.clone());
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        tokio::spawn(async move {
+            let grew = async {
+                while !announced.lacks(&changes.borrow_and_update()) {
+                    if changes.changed().await.is_err() {
+                        return false;
+                    }
+                }
+                true
+            };
+            if stopped.run_until_cancelled(grew).await == Some(true) {
+                tools_changed.send_modify(|generation| *generation += 1);
+            }
+        });
+        Some(stop.drop_guard())
     }
 
     /// `error`, and the last lines the server wrote to stderr when there are any (read to

@@ -5,17 +5,21 @@ mod admission;
 mod catalog;
 mod child;
 mod http_failure;
+mod in_flight;
 mod link;
 mod naming;
 pub(crate) mod oauth;
 mod offered;
 mod offers;
+mod progress_tap;
 mod redact;
+mod relay;
 mod sanitize;
 mod selection;
 mod stdio;
 mod tool;
 mod upstream;
+mod upstream_requests;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,6 +33,7 @@ pub use catalog::{McpCatalog, SourceReport};
 pub use child::InheritEnv;
 pub use offered::PromptsAndResources;
 pub use redact::Redactor;
+pub use relay::Relay;
 pub use selection::{PatternError, ToolSelection};
 pub use upstream::Upstream;
 
@@ -97,6 +102,7 @@ pub struct McpSource {
     call_timeout: Duration,
     backoff: Backoff,
     max_description_chars: usize,
+    relay: Option<Relay>,
     link: std::sync::OnceLock<Arc<Link>>,
     listed: std::sync::Mutex<Listed>,
     /// Each served prompt name (`SERVER__PROMPT`) and the upstream's name of it.
@@ -128,6 +134,7 @@ impl McpSource {
                 max: Duration::from_secs(60),
             },
             max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
+            relay: None,
             link: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
             prompt_names: std::sync::Mutex::default(),
@@ -168,6 +175,29 @@ impl McpSource {
     /// failure up to `max`. Default: 1 s, at most 60 s.
     pub fn restart_backoff(mut self, first: Duration, max: Duration) -> Self {
         self.backoff = Backoff { first, max };
+        self
+    }
+
+    /// Announces to the server what the program's MCP clients can answer (sampling,
+    /// elicitation), as `relay` records it; see [`Relay`]. Whatever the relay, a
+    /// `sampling/createMessage` or `elicitation/create` the server sends during a call is
+    /// passed on to the client of that call when that client announced the capability, and
+    /// refused with a JSON-RPC error that says why otherwise; its `notifications/progress`
+    /// for the call reach that client under the client's own progress token when the client
+    /// asked for progress. A 2026-07-28 server's `input_required` answer is treated the
+    /// same way: its requests are passed on, and the call sent again with the answers.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Relay, Upstream};
+    ///
+    /// let relay = Relay::new("my-gateway");
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["@modelcontextprotocol/server-everything"]))
+    ///     .relay(relay.clone());
+    /// // and `McpServer::relay(relay)` on the server its tools are served by.
+    /// # drop(everything);
+    /// ```
+    pub fn relay(mut self, relay: Relay) -> Self {
+        self.relay = Some(relay);
         self
     }
 
@@ -235,6 +265,7 @@ impl McpSource {
                 self.upstream.clone(),
                 self.start_timeout,
                 self.backoff,
+                self.relay.clone(),
             ))
         })
     }

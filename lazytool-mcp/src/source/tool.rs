@@ -4,12 +4,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lazytool_runtime::{DynamicTool, ToolAnnotations, ToolContext, ToolOutput, ToolResult};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock,
+    ServerResult, Tool,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
+use tokio::time::Instant;
 
 use super::link::Link;
 use super::naming::exposed_name;
 use crate::content::McpContent;
+use crate::request::McpRequest;
+
+/// How many times a call is sent again with answers to a server's `input_required`.
+const MAX_INPUT_ROUNDS: usize = 8;
 
 #[derive(Clone)]
 pub(crate) struct Forward {
@@ -75,29 +85,98 @@ impl Forward {
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        // Dropping the request (cancelled, timed out) sends `notifications/cancelled`.
-        let call = tokio::time::timeout(self.call_timeout, peer.call_tool(params));
-        let result = tokio::select! {
-            result = call => result,
-            () = context.cancellation().cancelled() => return Err("the call was cancelled".to_owned()),
-        };
-        match result {
-            Err(_) => Err(format!(
+        let deadline = Instant::now() + self.call_timeout;
+        let rounds = self.rounds(&peer, params, McpRequest::current(), deadline);
+        tokio::select! {
+            result = tokio::time::timeout_at(deadline, rounds) => result.unwrap_or_else(|_| Err(format!(
                 "the MCP server `{}` did not answer within {:?}",
                 self.link.server(),
                 self.call_timeout
-            )),
-            Ok(Err(error)) => Err(format!(
-                "the MCP server `{}` failed: {error}",
-                self.link.server()
-            )),
-            Ok(Ok(result)) => answer(result),
+            ))),
+            () = context.cancellation().cancelled() => Err("the call was cancelled".to_owned()),
         }
+    }
+
+    /// The call, sent again with the answers as long as a 2026-07-28 server answers
+    /// `input_required` (at most [`MAX_INPUT_ROUNDS`] times).
+    async fn rounds(
+        &self,
+        peer: &Peer<RoleClient>,
+        mut params: CallToolRequestParams,
+        downstream: Option<McpRequest>,
+        deadline: Instant,
+    ) -> Result<ToolResult, String> {
+        let server = self.link.server();
+        let mut state_only = 0;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let answer = self
+                .round(peer, params.clone(), downstream.clone(), deadline)
+                .await
+                .map_err(|error| format!("the MCP server `{server}` failed: {error}"))?;
+            let asked = match answer {
+                ServerResult::CallToolResult(result) => return answer_of(result),
+                ServerResult::EmptyResult(_) => return answer_of(CallToolResult::default()),
+                ServerResult::InputRequiredResult(asked) => asked,
+                _ => {
+                    return Err(format!(
+                        "the MCP server `{server}` answered tools/call with something else than a tool result"
+                    ));
+                }
+            };
+            let requests = asked.input_requests.unwrap_or_default();
+            if requests.is_empty() {
+                if asked.request_state.is_none() {
+                    return Err(format!(
+                        "the MCP server `{server}` answered `input_required` without asking anything"
+                    ));
+                }
+                // Only state to send back: the server is not ready yet.
+                tokio::time::sleep(Duration::from_millis(50 << state_only.min(2))).await;
+                state_only += 1;
+            }
+            let responses = (self.link.requests())
+                .answer_input(requests, downstream.as_ref(), deadline)
+                .await
+                .map_err(|error| {
+                    format!(
+                        "the MCP server `{server}` asked for input during the call: {}",
+                        error.message
+                    )
+                })?;
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = asked.request_state;
+        }
+        Err(format!(
+            "the MCP server `{server}` still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        ))
+    }
+
+    /// One `tools/call` upstream: its answer.
+    async fn round(
+        &self,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+        downstream: Option<McpRequest>,
+        deadline: Instant,
+    ) -> Result<ServerResult, ServiceError> {
+        // Until the answer: the upstream's requests and progress belong to this call,
+        // and dropping it (cancelled, timed out) sends `notifications/cancelled`.
+        let mut registration = (self.link.in_flight()).register(downstream, deadline, peer.clone());
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?;
+        registration.sent(handle.id.clone(), handle.progress_token.clone());
+        let answer = handle.await_response().await;
+        if !matches!(answer, Err(ServiceError::TransportClosed)) {
+            registration.answered();
+        }
+        answer
     }
 }
 
 /// The upstream's result as it came: its blocks (and structured content), or its `isError`.
-fn answer(result: CallToolResult) -> Result<ToolResult, String> {
+fn answer_of(result: CallToolResult) -> Result<ToolResult, String> {
     if result.is_error == Some(true) {
         return Err(text_of(&result.content));
     }

@@ -5,10 +5,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerNotification,
-    SubscriptionFilter,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
+    ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
-use rmcp::service::{ClientInitializeError, NotificationContext, RunningService};
+#[expect(
+    deprecated,
+    reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
+)]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+use rmcp::service::{ClientInitializeError, NotificationContext, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
@@ -16,8 +21,10 @@ use tokio::sync::{mpsc, watch};
 
 use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
 use super::oauth::{OAuth, OAuthHttp};
+use super::progress_tap::ProgressTap;
 use super::redact::Redactor;
 use super::stdio::ChildTransport;
+use super::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
 /// Lines queued for a child's stdin.
@@ -244,6 +251,7 @@ impl Upstream {
                     }
                 });
                 let transport = ChildTransport::new(Arc::clone(server), spawned.stdout, outbox);
+                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(running) => Ok(Connected {
                         running,
@@ -251,7 +259,7 @@ impl Upstream {
                     }),
                     Err(error) => {
                         spawned.process.stop().await;
-                        Err(self.failed(error))
+                        Err(self.failed(server, error))
                     }
                 }
             }
@@ -266,10 +274,11 @@ impl Upstream {
                 }
                 let Some(client) = authorized else {
                     let transport = StreamableHttpClientTransport::from_config(config);
+                    let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                     let running = handler
                         .serve_with_lifecycle(transport, lifecycle)
                         .await
-                        .map_err(|error| self.failed(error))?;
+                        .map_err(|error| self.failed(server, error))?;
                     return Ok(Connected {
                         running,
                         process: None,
@@ -277,6 +286,7 @@ impl Upstream {
                 };
                 let transport =
                     StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 let refused = match handler
                     .clone()
                     .serve_with_lifecycle(transport, lifecycle.clone())
@@ -294,7 +304,7 @@ impl Upstream {
                         Some(challenge) if !challenge.contains("insufficient_scope") => {
                             challenge.to_owned()
                         }
-                        _ => return Err(self.failed(error)),
+                        _ => return Err(self.failed(server, error)),
                     },
                 };
                 client
@@ -302,10 +312,11 @@ impl Upstream {
                     .await
                     .map_err(|error| Start::Failed(error.to_string()))?;
                 let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
-                    .map_err(|error| self.failed(error))?;
+                    .map_err(|error| self.failed(server, error))?;
                 Ok(Connected {
                     running,
                     process: None,
@@ -316,7 +327,7 @@ impl Upstream {
 
     /// What a failed start says: the server's answer when the probe got one that is not a
     /// discover result (the caller falls back), else the error.
-    fn failed(&self, error: ClientInitializeError) -> Start {
+    fn failed(&self, server: &str, error: ClientInitializeError) -> Start {
         match error {
             ClientInitializeError::ExpectedInitResult(answer) => Start::NotADiscoverResult(
                 answer.map_or_else(|| "nothing".to_owned(), |answer| format!("{answer:?}")),
@@ -330,7 +341,7 @@ impl Upstream {
             }
             error => match self {
                 Upstream::Http { url, .. } => {
-                    Start::Failed(super::http_failure::describe(url, &error))
+                    Start::Failed(super::http_failure::describe(server, url, &error))
                 }
                 Upstream::Command { .. } => {
                     Start::Failed(format!("{}: {error}", self.no_handshake()))
@@ -398,17 +409,21 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// The client side of an upstream connection: answers nothing, reports `list_changed` (of
-/// tools, prompts and resources alike).
+/// The client side of an upstream connection: reports `list_changed` (of tools, prompts and
+/// resources alike), announces what the program's clients can answer, and passes the
+/// server's requests during a call on to the client of that call (`upstream_requests.rs`; its
+/// progress passes in `progress_tap.rs`).
 #[derive(Clone)]
 pub(crate) struct Notices {
     pub(crate) tools_changed: watch::Sender<u64>,
+    pub(crate) announced: ClientCapabilities,
+    pub(crate) requests: Arc<UpstreamRequests>,
 }
 
 impl ClientHandler for Notices {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.announced.clone(),
             Implementation::new("lazytool", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -428,6 +443,26 @@ impl ClientHandler for Notices {
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed
             .send_modify(|generation| *generation += 1);
+    }
+
+    #[expect(
+        deprecated,
+        reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
+    )]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.requests.sampling(params, context).await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.requests.elicitation(params, context).await
     }
 }
 

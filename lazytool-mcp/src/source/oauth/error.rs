@@ -96,6 +96,16 @@ impl OAuthError {
             _ => step,
         };
         let mut message = error.to_string();
+        if let AuthError::TokenExchangeFailed(detail) | AuthError::TokenRefreshFailed(detail) =
+            error
+            && is_json_error(detail)
+        {
+            // rmcp keeps only the parser's complaint of an answer that is no token response
+            // (an HTTP error with a text body, a login page): say what it means.
+            message = format!(
+                "the token endpoint did not answer with a JSON token response (an HTTP error or a web page instead?): {detail}"
+            );
+        }
         // `source` carries what the request itself ran into (a refused connection, say).
         let mut cause = std::error::Error::source(error);
         while let Some(inner) = cause {
@@ -114,6 +124,23 @@ impl OAuthError {
     pub fn step(&self) -> Step {
         self.step
     }
+}
+
+/// Whether `detail` is what serde_json (or oauth2, for a refresh) says of text it cannot
+/// read.
+fn is_json_error(detail: &str) -> bool {
+    if detail == "Failed to parse server response" {
+        return true;
+    }
+    let Some((_, position)) = detail.rsplit_once(" at line ") else {
+        return false;
+    };
+    let mut words = position.split_whitespace();
+    words.next().is_some_and(|line| line.parse::<u64>().is_ok())
+        && words.next() == Some("column")
+        && words
+            .next()
+            .is_some_and(|column| column.parse::<u64>().is_ok())
 }
 
 impl std::fmt::Display for OAuthError {

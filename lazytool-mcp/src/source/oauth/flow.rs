@@ -5,8 +5,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::transport::auth::{
-    AuthorizationCallback, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
-    OAuthState,
+    AuthorizationCallback, AuthorizationManager, AuthorizationMetadataResolution,
+    AuthorizationMetadataSource, AuthorizationRequest, ClientCredentialsConfig, OAuthState,
 };
 use tokio::sync::Mutex;
 
@@ -94,10 +94,16 @@ impl Flow {
         if let Some(url) = &self.oauth.client_metadata_url {
             request = request.with_client_metadata_url(url);
         }
+        let manager = self.manager().await?;
+        let resolution = manager
+            .resolve_metadata_from_challenge(challenge.as_deref())
+            .await
+            .map_err(|error| self.error(Step::MetadataDiscovery, &error))?;
+        self.require_pkce(&resolution)?;
         if let Some(challenge) = challenge {
             request = request.with_challenge(challenge);
         }
-        let mut state = OAuthState::Unauthorized(self.manager().await?);
+        let mut state = OAuthState::Unauthorized(manager);
         state
             .start_authorization(request)
             .await
@@ -122,6 +128,34 @@ impl Flow {
                 "the flow did not complete",
             )
         })
+    }
+
+    /// Refuses an authorization server whose metadata does not say it supports PKCE with
+    /// S256, as the MCP authorization spec requires (rmcp only refuses one that lists other
+    /// methods). Endpoints synthesized for a 2025-03-26 server without metadata are let be:
+    /// that revision had nothing to say it with.
+    fn require_pkce(&self, resolution: &AuthorizationMetadataResolution) -> Result<(), OAuthError> {
+        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+            return Ok(());
+        }
+        let methods = resolution
+            .metadata
+            .code_challenge_methods_supported
+            .as_deref();
+        if methods.is_some_and(|methods| methods.iter().any(|method| method == "S256")) {
+            return Ok(());
+        }
+        let said = match methods {
+            None => "does not list `code_challenge_methods_supported`".to_owned(),
+            Some(methods) => format!("lists `code_challenge_methods_supported` {methods:?}"),
+        };
+        Err(OAuthError::new(
+            &*self.server,
+            Step::MetadataDiscovery,
+            format!(
+                "the authorization server's metadata {said}, without `S256`: it does not support PKCE, which MCP authorization requires"
+            ),
+        ))
     }
 
     async fn approve(

@@ -1,0 +1,125 @@
+//! Which requests of upstream servers a program can pass on to its own MCP clients: [`Relay`].
+
+use std::sync::Arc;
+
+use rmcp::model::{ClientCapabilities, ElicitationCapability, SamplingCapability};
+use tokio::sync::watch;
+
+/// What the program's own MCP clients can answer of what upstream servers ask during a
+/// call: `sampling/createMessage` and `elicitation/create`. Give the same `Relay` to the
+/// [`McpServer`](crate::McpServer) that serves the clients ([`McpServer::relay`](crate::McpServer::relay))
+/// and to each [`McpSource`](crate::McpSource) ([`McpSource::relay`](crate::McpSource::relay)):
+/// every client's `initialize` is recorded here, and an upstream announces to its server
+/// the capabilities some client announced when it starts.
+///
+/// - An upstream started before any client announced a capability announces none; once a
+///   client announces one, the source reports a change of its tools (so an
+///   [`McpCatalog`](crate::McpCatalog) lists it again) and the upstream is restarted at
+///   that next use when no call of it is in flight, else at a later one (once: what clients
+///   announced only grows), so its server learns it and can offer the tools that need it.
+/// - With several clients (streamable HTTP), an upstream announces what any of them
+///   announced; a request during the call of a client that did not announce it is refused
+///   with a JSON-RPC error that says so.
+/// - Without a `Relay`, an upstream announces nothing, and a request that comes anyway is
+///   still passed on when the client of the call announced the capability.
+///
+/// `name` is how refusals name the program (`lazytool-gateway`, say).
+///
+/// ```
+/// use lazytool_mcp::Relay;
+/// use lazytool_mcp::rmcp::model::{ClientCapabilities, ElicitationCapability};
+///
+/// let relay = Relay::new("my-gateway");
+/// assert!(relay.announced().elicitation.is_none());
+/// let mut client = ClientCapabilities::default();
+/// client.elicitation = Some(ElicitationCapability::default());
+/// relay.client_announced(&client);
+/// assert!(relay.announced().elicitation.is_some());
+/// assert_eq!(relay.name(), "my-gateway");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Relay {
+    name: Arc<str>,
+    announced: Arc<watch::Sender<Announced>>,
+}
+
+/// What some client announced, as an upstream announces it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Announced {
+    sampling: Option<SamplingCapability>,
+    elicitation: Option<ElicitationCapability>,
+}
+
+impl Announced {
+    /// Whether `self` lacks something `other` has: an upstream that announced `self` must
+    /// be started again to announce `other`.
+    pub(crate) fn lacks(&self, other: &Announced) -> bool {
+        (self.sampling.is_none() && other.sampling.is_some())
+            || (self.elicitation.is_none() && other.elicitation.is_some())
+    }
+
+    /// The client capabilities that announce `self`.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.sampling = self.sampling.clone();
+        capabilities.elicitation = self.elicitation.clone();
+        capabilities
+    }
+}
+
+impl Relay {
+    /// A relay that refusals name `name`, before any client announced anything.
+    pub fn new(name: impl Into<Arc<str>>) -> Self {
+        Relay {
+            name: name.into(),
+            announced: Arc::new(watch::Sender::new(Announced::default())),
+        }
+    }
+
+    /// How refusals name the program.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Records the capabilities a client announced in its `initialize`: sampling and
+    /// elicitation join what upstreams announce from their next start on.
+    pub fn client_announced(&self, capabilities: &ClientCapabilities) {
+        let sampling = capabilities.sampling.clone();
+        let elicitation = capabilities.elicitation.clone();
+        self.announced.send_if_modified(|announced| {
+            let before = announced.clone();
+            if announced.sampling.is_none() {
+                announced.sampling = sampling;
+            }
+            if announced.elicitation.is_none() {
+                announced.elicitation = elicitation;
+            }
+            *announced != before
+        });
+    }
+
+    /// The client capabilities an upstream starting now announces to its server.
+    pub fn announced(&self) -> ClientCapabilities {
+        self.current().capabilities()
+    }
+
+    pub(crate) fn current(&self) -> Announced {
+        self.announced.borrow().clone()
+    }
+
+    /// Changes each time a client announces something new.
+    pub(crate) fn changes(&self) -> watch::Receiver<Announced> {
+        self.announced.subscribe()
+    }
+}
+
+impl Default for Relay {
+    /// A relay named `lazytool`.
+    ///
+    /// ```
+    /// assert_eq!(lazytool_mcp::Relay::default().name(), "lazytool");
+    /// ```
+    fn default() -> Self {
+        Relay::new("lazytool")
+    }
+}

@@ -1,0 +1,280 @@
+//! What an upstream server asks of its client during a call, passed on to the client of
+//! that call: sampling, elicitation and progress ([`UpstreamRequests`]).
+#![expect(
+    deprecated,
+    reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
+)]
+
+use std::sync::Arc;
+
+use rmcp::RoleClient;
+use rmcp::model::{
+    ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorCode, ErrorData,
+    InputRequest, InputRequests, InputResponses, ListRootsResult, ProgressNotificationParam,
+    ServerRequest,
+};
+use rmcp::service::{InboundStreamOrigin, OriginatingRequestId, RequestContext, ServiceError};
+
+use tokio::time::Instant;
+
+use super::in_flight::{InFlight, Owner};
+use crate::request::McpRequest;
+
+const TARGET: &str = "lazytool::upstream";
+
+/// Passes an upstream's requests and progress on to the client of the call they belong to.
+pub(crate) struct UpstreamRequests {
+    /// How refusals name the program.
+    pub(crate) program: Arc<str>,
+    /// The upstream server's name.
+    pub(crate) server: Arc<str>,
+    pub(crate) in_flight: Arc<InFlight>,
+}
+
+/// A request that can be passed on.
+#[derive(Clone, Copy)]
+enum Kind {
+    Sampling,
+    Elicitation,
+}
+
+impl Kind {
+    fn method(self) -> &'static str {
+        match self {
+            Kind::Sampling => "sampling/createMessage",
+            Kind::Elicitation => "elicitation/create",
+        }
+    }
+
+    fn capability(self) -> &'static str {
+        match self {
+            Kind::Sampling => "sampling",
+            Kind::Elicitation => "elicitation",
+        }
+    }
+
+    fn announced_by(self, capabilities: &ClientCapabilities) -> bool {
+        match self {
+            Kind::Sampling => capabilities.sampling.is_some(),
+            Kind::Elicitation => capabilities.elicitation.is_some(),
+        }
+    }
+}
+
+impl UpstreamRequests {
+    pub(crate) async fn sampling(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        match self.pass_on(Kind::Sampling, request, &context).await? {
+            ClientResult::CreateMessageResult(result) => Ok(*result),
+            _ => Err(self.refusal(
+                Kind::Sampling,
+                ErrorCode::INTERNAL_ERROR,
+                "the client answered with something else than a sampling result",
+            )),
+        }
+    }
+
+    pub(crate) async fn elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        match self.pass_on(Kind::Elicitation, request, &context).await? {
+            ClientResult::ElicitResult(result) => Ok(result),
+            _ => Err(self.refusal(
+                Kind::Elicitation,
+                ErrorCode::INTERNAL_ERROR,
+                "the client answered with something else than an elicitation result",
+            )),
+        }
+    }
+
+    /// Sends the client of the call that `params` reports on its progress under the
+    /// client's own token, when it asked for progress; drops it otherwise.
+    pub(crate) async fn progress(&self, params: &ProgressNotificationParam) {
+        let Some(call) = self
+            .in_flight
+            .by_progress_token(&params.progress_token)
+            .await
+        else {
+            tracing::debug!(target: TARGET, server = %self.server, "progress of no call in flight dropped");
+            return;
+        };
+        let Some(downstream) = &call.downstream else {
+            return;
+        };
+        let sent = downstream
+            .progress(params.progress, params.total, params.message.as_deref())
+            .await;
+        if let Err(error) = sent {
+            tracing::debug!(target: TARGET, server = %self.server, %error, "progress not passed on");
+        }
+    }
+
+    /// Sends `request` to the client of the call it belongs to, and returns its answer;
+    /// a JSON-RPC error when there is no such call or client, or the client cannot answer
+    /// it, and when the call ends (answered, cancelled, timed out) before the client answers.
+    async fn pass_on(
+        &self,
+        kind: Kind,
+        request: ServerRequest,
+        context: &RequestContext<RoleClient>,
+    ) -> Result<ClientResult, ErrorData> {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let call = match self.in_flight.owner(origin).await {
+            Owner::Call(call) => call,
+            Owner::None => {
+                return Err(self.refusal(
+                    kind,
+                    ErrorCode::INVALID_PARAMS,
+                    "no call of this server is in flight (requests to the client are passed on only during a tool call)",
+                ));
+            }
+            Owner::Ambiguous(calls) => {
+                return Err(self.refusal(
+                    kind,
+                    ErrorCode::INVALID_PARAMS,
+                    &format!(
+                        "{calls} calls of different clients are in flight and nothing tells which one this request belongs to"
+                    ),
+                ));
+            }
+        };
+        let ended = call.ended.clone();
+        let asking = self.ask(kind, request, call.downstream.as_ref(), call.deadline);
+        tokio::select! {
+            answer = asking => answer,
+            () = ended.cancelled() => Err(self.refusal(
+                kind,
+                ErrorCode::INTERNAL_ERROR,
+                "the call ended before the client answered",
+            )),
+        }
+    }
+
+    /// Answers the input requests of a 2026-07-28 `input_required` result, asking the
+    /// client of the call (`downstream`) for sampling and elicitation (roots: none), all at
+    /// once; the responses to send back with the call, or the first refusal.
+    pub(crate) async fn answer_input(
+        &self,
+        requests: InputRequests,
+        downstream: Option<&McpRequest>,
+        deadline: Instant,
+    ) -> Result<InputResponses, ErrorData> {
+        let answers = requests.into_iter().map(|(key, request)| async move {
+            let answer = match request {
+                InputRequest::CreateMessage(request) => {
+                    let request = ServerRequest::CreateMessageRequest(request);
+                    self.ask(Kind::Sampling, request, downstream, deadline)
+                        .await?
+                }
+                InputRequest::Elicitation(request) => {
+                    let request = ServerRequest::ElicitRequest(request);
+                    self.ask(Kind::Elicitation, request, downstream, deadline)
+                        .await?
+                }
+                InputRequest::ListRoots(_) => {
+                    ClientResult::ListRootsResult(ListRootsResult::default())
+                }
+                _ => return Err(self.unknown_input(&key)),
+            };
+            let answer = match answer {
+                ClientResult::CreateMessageResult(result) => serde_json::to_value(result),
+                ClientResult::ElicitResult(result) => serde_json::to_value(result),
+                ClientResult::ListRootsResult(result) => serde_json::to_value(result),
+                _ => return Err(self.unknown_input(&key)),
+            };
+            let answer =
+                answer.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            Ok::<_, ErrorData>((key, answer))
+        });
+        let answers = futures_util::future::try_join_all(answers).await?;
+        Ok(answers.into_iter().collect())
+    }
+
+    /// Sends `request` to `downstream`, the client of a call due by `deadline`, when it
+    /// announced the capability; its answer, or why not.
+    async fn ask(
+        &self,
+        kind: Kind,
+        mut request: ServerRequest,
+        downstream: Option<&McpRequest>,
+        deadline: Instant,
+    ) -> Result<ClientResult, ErrorData> {
+        let Some(downstream) = downstream else {
+            return Err(self.refusal(
+                kind,
+                ErrorCode::METHOD_NOT_FOUND,
+                "the call was not made by an MCP client",
+            ));
+        };
+        let announced = downstream
+            .context()
+            .client_capabilities()
+            .is_some_and(|capabilities| kind.announced_by(&capabilities));
+        if !announced {
+            return Err(self.refusal(
+                kind,
+                ErrorCode::METHOD_NOT_FOUND,
+                &format!(
+                    "the client did not announce the `{}` capability",
+                    kind.capability()
+                ),
+            ));
+        }
+        // Over streamable HTTP, the request rides the stream of the call it belongs to.
+        let originating = OriginatingRequestId(downstream.context().id.clone());
+        match &mut request {
+            ServerRequest::CreateMessageRequest(request) => {
+                request.extensions.insert(originating);
+            }
+            ServerRequest::ElicitRequest(request) => {
+                request.extensions.insert(originating);
+            }
+            _ => {}
+        }
+        tracing::debug!(target: TARGET, server = %self.server, method = kind.method(), "passing a request on to the client");
+        let peer = downstream.peer().clone();
+        tokio::select! {
+            answer = peer.send_request(request) => match answer {
+                Ok(answer) => Ok(answer),
+                // The client's own refusal, as it gave it.
+                Err(ServiceError::McpError(error)) => Err(error),
+                Err(error) => Err(self.refusal(kind, ErrorCode::INTERNAL_ERROR, &format!("the client did not answer: {error}"))),
+            },
+            () = tokio::time::sleep_until(deadline) => Err(self.refusal(
+                kind,
+                ErrorCode::INTERNAL_ERROR,
+                "the client did not answer within the call's timeout",
+            )),
+        }
+    }
+
+    fn unknown_input(&self, key: &str) -> ErrorData {
+        ErrorData::invalid_params(
+            format!(
+                "{} cannot answer the input request `{key}` of the MCP server `{}`: a kind it does not know",
+                self.program, self.server
+            ),
+            None,
+        )
+    }
+
+    /// The error an upstream reads: who refuses, what, and why.
+    fn refusal(&self, kind: Kind, code: ErrorCode, why: &str) -> ErrorData {
+        let message = format!(
+            "{} cannot pass `{}` from the MCP server `{}` on to its client: {why}",
+            self.program,
+            kind.method(),
+            self.server
+        );
+        tracing::info!(target: TARGET, server = %self.server, %message, "an upstream request refused");
+        ErrorData::new(code, message, None)
+    }
+}
