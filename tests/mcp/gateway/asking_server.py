@@ -10,8 +10,8 @@ Tools:
   sampling (``sampling/createMessage``) and an elicitation (``elicitation/create``), and
   answers with both answers (results or errors) as JSON text:
   ``{"sampling": ..., "elicitation": ...}``.
-- ``ask_together``: once two calls of it are running, each asks for a sampling and answers
-  with the answer: ``{"sampling": ...}``.
+- ``ask_together``: once two calls of it are running, each asks for a sampling, and once
+  both were answered, each answers with its answer: ``{"sampling": ...}``.
 
 With STATE_FILE, right after ``notifications/initialized`` it sends a
 ``sampling/createMessage`` outside any call, and appends the answer (a result or an error)
@@ -96,7 +96,11 @@ def call(request_id, params):
         text_result(request_id, {"sampling": sampling, "elicitation": elicitation})
     elif name == "ask_together":
         together.wait()
-        text_result(request_id, {"sampling": ask("sampling/createMessage", SAMPLING)})
+        answer = ask("sampling/createMessage", SAMPLING)
+        # Neither call ends before both requests were answered: a call that ended first
+        # would leave the other alone in flight, and its request unambiguous.
+        together.wait()
+        text_result(request_id, {"sampling": answer})
     else:
         send({"jsonrpc": "2.0", "id": request_id,
               "error": {"code": -32602, "message": f"unknown tool {name}"}})
