@@ -9,7 +9,7 @@ use lazytool_runtime::source::{CachedSource, LiveRegistry, ToolSource};
 use lazytool_runtime::{DynamicTool, Registry, RegistryBuilder, RegistryError};
 use serde_json::Value;
 
-use super::{McpSource, ToolNote};
+use super::{LockState, McpSource, ToolNote};
 
 const TARGET: &str = "lazytool::mcp";
 /// How soon a source without a catalog is listed again, doubled while it keeps failing (its
@@ -87,6 +87,13 @@ pub struct SourceReport {
     pub cleaned: Vec<ToolNote>,
     /// The protocol version spoken with it ([`McpSource::protocol_version`]).
     pub protocol: Option<String>,
+    /// How it stands with its lock ([`McpSource::lock_state`]).
+    pub lock: LockState,
+    /// Its tools that differ from the lock, and what its pin decided
+    /// ([`McpSource::pin_decisions`]).
+    pub pinning: Vec<ToolNote>,
+    /// Whether it runs now (a locked server waits for its first call).
+    pub running: bool,
 }
 
 impl McpCatalog {
@@ -217,6 +224,9 @@ impl Inner {
                 left_out: record.left_out,
                 cleaned: record.cleaned,
                 protocol: source.source().protocol_version(),
+                lock: source.source().lock_state(),
+                pinning: record.pinning,
+                running: source.source().is_running(),
             });
         }
         let registry = match (self.base)().tools(tools.iter().cloned()).build() {
