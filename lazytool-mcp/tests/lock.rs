@@ -39,7 +39,9 @@ fn starts(state: &Path) -> Vec<u32> {
 fn alive(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // A zombie (`Z`) has exited; its parent has not reaped it yet.
-    stat.split_whitespace().nth(2).is_some_and(|state| state != "Z")
+    stat.split_whitespace()
+        .nth(2)
+        .is_some_and(|state| state != "Z")
 }
 
 /// A lock of the server as it starts, pinned by a source of its own that is then stopped.
