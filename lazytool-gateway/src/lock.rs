@@ -10,7 +10,8 @@ use similar::TextDiff;
 
 /// Pins the servers of `servers` in the lock at `path`: every server (entries of servers no
 /// longer configured are removed), or with `update` only those named (the rest of the file
-/// stays as it is). Every server is started at once; when one fails, nothing is written.
+/// stays as it is; a file that is not there is begun). A file that cannot be read is an
+/// error with `update`, and written anew without. Every server is started at once; when one fails, nothing is written.
 /// Returns what to print: per server what was pinned, and a unified diff of each entry that
 /// was in the file and changed.
 ///
@@ -41,7 +42,7 @@ pub async fn lock(
     }
     let mut lock = match (Lock::load(path), path.exists()) {
         (Ok(lock), _) => lock,
-        (Err(_), false) if update.is_empty() => Lock::new(),
+        (Err(_), false) => Lock::new(),
         (Err(error), true) if update.is_empty() => {
             tracing::warn!(target: "lazytool::lock", %error, "the lock file cannot be read: it is written anew");
             Lock::new()
