@@ -254,6 +254,40 @@ async fn warn_serves_the_changes_and_off_ignores_them() {
 }
 
 #[tokio::test]
+async fn a_catalog_pins_its_sources_and_a_catalog_with_the_lock_starts_none() {
+    let state = scratch("catalog");
+    let upstream = shifting(&[], &state);
+    let catalog = McpCatalog::start(
+        Registry::builder,
+        [McpSource::new("shifting", upstream.clone())],
+    )
+    .await
+    .expect("builds");
+    let lock = catalog.pin_now().await.expect("pinned");
+    catalog.shutdown().await;
+    let path = scratch("catalog.lock");
+    lock.write(&path).expect("written");
+    let lock = Lock::load(&path).expect("read back");
+    let tools: Vec<&String> = lock
+        .server("shifting")
+        .expect("an entry")
+        .tools
+        .keys()
+        .collect();
+    assert_eq!(tools, ["doomed", "drifting", "stable"]);
+    let started = starts(&state).len();
+    let catalog = McpCatalog::start(
+        Registry::builder,
+        [McpSource::new("shifting", upstream).lock(&lock)],
+    )
+    .await
+    .expect("builds");
+    assert_eq!(catalog.registry().len(), 3);
+    assert_eq!(starts(&state).len(), started);
+    catalog.shutdown().await;
+}
+
+#[tokio::test]
 async fn an_entry_for_another_command_is_ignored_and_the_server_started_at_once() {
     let state = scratch("mismatch");
     let lock = pinned(&shifting(&["--after", "9"], &state)).await;
