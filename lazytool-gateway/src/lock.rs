@@ -11,7 +11,8 @@ use similar::TextDiff;
 /// Pins the servers of `servers` in the lock at `path`: every server (entries of servers no
 /// longer configured are removed), or with `update` only those named (the rest of the file
 /// stays as it is; a file that is not there is begun). A file that cannot be read is an
-/// error with `update`, and written anew without. Every server is started at once; when one fails, nothing is written.
+/// error with `update`, and written anew without. The servers start a few at a time; when
+/// one fails, nothing is written.
 /// Returns what to print: per server what was pinned, and a unified diff of each entry that
 /// was in the file and changed.
 ///
@@ -84,14 +85,22 @@ pub async fn lock(
     Ok(report)
 }
 
-/// Starts and pins every server at once, then stops them.
+/// How many servers `lock` starts at a time: starting interpreters is CPU-bound, and a
+/// server starved of CPU can miss its handshake's deadline.
+const PINNING_AT_ONCE: usize = 4;
+
+/// Starts and pins the servers, a few at a time, stopping each once pinned; in order.
 async fn pin_all(servers: &[&McpSource]) -> Vec<Result<ServerLock, String>> {
+    use futures_util::StreamExt;
     let pinning = servers.iter().map(|server| async move {
         let pinned = server.pin_now().await.map_err(|error| error.to_string());
         server.shutdown().await;
         pinned
     });
-    futures_util::future::join_all(pinning).await
+    futures_util::stream::iter(pinning)
+        .buffered(PINNING_AT_ONCE)
+        .collect()
+        .await
 }
 
 fn summary(name: &str, old: Option<&ServerLock>, new: &ServerLock) -> String {
