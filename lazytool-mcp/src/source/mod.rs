@@ -286,6 +286,13 @@ impl McpSource {
     }
 
     /// How the source stands with its lock.
+    ///
+    /// ```
+    /// use lazytool_mcp::{LockState, McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.lock_state(), LockState::Unlocked);
+    /// ```
     pub fn lock_state(&self) -> LockState {
         self.lock_state
     }
@@ -302,7 +309,15 @@ impl McpSource {
         self.link.get().is_some_and(|link| link.is_running())
     }
 
-    /// What the last listing's pin decided for each tool that differs from the lock.
+    /// What the last listing's pin decided for each tool that differs from the lock: the
+    /// tool's upstream name, what changed and what was done.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert!(time.pin_decisions().is_empty(), "nothing listed yet");
+    /// ```
     pub fn pin_decisions(&self) -> Vec<ToolNote> {
         self.listed().pinning.clone()
     }

@@ -21,7 +21,11 @@ pub(crate) use pins::Pins;
 pub use verify::Pin;
 pub(crate) use verify::{Change, Verdict, compare};
 
-/// The version of the lock file's format this crate writes and reads.
+/// The version of the lock file's format this crate writes and reads (its `lockVersion`).
+///
+/// ```
+/// assert!(lazytool_mcp::Lock::new().to_text().contains(&format!("\"lockVersion\": {}", lazytool_mcp::LOCK_VERSION)));
+/// ```
 pub const LOCK_VERSION: u32 = 1;
 
 /// The fields of a tool that are pinned: what the gateway serves of it.
@@ -255,6 +259,10 @@ impl Lock {
     }
 
     /// The entry of server `name`.
+    ///
+    /// ```
+    /// assert!(lazytool_mcp::Lock::new().server("time").is_none());
+    /// ```
     pub fn server(&self, name: &str) -> Option<&ServerLock> {
         self.servers.get(name)
     }
@@ -284,11 +292,24 @@ impl Lock {
     }
 
     /// Removes the entry of server `name`.
+    ///
+    /// ```
+    /// use lazytool_mcp::{Lock, ServerLock, Upstream};
+    ///
+    /// let mut lock = Lock::new();
+    /// lock.set("time", ServerLock::new(&Upstream::command("uvx", ["mcp-server-time"])));
+    /// assert!(lock.remove("time").is_some());
+    /// assert!(lock.is_empty());
+    /// ```
     pub fn remove(&mut self, name: &str) -> Option<ServerLock> {
         self.servers.remove(name)
     }
 
     /// Whether the lock has no entry.
+    ///
+    /// ```
+    /// assert!(lazytool_mcp::Lock::new().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }
