@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use lazytool_gateway::{Cli, Command};
-use lazytool_mcp::{Lock, McpServer, McpSource, Redactor, TokenStore, shutdown_signal};
+use lazytool_mcp::{Lock, LockState, McpServer, McpSource, Redactor, TokenStore, shutdown_signal};
 use lazytool_runtime::SessionOptions;
 use lazytool_runtime::source::ToolSource;
 use log::RedactedStderr;
@@ -96,7 +96,14 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
                         .lock(lock)
                         .approval_command(approve)
                         .start_on_first_use(!cli.check);
-                    tracing::info!(target: "lazytool::lock", server = %server.name(), state = %server.lock_state(), "lock");
+                    match server.lock_state() {
+                        LockState::Locked => {
+                            tracing::info!(target: "lazytool::lock", server = %server.name(), state = %server.lock_state(), "the server is held to the lock");
+                        }
+                        state => {
+                            tracing::warn!(target: "lazytool::lock", server = %server.name(), %state, approve = %cli.approval_command(server.name()), "the server is not held to the lock");
+                        }
+                    }
                     server
                 })
                 .collect()
