@@ -177,7 +177,11 @@ async fn changed_catalog(pin: Pin, notify: bool, name: &str) -> (McpCatalog, Loc
         .await
         .expect("builds");
     assert!(!call(&catalog.registry(), "stable").await.is_error());
-    if !notify {
+    if notify {
+        // Announced: once the catalog has listed the server again. (A call racing the
+        // notice goes by the definitions checked before it.)
+        eventually(|| catalog.reports()[0].pinning.len() == 3).await;
+    } else {
         // Unannounced, the change is found when the server next starts.
         let run = *starts(&state).last().expect("started");
         eventually(|| !alive(run)).await;
