@@ -83,7 +83,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start every server once, pin what starts it and its tools' definitions in the lock
-    /// file, and print what was pinned (with a unified diff of every change to the file).
+    /// file, and print what was pinned, with a unified diff of each entry that changed.
     Lock {
         /// Accept the current definitions of these servers only; the rest of the file stays.
         #[arg(long, num_args = 1.., value_name = "SERVER")]
