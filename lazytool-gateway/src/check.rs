@@ -1,26 +1,28 @@
-//! `--check`: each server's tool count and what its tools cost on every request, and the
-//! prompts, resources and resource templates it offers.
+//! `--check`: each server's tool count, what its tools cost on every request, how it
+//! stands with the lock, and the prompts, resources and resource templates it offers.
 
 use std::fmt::Write;
 
-use lazytool_mcp::McpCatalog;
+use lazytool_mcp::{LockState, McpCatalog};
 use lazytool_runtime::tokens::count_json_tokens;
 use lazytool_runtime::{Registry, SessionOptions, ToolDefinition};
 use serde_json::json;
 
 /// The report of `--check` for a started catalog, and whether every server listed its
-/// tools. Under a server that offers prompts or resources, a line counts them. Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
+/// tools and matches its lock entry, if it has one (`stale`: the lock's entries for servers
+/// not configured, reported). Under a server that offers prompts or resources, a line counts
+/// them. Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
 /// (`name`, `description`, `inputSchema`).
 ///
 /// ```no_run
 /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let config = lazytool_gateway::parse(r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#, |_| None)?;
 /// let catalog = lazytool_gateway::start(config.servers).await?;
-/// let (report, all_listed) = lazytool_gateway::check(&catalog, &Default::default());
+/// let (report, all_listed) = lazytool_gateway::check(&catalog, &Default::default(), &[]);
 /// println!("{report}");
 /// # Ok(()) }
 /// ```
-pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
+pub fn check(catalog: &McpCatalog, options: &SessionOptions, stale: &[String]) -> (String, bool) {
     let registry = catalog.registry();
     let mut report = String::new();
     let mut all_listed = true;
@@ -56,6 +58,17 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
                 );
             }
         }
+        if source.lock != LockState::Unlocked {
+            let _ = writeln!(report, "  lock: {}", source.lock);
+        }
+        for note in &source.pinning {
+            all_listed = false;
+            let _ = writeln!(
+                report,
+                "  {}: differs from the lock: {}",
+                note.tool, note.note
+            );
+        }
         for name in &source.collisions {
             let _ = writeln!(report, "  {name}: left out, the name is taken");
         }
@@ -65,6 +78,9 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions) -> (String, bool) {
         for note in &source.cleaned {
             let _ = writeln!(report, "  {}: cleaned: {}", note.tool, note.note);
         }
+    }
+    for name in stale {
+        let _ = writeln!(report, "{name}: in the lock but not configured: ignored");
     }
     let eager: usize = (registry.tools())
         .map(|tool| definition_tokens(&tool.definition()))

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
-/// `lazytool-gateway --config FILE [--check] [--http ADDR [--token T | --token-file PATH]]`,
-/// or `lazytool-gateway --config FILE login SERVER`.
+/// `lazytool-gateway --config FILE [--lock PATH] [--check] [--http ADDR [--token T |
+/// --token-file PATH]]`, or `lazytool-gateway --config FILE lock [--update SERVER...]`, or
+/// `lazytool-gateway --config FILE login SERVER`.
 ///
 /// ```
 /// use clap::Parser;
@@ -30,7 +31,11 @@ section makes it eager. Serves MCP on stdio, or streamable HTTP at /mcp with --h
   lazytool-gateway --config ~/.cursor/mcp.json              # MCP on stdio
   lazytool-gateway --config mcp.json --http 127.0.0.1:8080  # streamable HTTP at /mcp
   lazytool-gateway --config mcp.json --check                # tools and token cost per server
+  lazytool-gateway --config mcp.json lock                   # pin every server's tools in lazytool.lock
+  lazytool-gateway --config mcp.json lock --update github   # accept github's changed tools
   lazytool-gateway --config mcp.json login linear           # authorize an OAuth server once
+
+With a lock file, servers start on their first call and are held to the definitions pinned.
 
 Logs go to stderr: RUST_LOG (such as RUST_LOG=lazytool=debug) overrides -q and -v."
 )]
@@ -46,7 +51,12 @@ pub struct Cli {
     /// else ~/.config/lazytool/oauth-tokens.json].
     #[arg(long, global = true, value_name = "PATH")]
     pub token_store: Option<PathBuf>,
-    /// Start every server, print its tools and their token cost, then exit (1 if a server failed).
+    /// The lock file: written by `lock`; when it exists, servers start on first use and are
+    /// held to it [default: lazytool.lock beside FILE].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub lock: Option<PathBuf>,
+    /// Start every server, print its tools, their token cost and how they stand with the
+    /// lock, then exit (1 if a server failed or differs from the lock).
     #[arg(long)]
     pub check: bool,
     /// Serving over HTTP.
@@ -72,6 +82,13 @@ pub struct Cli {
 /// ```
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Start every server once, pin what starts it and its tools' definitions in the lock
+    /// file, and print what was pinned, with a unified diff of each entry that changed.
+    Lock {
+        /// Accept the current definitions of these servers only; the rest of the file stays.
+        #[arg(long, num_args = 1.., value_name = "SERVER")]
+        update: Vec<String>,
+    },
     /// Authorize an OAuth server once: print the authorization URL (and open a browser when
     /// there is a display), wait for its redirect to a loopback address, store the tokens.
     Login {
@@ -136,9 +153,54 @@ impl Cli {
             Some(Command::Login { .. }) if serving => Err(
                 "`login` does not serve: --check, --http and their flags do not apply".to_owned(),
             ),
+            Some(Command::Lock { .. }) if serving => Err(
+                "`lock` does not serve: --check, --http and their flags do not apply".to_owned(),
+            ),
             Some(_) => Ok(()),
             None => self.http.check(),
         }
+    }
+
+    /// The lock file: `--lock PATH`, else `lazytool.lock` beside the configuration file.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use clap::Parser;
+    /// use lazytool_gateway::Cli;
+    ///
+    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "conf/mcp.json"]).unwrap();
+    /// assert_eq!(cli.lock_path(), Path::new("conf/lazytool.lock"));
+    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "mcp.json", "--lock", "/etc/l.lock"]).unwrap();
+    /// assert_eq!(cli.lock_path(), Path::new("/etc/l.lock"));
+    /// ```
+    pub fn lock_path(&self) -> PathBuf {
+        match &self.lock {
+            Some(path) => path.clone(),
+            None => (self.config.parent()).map_or_else(
+                || PathBuf::from("lazytool.lock"),
+                |dir| dir.join("lazytool.lock"),
+            ),
+        }
+    }
+
+    /// The command that accepts a server's changed definitions, as the user would type it.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use lazytool_gateway::Cli;
+    ///
+    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "mcp.json"]).unwrap();
+    /// assert_eq!(cli.approval_command("time"), "lazytool-gateway --config mcp.json lock --update time");
+    /// ```
+    pub fn approval_command(&self, server: &str) -> String {
+        let lock = match &self.lock {
+            Some(path) => format!(" --lock {}", path.display()),
+            None => String::new(),
+        };
+        format!(
+            "lazytool-gateway --config {}{lock} lock --update {server}",
+            self.config.display()
+        )
     }
 
     /// The log filter when `RUST_LOG` is not set: lazytool's events at info and everything
@@ -214,6 +276,21 @@ mod tests {
             assert!(cli.check_command().is_err(), "{refused:?}");
         }
         assert!(parse(&["login"]).is_err(), "login needs a server");
+        let lock = parse(&["lock", "--update", "a", "b"]).expect("valid");
+        assert!(matches!(&lock.command, Some(Command::Lock { update }) if update == &["a", "b"]));
+        assert!(
+            parse(&["lock", "--update"]).is_err(),
+            "--update needs a server"
+        );
+        assert!(
+            parse(&["--check", "lock"])
+                .expect("parses")
+                .check_command()
+                .is_err()
+        );
+        assert!(
+            matches!(parse(&["lock"]).expect("valid").command, Some(Command::Lock { update }) if update.is_empty())
+        );
         let stdio = parse(&[]).expect("valid");
         assert_eq!(stdio.http.check(), Ok(()));
         assert_eq!(stdio.default_log_filter(), "lazytool=info,rmcp=off,warn");

@@ -5,6 +5,7 @@
 //! lazytool-gateway --config ~/.cursor/mcp.json              # MCP on stdio
 //! lazytool-gateway --config mcp.json --http 127.0.0.1:8080  # streamable HTTP at /mcp
 //! lazytool-gateway --config mcp.json --check                # tool count and token cost per server
+//! lazytool-gateway --config mcp.json lock                   # pin every server in lazytool.lock
 //! lazytool-gateway --config mcp.json login linear           # authorize an OAuth server once
 //! ```
 //!
@@ -17,6 +18,7 @@
 mod check;
 mod cli;
 mod config;
+mod lock;
 mod login;
 
 use lazytool_mcp::McpCatalog;
@@ -25,6 +27,7 @@ use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 pub use check::check;
 pub use cli::{Cli, Command, HttpServing};
 pub use config::{Config, ConfigError, parse, parse_with_token_store};
+pub use lock::lock;
 pub use login::login;
 
 /// Results up to this size pass whole (an upstream's image, a file): the size of the longest

@@ -1,5 +1,6 @@
-//! `lazytool-gateway --config FILE [--http ADDR [--token T | --token-file PATH]] [--check]`,
-//! or `login SERVER`; the arguments are in `cli.rs`.
+//! `lazytool-gateway --config FILE [--lock PATH] [--http ADDR [--token T | --token-file PATH]]
+//! [--check]`, or `lock [--update SERVER...]`, or `login SERVER`; the arguments are in
+//! `cli.rs`.
 
 mod log;
 mod metrics;
@@ -8,8 +9,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use lazytool_gateway::{Cli, Command};
-use lazytool_mcp::{McpServer, Redactor, Relay, TokenStore, shutdown_signal};
+use lazytool_mcp::{
+    Lock, LockState, McpServer, McpSource, Redactor, Relay, TokenStore, shutdown_signal,
+};
 use lazytool_runtime::SessionOptions;
+use lazytool_runtime::source::ToolSource;
 use log::RedactedStderr;
 use metrics::upstream_metrics;
 use tracing_subscriber::EnvFilter;
@@ -67,13 +71,53 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         println!("The tokens of `{server}` are stored in {}.", path.display());
         return Ok(ExitCode::SUCCESS);
     }
+    let lock_path = cli.lock_path();
+    if let Some(Command::Lock { update }) = &cli.command {
+        let report = lazytool_gateway::lock(&config.servers, &lock_path, update).await?;
+        println!("{report}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    // A lock that cannot be read stops everything: serving without it would start every
+    // server and trust whatever it says.
+    let lock = match (cli.lock.is_some(), lock_path.exists()) {
+        (false, false) => None,
+        _ => Some(Lock::load(&lock_path)?),
+    };
+    let mut stale = Vec::new();
+    let servers: Vec<McpSource> = match &lock {
+        None => config.servers,
+        Some(lock) => {
+            stale = lock.stale(config.servers.iter().map(|server| server.name()));
+            for name in &stale {
+                tracing::warn!(target: "lazytool::lock", server = %name, lock = %lock_path.display(), "the lock has an entry for a server that is not configured: ignored");
+            }
+            (config.servers.into_iter())
+                .map(|server| {
+                    let approve = cli.approval_command(server.name());
+                    let server = server
+                        .lock(lock)
+                        .approval_command(approve)
+                        .start_on_first_use(!cli.check);
+                    match server.lock_state() {
+                        LockState::Locked => {
+                            tracing::info!(target: "lazytool::lock", server = %server.name(), state = %server.lock_state(), "the server is held to the lock");
+                        }
+                        state => {
+                            tracing::warn!(target: "lazytool::lock", server = %server.name(), %state, approve = %cli.approval_command(server.name()), "the server is not held to the lock");
+                        }
+                    }
+                    server
+                })
+                .collect()
+        }
+    };
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);
     // What the gateway's clients can answer of the upstreams' requests (sampling,
     // elicitation): upstreams announce it, and pass those requests on to them.
     let relay = Relay::new("lazytool-gateway");
-    let servers = (config.servers.into_iter())
+    let servers = (servers.into_iter())
         .map(|server| server.relay(relay.clone()))
         .collect();
     // A signal while the servers start drops them: each is killed with its process group.
@@ -82,7 +126,7 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         () = shutdown_signal() => return Ok(ExitCode::SUCCESS),
     };
     if cli.check {
-        let (report, all_listed) = lazytool_gateway::check(&catalog, &options);
+        let (report, all_listed) = lazytool_gateway::check(&catalog, &options, &stale);
         println!("{report}");
         catalog.shutdown().await;
         return Ok(if all_listed {

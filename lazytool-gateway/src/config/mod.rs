@@ -256,7 +256,11 @@ impl Reader<'_> {
                 .max_description_chars(max_description as usize);
             if let Some(source) = source {
                 server = (server.selection(source.selection))
-                    .max_description_chars(source.max_description as usize);
+                    .max_description_chars(source.max_description as usize)
+                    .pin(source.pin);
+                if let Some(idle) = source.idle_timeout {
+                    server = server.idle_timeout(idle);
+                }
                 if let Some(prefix) = source.prefix {
                     server = server.prefix(prefix);
                 }

@@ -1,9 +1,12 @@
 //! A server's entry in the `lazytool` section: which tools, under what prefix, with which
-//! environment and authorization: [`ServerSettings`].
+//! environment and authorization, how long it stays up idle and how its lock is held:
+//! [`ServerSettings`].
+
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use lazytool_mcp::{InheritEnv, OAuth, TokenStore, ToolSelection};
+use lazytool_mcp::{InheritEnv, OAuth, Pin, TokenStore, ToolSelection};
 
 use super::reader::{Reader, child, kind};
 
@@ -15,6 +18,8 @@ pub(super) const SERVER_SETTINGS: &[&str] = &[
     "inheritEnv",
     "maxDescriptionChars",
     "oauth",
+    "idleTimeoutMs",
+    "pin",
 ];
 
 /// A server's entry in `lazytool.servers`.
@@ -24,6 +29,9 @@ pub(super) struct ServerSettings {
     pub(super) inherit_env: Option<InheritEnv>,
     pub(super) max_description: u64,
     pub(super) oauth: Option<OAuth>,
+    /// `idleTimeoutMs`: zero keeps the server up.
+    pub(super) idle_timeout: Option<Duration>,
+    pub(super) pin: Pin,
 }
 
 impl Reader<'_> {
@@ -87,12 +95,36 @@ impl Reader<'_> {
         );
         let oauth =
             (settings.get("oauth")).map(|oauth| self.oauth(oauth, &child(path, "oauth"), tokens));
+        let idle_path = child(path, "idleTimeoutMs");
+        let idle_timeout = match settings.get("idleTimeoutMs") {
+            None => None,
+            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().map(Duration::from_millis),
+            Some(other) => {
+                self.problem(
+                    &idle_path,
+                    format!("expected a whole number of milliseconds (0 keeps the server up), found {other}"),
+                );
+                None
+            }
+        };
+        let pin = self.one_of(
+            settings.get("pin"),
+            &child(path, "pin"),
+            Pin::Block,
+            &[
+                ("block", Pin::Block),
+                ("warn", Pin::Warn),
+                ("off", Pin::Off),
+            ],
+        );
         ServerSettings {
             selection,
             prefix,
             inherit_env,
             max_description,
             oauth,
+            idle_timeout,
+            pin,
         }
     }
 }

@@ -9,8 +9,10 @@ use lazytool_runtime::source::{CachedSource, LiveRegistry, ToolSource};
 use lazytool_runtime::{DynamicTool, Registry, RegistryBuilder, RegistryError};
 use serde_json::Value;
 
+use lazytool_runtime::source::SourceError;
+
 use super::offers::Offers;
-use super::{McpSource, ToolNote};
+use super::{Lock, LockState, McpSource, ToolNote};
 
 const TARGET: &str = "lazytool::mcp";
 /// How soon a source without a catalog is listed again, doubled while it keeps failing (its
@@ -96,6 +98,13 @@ pub struct SourceReport {
     pub cleaned: Vec<ToolNote>,
     /// The protocol version spoken with it ([`McpSource::protocol_version`]).
     pub protocol: Option<String>,
+    /// How it stands with its lock ([`McpSource::lock_state`]).
+    pub lock: LockState,
+    /// Its tools that differ from the lock, and what its pin decided
+    /// ([`McpSource::pin_decisions`]).
+    pub pinning: Vec<ToolNote>,
+    /// Whether it runs now (a locked server waits for its first call).
+    pub running: bool,
 }
 
 impl McpCatalog {
@@ -155,6 +164,57 @@ impl McpCatalog {
 
     pub(crate) fn offers(&self) -> &Offers {
         &self.inner.offers
+    }
+
+    /// Pins every source's definitions now (starting the servers that do not run): a lock
+    /// to [`write`](Lock::write), which later catalogs take with [`McpSource::lock`]. Every
+    /// failure is returned, and then no lock.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{Lock, McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = || McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// let lock = match Lock::load("lazytool.lock") {
+    ///     Ok(lock) => lock,
+    ///     Err(_) => {
+    ///         let catalog = McpCatalog::start(Registry::builder, [time()]).await?;
+    ///         let lock = catalog.pin_now().await.map_err(|errors| errors[0].to_string())?;
+    ///         catalog.shutdown().await;
+    ///         lock.write("lazytool.lock")?;
+    ///         lock
+    ///     }
+    /// };
+    /// // Listed from the lock; `time` starts on its first call.
+    /// let catalog = McpCatalog::start(Registry::builder, [time().lock(&lock)]).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn pin_now(&self) -> Result<Lock, Vec<SourceError>> {
+        let mut pinning = tokio::task::JoinSet::new();
+        for source in &self.inner.sources {
+            let source = Arc::clone(source);
+            pinning.spawn(async move {
+                let pinned = source.source().pin_now().await;
+                (source.source().name().to_owned(), pinned)
+            });
+        }
+        let mut lock = Lock::new();
+        let mut failures = Vec::new();
+        while let Some(joined) = pinning.join_next().await {
+            match joined {
+                Ok((name, Ok(entry))) => {
+                    lock.set(name, entry);
+                }
+                Ok((_, Err(error))) => failures.push(error),
+                Err(error) => failures.push(SourceError::new("pin_now", error.to_string())),
+            }
+        }
+        if failures.is_empty() {
+            Ok(lock)
+        } else {
+            Err(failures)
+        }
     }
 
     /// Stops every source at once: each child process, and whatever it started, is asked to
@@ -245,6 +305,9 @@ impl Inner {
                 left_out: record.left_out,
                 cleaned: record.cleaned,
                 protocol: source.source().protocol_version(),
+                lock: source.source().lock_state(),
+                pinning: record.pinning,
+                running: source.source().is_running(),
             });
         }
         let registry = match (self.base)().tools(tools.iter().cloned()).build() {

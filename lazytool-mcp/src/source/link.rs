@@ -1,6 +1,8 @@
-//! The connection to one upstream, started on demand and restarted with backoff: `Link`.
+//! The connection to one upstream, started on demand, restarted with backoff and stopped
+//! when idle: `Link`.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::{Peer, RoleClient};
@@ -42,8 +44,15 @@ pub(crate) struct Link {
     backoff: Backoff,
     /// The last lines a child wrote to stderr, across its restarts.
     stderr: StderrTail,
-    /// Bumped on every upstream `list_changed` and on every restart.
+    /// Bumped on every upstream `list_changed` and on every start: definitions checked at
+    /// one value hold until it changes.
     tools_changed: watch::Sender<u64>,
+    /// Stop the server after this long without calls (`None`: keep it up).
+    idle_timeout: Option<Duration>,
+    /// Calls under way, which keep the server up whatever the idle timeout.
+    calls_under_way: AtomicUsize,
+    /// When the last call ended (or the server started).
+    last_used: std::sync::Mutex<Instant>,
     /// The protocol version agreed at the last start.
     protocol: std::sync::Mutex<Option<String>>,
     /// What the program's clients can answer of the server's requests.
@@ -66,6 +75,22 @@ struct State {
     announced: Announced,
     /// Stops the running connection's watch of the relay.
     relay_watch: Option<DropGuard>,
+    /// Counts the starts, so that an idle stop stops the run it watched and no later one.
+    runs: u64,
+}
+
+/// A call under way: keeps the server from an idle stop until dropped.
+pub(crate) struct Busy<'a>(&'a Link);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        *self
+            .0
+            .last_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        self.0.calls_under_way.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Link {
@@ -75,6 +100,7 @@ impl Link {
         start_timeout: Duration,
         backoff: Backoff,
         relay: Option<Relay>,
+        idle_timeout: Option<Duration>,
     ) -> Self {
         let in_flight = Arc::<InFlight>::default();
         let requests = Arc::new(UpstreamRequests {
@@ -83,6 +109,9 @@ impl Link {
             in_flight: Arc::clone(&in_flight),
         });
         Link {
+            idle_timeout,
+            calls_under_way: AtomicUsize::new(0),
+            last_used: std::sync::Mutex::new(Instant::now()),
             server,
             redactor: upstream.redactor(),
             upstream,
@@ -119,6 +148,24 @@ impl Link {
         self.tools_changed.subscribe()
     }
 
+    /// The number of starts and `list_changed` so far.
+    pub(crate) fn epoch(&self) -> u64 {
+        *self.tools_changed.borrow()
+    }
+
+    /// Whether the server runs now (a start under way counts as not yet).
+    pub(crate) fn is_running(&self) -> bool {
+        self.state
+            .try_lock()
+            .is_ok_and(|state| state.running.is_some())
+    }
+
+    /// Marks a call under way until the guard is dropped.
+    pub(crate) fn busy(&self) -> Busy<'_> {
+        self.calls_under_way.fetch_add(1, Ordering::SeqCst);
+        Busy(self)
+    }
+
     pub(crate) fn protocol(&self) -> Option<String> {
         self.protocol
             .lock()
@@ -129,7 +176,7 @@ impl Link {
     /// The running connection's peer: the current one while its transport is open, else a
     /// new start, unless the last failure's backoff has not passed (then an error at once).
     /// Waits at most the start timeout (plus the wait for a start already under way).
-    pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+    pub(crate) async fn peer(self: &Arc<Self>) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
         let relayed = self.relay.as_ref().map(Relay::current).unwrap_or_default();
         if state.running.is_some() && state.announced.lacks(&relayed) && self.in_flight.is_empty() {
@@ -212,9 +259,16 @@ impl Link {
                 state.announced = relayed;
                 state.failures = 0;
                 state.retry_at = None;
-                if std::mem::replace(&mut state.started_before, true) {
-                    self.tools_changed
-                        .send_modify(|generation| *generation += 1);
+                state.started_before = true;
+                state.runs += 1;
+                self.tools_changed
+                    .send_modify(|generation| *generation += 1);
+                if let Some(timeout) = self.idle_timeout {
+                    *self
+                        .last_used
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+                    tokio::spawn(stop_when_idle(Arc::downgrade(self), timeout, state.runs));
                 }
                 Ok(peer)
             }
@@ -265,10 +319,41 @@ impl Link {
         }
     }
 
+    /// How long the server has been without calls, `None` while a call is under way.
+    fn idle_for(&self) -> Option<Duration> {
+        if self.calls_under_way.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        Some(
+            self.last_used
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .elapsed(),
+        )
+    }
+
+    /// Stops run number `run` if it is still the running one; whether it did.
+    async fn stop_idle(&self, run: u64) -> bool {
+        let connected = {
+            let mut state = self.state.lock().await;
+            if state.runs != run || self.idle_for().is_none() {
+                return false;
+            }
+            state.running.take()
+        };
+        let stopped = connected.is_some();
+        Self::close(connected).await;
+        stopped
+    }
+
     /// Closes the connection; a child process and everything in its process group are
     /// stopped (asked, then killed) within about a second.
     pub(crate) async fn shutdown(&self) {
         let connected = self.state.lock().await.running.take();
+        Self::close(connected).await;
+    }
+
+    async fn close(connected: Option<Connected>) {
         if let Some(Connected {
             mut running,
             process,
@@ -278,6 +363,31 @@ impl Link {
             if let Some(process) = process {
                 process.stop().await;
             }
+        }
+    }
+}
+
+/// Stops run `run` of the server once it has had no call for `timeout`; ends with the run.
+async fn stop_when_idle(link: Weak<Link>, timeout: Duration, run: u64) {
+    loop {
+        let wait = match link.upgrade() {
+            Some(link) => match link.idle_for() {
+                Some(idle) => timeout.saturating_sub(idle),
+                None => timeout,
+            },
+            None => return,
+        };
+        tokio::time::sleep(wait).await;
+        let Some(link) = link.upgrade() else { return };
+        if link.idle_for().is_some_and(|idle| idle >= timeout) {
+            if link.stop_idle(run).await {
+                tracing::info!(target: TARGET, server = %link.server, idle_timeout_ms = timeout.as_millis() as u64, "the upstream server was stopped: no call within its idle timeout");
+            }
+            return;
+        }
+        let state = link.state.lock().await;
+        if state.runs != run || state.running.is_none() {
+            return;
         }
     }
 }

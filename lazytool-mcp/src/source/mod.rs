@@ -7,6 +7,7 @@ mod child;
 mod http_failure;
 mod in_flight;
 mod link;
+mod lock;
 mod naming;
 pub(crate) mod oauth;
 mod offered;
@@ -31,6 +32,7 @@ use tokio::sync::watch;
 pub use admission::ToolNote;
 pub use catalog::{McpCatalog, SourceReport};
 pub use child::InheritEnv;
+pub use lock::{LOCK_VERSION, Lock, LockError, LockState, Pin, Pinned, ServerLock};
 pub use offered::PromptsAndResources;
 pub use redact::Redactor;
 pub use relay::Relay;
@@ -38,11 +40,15 @@ pub use selection::{PatternError, ToolSelection};
 pub use upstream::Upstream;
 
 use link::{Backoff, Link};
+use lock::Pins;
+use rmcp::model::Tool;
 
 /// The default of [`McpSource::start_timeout`]: 30 seconds.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default of [`McpSource::call_timeout`]: 5 minutes.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// The default of [`McpSource::idle_timeout`]: 10 minutes.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// One MCP server as a [`ToolSource`]: its tools become lazy
 /// [`DynamicTool`](lazytool_runtime::DynamicTool)s named `SERVER__TOOL` that validate
@@ -81,6 +87,13 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 ///   `headers`, or the user information or query values of a URL.
 /// - An upstream tool that cannot be served is left out and reported
 ///   ([`left_out`](McpSource::left_out)); the server's other tools are served.
+/// - With a [`Lock`] entry made for its command or URL ([`lock`](McpSource::lock)), the
+///   source lists its tools from the entry without starting the server, starts it on the
+///   first call and stops it after [`idle_timeout`](McpSource::idle_timeout) without calls.
+///   Whenever it starts or announces `list_changed`, its live definitions are compared with
+///   the entry and its [`Pin`] decides ([`pin_decisions`](McpSource::pin_decisions)); a
+///   call is checked against the definitions of the run it goes to, so a changed tool never
+///   runs under the definition a client discovered before.
 ///
 /// ```rust,no_run
 /// use lazytool_mcp::{McpSource, ToolSelection, Upstream};
@@ -103,7 +116,14 @@ pub struct McpSource {
     backoff: Backoff,
     max_description_chars: usize,
     relay: Option<Relay>,
+    entry: Option<ServerLock>,
+    lock_state: LockState,
+    pin: Pin,
+    approve: Option<String>,
+    idle_timeout: Duration,
+    first_use: bool,
     link: std::sync::OnceLock<Arc<Link>>,
+    pins: std::sync::OnceLock<Arc<Pins>>,
     listed: std::sync::Mutex<Listed>,
     /// Each served prompt name (`SERVER__PROMPT`) and the upstream's name of it.
     prompt_names: std::sync::Mutex<std::collections::HashMap<String, String>>,
@@ -116,6 +136,8 @@ pub(crate) struct Listed {
     pub(crate) origins: Vec<(String, String)>,
     pub(crate) left_out: Vec<ToolNote>,
     pub(crate) cleaned: Vec<ToolNote>,
+    /// What the pin decided for each tool that differs from the lock.
+    pub(crate) pinning: Vec<ToolNote>,
 }
 
 impl McpSource {
@@ -135,7 +157,14 @@ impl McpSource {
             },
             max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
             relay: None,
+            entry: None,
+            lock_state: LockState::Unlocked,
+            pin: Pin::Block,
+            approve: None,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            first_use: true,
             link: std::sync::OnceLock::new(),
+            pins: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
             prompt_names: std::sync::Mutex::default(),
         }
@@ -201,6 +230,161 @@ impl McpSource {
         self
     }
 
+    /// Holds the server to its entry in `lock`, when the entry was made for this command or
+    /// URL: its tools are listed from the entry until the server is started by a call, and
+    /// its live definitions are compared with the entry ([`pin`](McpSource::pin)). Without
+    /// such an entry the server is started at once as without a lock
+    /// ([`lock_state`](McpSource::lock_state) says which).
+    ///
+    /// ```
+    /// use lazytool_mcp::{Lock, LockState, McpSource, ServerLock, Upstream};
+    ///
+    /// let upstream = Upstream::command("uvx", ["mcp-server-time"]);
+    /// let mut lock = Lock::new();
+    /// lock.set("time", ServerLock::new(&upstream));
+    /// let time = McpSource::new("time", upstream).lock(&lock);
+    /// assert_eq!(time.lock_state(), LockState::Locked);
+    /// ```
+    pub fn lock(mut self, lock: &Lock) -> Self {
+        match lock.server(&self.name) {
+            Some(entry) if entry.starts(&self.upstream) => {
+                self.entry = Some(entry.clone());
+                self.lock_state = LockState::Locked;
+            }
+            Some(_) => {
+                tracing::warn!(target: "lazytool::lock", server = %self.name, "the lock entry was made for another command or URL: ignored, the server starts at once");
+                self.entry = None;
+                self.lock_state = LockState::Mismatch;
+            }
+            None => {
+                self.entry = None;
+                self.lock_state = LockState::NotInLock;
+            }
+        }
+        self
+    }
+
+    /// What a definition that differs from the lock becomes. Default: [`Pin::Block`].
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Pin, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"])).pin(Pin::Warn);
+    /// ```
+    pub fn pin(mut self, pin: Pin) -> Self {
+        self.pin = pin;
+        self
+    }
+
+    /// The command that accepts a server's changed definitions, named in the error of a
+    /// blocked call. Default: `lock --update NAME`.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]))
+    ///     .approval_command("lazytool-gateway --config mcp.json lock --update time");
+    /// ```
+    pub fn approval_command(mut self, command: impl Into<String>) -> Self {
+        self.approve = Some(command.into());
+        self
+    }
+
+    /// How long a server started on first use stays up without calls before it is stopped
+    /// (the next call starts it again); zero keeps it up. Applies to a locked source
+    /// ([`LockState::Locked`]). Default: [`DEFAULT_IDLE_TIMEOUT`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]))
+    ///     .idle_timeout(Duration::from_secs(60));
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Whether a locked source waits for the first call to start its server (the default).
+    /// `false` starts it on the first listing and compares its definitions with the lock
+    /// then (what `--check` does).
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]))
+    ///     .start_on_first_use(false);
+    /// ```
+    pub fn start_on_first_use(mut self, lazily: bool) -> Self {
+        self.first_use = lazily;
+        self
+    }
+
+    /// How the source stands with its lock.
+    ///
+    /// ```
+    /// use lazytool_mcp::{LockState, McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.lock_state(), LockState::Unlocked);
+    /// ```
+    pub fn lock_state(&self) -> LockState {
+        self.lock_state
+    }
+
+    /// Whether the server runs now.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert!(!time.is_running());
+    /// ```
+    pub fn is_running(&self) -> bool {
+        self.link.get().is_some_and(|link| link.is_running())
+    }
+
+    /// What the last listing's pin decided for each tool that differs from the lock: the
+    /// tool's upstream name, what changed and what was done.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert!(time.pin_decisions().is_empty(), "nothing listed yet");
+    /// ```
+    pub fn pin_decisions(&self) -> Vec<ToolNote> {
+        self.listed().pinning.clone()
+    }
+
+    /// Starts the server (if it does not run) and returns a lock entry of its definitions
+    /// now: what `lazytool-gateway lock` writes.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{Lock, McpSource, Upstream};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// let mut lock = Lock::new();
+    /// lock.set("time", time.pin_now().await?);
+    /// lock.write("lazytool.lock")?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn pin_now(&self) -> Result<ServerLock, SourceError> {
+        let link = Arc::clone(self.link());
+        let failed = |message: String| SourceError::new(Arc::clone(&self.name), message);
+        let peer = link.peer().await.map_err(failed)?;
+        let listed = self.list_live(&link, &peer).await.map_err(failed)?;
+        let listed = self.clean(listed, &mut Listed::default());
+        let mut entry = ServerLock::new(&self.upstream);
+        let info = peer.peer_info();
+        entry.protocol_version = info.as_ref().map(|info| info.protocol_version.to_string());
+        entry.server_info = info.and_then(|info| serde_json::to_value(&info.server_info).ok());
+        entry.pin_tools(&listed);
+        Ok(entry)
+    }
+
     /// Where the server is and how it is reached.
     pub fn upstream(&self) -> &Upstream {
         &self.upstream
@@ -229,7 +413,8 @@ impl McpSource {
     /// assert_eq!(time.protocol_version(), None);
     /// ```
     pub fn protocol_version(&self) -> Option<String> {
-        self.link.get().and_then(|link| link.protocol())
+        (self.link.get().and_then(|link| link.protocol()))
+            .or_else(|| self.entry.as_ref()?.protocol_version.clone())
     }
 
     /// The tools of the last listing that were left out, and why: a name that cannot be
@@ -266,8 +451,69 @@ impl McpSource {
                 self.start_timeout,
                 self.backoff,
                 self.relay.clone(),
+                self.stops_when_idle().then_some(self.idle_timeout),
             ))
         })
+    }
+
+    /// Whether the tools are listed from the lock until a call starts the server.
+    fn lazy(&self) -> bool {
+        self.first_use && self.lock_state == LockState::Locked
+    }
+
+    fn stops_when_idle(&self) -> bool {
+        self.lazy() && !self.idle_timeout.is_zero()
+    }
+
+    fn pins(&self) -> &Arc<Pins> {
+        self.pins.get_or_init(|| {
+            Arc::new(Pins::new(
+                Arc::clone(&self.name),
+                self.entry.clone(),
+                self.pin,
+                (self.approve.clone()).unwrap_or_else(|| format!("lock --update {}", self.name)),
+                self.max_description_chars,
+                self.start_timeout,
+            ))
+        })
+    }
+
+    /// `tools` cleaned, each removal logged and recorded.
+    fn clean(&self, tools: Vec<Tool>, record: &mut Listed) -> Vec<Tool> {
+        (tools.into_iter())
+            .map(|mut tool| {
+                let removals = sanitize::clean_tool(&mut tool, self.max_description_chars);
+                if !removals.is_empty() {
+                    tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %tool.name, %removals, "an upstream tool's text was cleaned");
+                    record.cleaned.push(ToolNote {
+                        tool: tool.name.to_string(),
+                        note: removals.to_string(),
+                    });
+                }
+                tool
+            })
+            .collect()
+    }
+
+    /// Every tool the running server lists now.
+    async fn list_live(
+        &self,
+        link: &Link,
+        peer: &rmcp::Peer<rmcp::RoleClient>,
+    ) -> Result<Vec<Tool>, String> {
+        // A server that answers the handshake but not tools/list must not hang a start.
+        let listed = match tokio::time::timeout(self.start_timeout, peer.list_all_tools()).await {
+            Ok(listed) => {
+                listed.map_err(|error| link.redact(&format!("tools/list failed: {error}")))?
+            }
+            Err(_) => {
+                return Err(format!(
+                    "tools/list got no answer within {:?}",
+                    self.start_timeout
+                ));
+            }
+        };
+        Ok(listed)
     }
 }
 
@@ -279,63 +525,103 @@ impl ToolSource for McpSource {
     fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_> {
         Box::pin(async move {
             let link = Arc::clone(self.link());
-            let failed = |message: String| SourceError::new(Arc::clone(&self.name), message);
-            let listing = async {
-                let peer = link.peer().await.map_err(failed)?;
-                // A server that answers the handshake but not tools/list must not hang a start.
-                match tokio::time::timeout(self.start_timeout, peer.list_all_tools()).await {
-                    Ok(listed) => listed.map_err(|error| {
-                        failed(link.redact(&format!("tools/list failed: {error}")))
-                    }),
-                    Err(_) => Err(failed(format!(
-                        "tools/list got no answer within {:?}",
-                        self.start_timeout
-                    ))),
-                }
-            };
-            let listed = cancel.run_until_cancelled(listing).await.ok_or_else(|| {
-                SourceError::cancelled(Arc::clone(&self.name), "listing cancelled")
-            })??;
+            let pins = Arc::clone(self.pins());
             let forward = tool::Forward {
-                link,
+                link: Arc::clone(&link),
+                pins: Arc::clone(&pins),
                 call_timeout: self.call_timeout,
             };
             let mut record = Listed::default();
-            let mut tools = Vec::new();
-            for mut tool in listed {
-                if !self.selection.offers(&tool.name) {
-                    continue;
+            let (listed, verdict) = if self.lazy() && !link.is_running() {
+                // Not started yet (or stopped when idle): what it listed when it last ran,
+                // else the lock.
+                match pins.last_seen() {
+                    Some((tools, verdict)) => (tools, Some(verdict)),
+                    None => (pins.locked_tools(), None),
                 }
-                let upstream_name = tool.name.to_string();
-                let removals = sanitize::clean_tool(&mut tool, self.max_description_chars);
-                if !removals.is_empty() {
-                    tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %upstream_name, %removals, "an upstream tool's text was cleaned");
-                    record.cleaned.push(ToolNote {
-                        tool: upstream_name.clone(),
-                        note: removals.to_string(),
-                    });
-                }
-                let eager = self.selection.is_eager(&tool.name);
-                let dynamic = tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager);
-                match admission::admit(&dynamic) {
-                    Ok(()) => {
-                        record
-                            .origins
-                            .push((dynamic.name().to_owned(), upstream_name));
-                        tools.push(dynamic);
+            } else {
+                let failed = |message: String| SourceError::new(Arc::clone(&self.name), message);
+                let epoch = link.epoch();
+                let listing = async {
+                    let peer = link.peer().await.map_err(failed)?;
+                    self.list_live(&link, &peer).await.map_err(failed)
+                };
+                let listed = cancel.run_until_cancelled(listing).await.ok_or_else(|| {
+                    SourceError::cancelled(Arc::clone(&self.name), "listing cancelled")
+                })??;
+                let listed = self.clean(listed, &mut record);
+                let verdict = pins.judge(epoch, &listed);
+                (listed, verdict)
+            };
+            let mut served: Vec<Tool> = Vec::new();
+            match verdict {
+                None => served = listed,
+                Some(verdict) => {
+                    record.pinning = (verdict.decisions().into_iter())
+                        .map(|(tool, note)| ToolNote { tool, note })
+                        .collect();
+                    for tool in listed {
+                        if verdict.offers_live(&tool.name) {
+                            served.push(tool);
+                        }
                     }
-                    Err(note) => {
-                        tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %upstream_name, %note, "an upstream tool is left out");
-                        record.left_out.push(ToolNote {
-                            tool: upstream_name,
-                            note,
-                        });
+                    // A blocked or vanished tool keeps its approved definition; its calls
+                    // answer why they are refused.
+                    for tool in pins.locked_tools() {
+                        let kept = verdict
+                            .changes
+                            .get(tool.name.as_ref())
+                            .is_some_and(|change| {
+                                !verdict.offers_live(&tool.name)
+                                    || matches!(change, lock::Change::Removed)
+                            });
+                        if kept && self.pin != Pin::Off {
+                            served.push(tool);
+                        }
                     }
                 }
             }
+            let tools = self.offer(served, &forward, &mut record);
             *self.listed() = record;
             Ok(tools)
         })
+    }
+}
+
+impl McpSource {
+    /// The selected tools of `tools` as dynamic tools (each admitted, or left out and
+    /// recorded), calling through `forward`.
+    fn offer(
+        &self,
+        tools: Vec<Tool>,
+        forward: &tool::Forward,
+        record: &mut Listed,
+    ) -> Vec<lazytool_runtime::DynamicTool> {
+        let mut offered = Vec::new();
+        for tool in tools {
+            if !self.selection.offers(&tool.name) {
+                continue;
+            }
+            let upstream_name = tool.name.to_string();
+            let eager = self.selection.is_eager(&tool.name);
+            let dynamic = tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager);
+            match admission::admit(&dynamic) {
+                Ok(()) => {
+                    record
+                        .origins
+                        .push((dynamic.name().to_owned(), upstream_name));
+                    offered.push(dynamic);
+                }
+                Err(note) => {
+                    tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %upstream_name, %note, "an upstream tool is left out");
+                    record.left_out.push(ToolNote {
+                        tool: upstream_name,
+                        note,
+                    });
+                }
+            }
+        }
+        offered
     }
 }
 

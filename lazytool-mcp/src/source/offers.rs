@@ -88,10 +88,16 @@ impl Offers {
         self.publish(&mut state);
     }
 
-    /// The source's lists, or `None` (logged) when they cannot be fetched: its last good
-    /// ones are kept, and their requests fail while it is down.
+    /// The source's lists, or `None` (logged) when they cannot be fetched or its server waits
+    /// for its first use: its last good ones are kept, and their requests fail while it is
+    /// down.
     async fn fetch(&self, index: usize) -> Option<PromptsAndResources> {
         let source = self.sources.get(index)?.source();
+        // A server started on first use is not started to list them: they come with its
+        // first start (which announces a change), and stay as last seen while it is stopped.
+        if source.lazy() && !source.is_running() {
+            return None;
+        }
         match source.prompts_and_resources().await {
             Ok(fetched) => Some(fetched),
             Err(error) => {

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::link::Link;
+use super::lock::Pins;
 use super::naming::exposed_name;
 use crate::content::McpContent;
 use crate::request::McpRequest;
@@ -24,6 +25,7 @@ const MAX_INPUT_ROUNDS: usize = 8;
 #[derive(Clone)]
 pub(crate) struct Forward {
     pub(crate) link: Arc<Link>,
+    pub(crate) pins: Arc<Pins>,
     pub(crate) call_timeout: Duration,
 }
 
@@ -80,7 +82,13 @@ impl Forward {
         arguments: Value,
         context: ToolContext,
     ) -> Result<ToolResult, String> {
+        let _busy = self.link.busy();
         let peer = self.link.peer().await?;
+        // Checked against the definitions of this run: a changed tool never runs under the
+        // schema a client discovered before the change.
+        if let Some(refusal) = self.pins.refusal(&self.link, &peer, name).await? {
+            return Err(refusal);
+        }
         let mut params = CallToolRequestParams::new(name.to_owned());
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments);
