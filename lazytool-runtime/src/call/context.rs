@@ -192,6 +192,8 @@ impl ToolContext {
     /// can see that token: a clone of the context (a tool that took it, the caller), its
     /// token, or the caller's parent token. A context nobody shared has nothing to cancel.
     pub(crate) fn shared_cancellation(&self) -> Option<CallCancellation> {
-        self.cancellation.get().map(|shared| CallCancellation(Arc::clone(shared)))
+        self.cancellation
+            .get()
+            .map(|shared| CallCancellation(Arc::clone(shared)))
     }
 }

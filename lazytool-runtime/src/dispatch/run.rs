@@ -139,6 +139,10 @@ impl Future for Run {
 
 impl Drop for Run {
     fn drop(&mut self) {
+        // Most calls are dropped once they finished: nothing to give up then.
+        if !matches!(self.0, RunState::Running { .. }) {
+            return;
+        }
         if let RunState::Running {
             tool,
             future,
