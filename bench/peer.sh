@@ -8,6 +8,8 @@
 #   bash bench/peer.sh --rounds N --seconds S --warmup S --clients "1 8 64"
 #   bash bench/peer.sh --lazytool NAME=PATH  # also a lazytool_add built elsewhere (another
 #                                            # branch), as server NAME in the same rounds
+#   bash bench/peer.sh --only "lazytool rmcp"  # only these servers (lazytool, the --lazytool
+#                                              # builds, rmcp, typescript, python)
 #
 # Builds bench/peer (its own workspace, the workspace's Cargo.lock versions, lazytool from this
 # checkout) in release into target/bench-peer, installs the pinned TypeScript SDK into
@@ -23,11 +25,12 @@ SECONDS_PER_RUN=2
 WARMUP=0.5
 CLIENTS="1 8 64"
 OTHER_LAZYTOOLS=()
+ONLY=""
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
-        --rounds|--seconds|--warmup|--clients|--lazytool)
+        --rounds|--seconds|--warmup|--clients|--lazytool|--only)
             (($# >= 2)) || { echo "peer.sh: $1 needs a value" >&2; exit 2; } ;;
     esac
     case "$1" in
@@ -36,6 +39,7 @@ while (($#)); do
         --seconds) SECONDS_PER_RUN="$2"; shift ;;
         --warmup) WARMUP="$2"; shift ;;
         --clients) CLIENTS="$2"; shift ;;
+        --only) ONLY="$2"; shift ;;
         --lazytool)
             [[ "$2" == ?*=?* ]] || { echo "peer.sh: --lazytool wants NAME=PATH, got \`$2\`" >&2; exit 2; }
             OTHER_LAZYTOOLS+=("$2"); shift ;;
@@ -46,6 +50,8 @@ while (($#)); do
 done
 
 mkdir -p "$OUT"
+# wanted NAME: whether server NAME runs (every one unless --only names them).
+wanted() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
 echo "== building (release) and installing the SDKs" >&2
 cp "$ROOT/Cargo.lock" "$PEER/Cargo.lock"
@@ -53,16 +59,18 @@ CARGO_TARGET_DIR="$OUT" cargo build --release --quiet --manifest-path "$PEER/Car
 BIN="$OUT/release"
 
 NODE_DIR="$OUT/node"
-mkdir -p "$NODE_DIR"
-if ! cmp -s "$PEER/package-lock.json" "$NODE_DIR/package-lock.json" || [ ! -d "$NODE_DIR/node_modules" ]; then
-    cp "$PEER/package.json" "$PEER/package-lock.json" "$NODE_DIR/"
-    (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >&2)
+if wanted typescript; then
+    mkdir -p "$NODE_DIR"
+    if ! cmp -s "$PEER/package-lock.json" "$NODE_DIR/package-lock.json" || [ ! -d "$NODE_DIR/node_modules" ]; then
+        cp "$PEER/package.json" "$PEER/package-lock.json" "$NODE_DIR/"
+        (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    fi
+    # Node resolves the SDK from the script's own directory.
+    cp "$PEER/ts_server.mjs" "$NODE_DIR/"
 fi
-# Node resolves the SDK from the script's own directory.
-cp "$PEER/ts_server.mjs" "$NODE_DIR/"
 
 VENV="$OUT/venv"
-if ! cmp -s "$PEER/requirements.txt" "$VENV/requirements.txt"; then
+if wanted python && ! cmp -s "$PEER/requirements.txt" "$VENV/requirements.txt"; then
     rm -rf "$VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$PEER/requirements.txt" >&2
@@ -103,20 +111,30 @@ start() {
 
 # RUNS: "server flow url pid" per line, in the order each round runs them.
 RUNS=""
-start lazytool "$BIN/lazytool_add"
-RUNS+="lazytool stateful $URL $PID"$'\n'"lazytool stateless $URL $PID"$'\n'
+if wanted lazytool; then
+    start lazytool "$BIN/lazytool_add"
+    RUNS+="lazytool stateful $URL $PID"$'\n'"lazytool stateless $URL $PID"$'\n'
+fi
 for other in "${OTHER_LAZYTOOLS[@]}"; do
+    wanted "${other%%=*}" || continue
     start "${other%%=*}" "${other#*=}"
     RUNS+="${other%%=*} stateful $URL $PID"$'\n'"${other%%=*} stateless $URL $PID"$'\n'
 done
-start rmcp "$BIN/rmcp_add"
-RUNS+="rmcp stateful $URL $PID"$'\n'"rmcp stateless $URL $PID"$'\n'
-start ts node "$NODE_DIR/ts_server.mjs"
-RUNS+="typescript stateful $URL $PID"$'\n'
-start ts-stateless node "$NODE_DIR/ts_server.mjs" --stateless
-RUNS+="typescript sessionless $URL $PID"$'\n'
-start python "$VENV/bin/python" "$PEER/python_server.py"
-RUNS+="python stateful $URL $PID"$'\n'"python stateless $URL $PID"$'\n'
+if wanted rmcp; then
+    start rmcp "$BIN/rmcp_add"
+    RUNS+="rmcp stateful $URL $PID"$'\n'"rmcp stateless $URL $PID"$'\n'
+fi
+if wanted typescript; then
+    start ts node "$NODE_DIR/ts_server.mjs"
+    RUNS+="typescript stateful $URL $PID"$'\n'
+    start ts-stateless node "$NODE_DIR/ts_server.mjs" --stateless
+    RUNS+="typescript sessionless $URL $PID"$'\n'
+fi
+if wanted python; then
+    start python "$VENV/bin/python" "$PEER/python_server.py"
+    RUNS+="python stateful $URL $PID"$'\n'"python stateless $URL $PID"$'\n'
+fi
+[ -n "$RUNS" ] || { echo "peer.sh: --only \`$ONLY\` names no server" >&2; exit 2; }
 
 RESULTS="$OUT/results-$(date -u +%Y%m%dT%H%M%SZ).jsonl"
 : >"$RESULTS"
@@ -141,5 +159,12 @@ fi
 echo
 "$BIN/peer_load" table "$RESULTS"
 echo
-echo "lazytool built from $LAZYTOOL_BUILD; $(node --version) $(grep -m1 '"version"' "$NODE_DIR/node_modules/@modelcontextprotocol/sdk/package.json" | tr -d ' ,"' | sed 's/version:/@modelcontextprotocol\/sdk /'); $("$VENV/bin/python" --version) mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+VERSIONS="lazytool built from $LAZYTOOL_BUILD"
+if wanted typescript; then
+    VERSIONS+="; $(node --version) $(grep -m1 '"version"' "$NODE_DIR/node_modules/@modelcontextprotocol/sdk/package.json" | tr -d ' ,"' | sed 's/version:/@modelcontextprotocol\/sdk /')"
+fi
+if wanted python; then
+    VERSIONS+="; $("$VENV/bin/python" --version) mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+fi
+echo "$VERSIONS"
 echo "load average (1, 5, 15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER; $(nproc) CPUs; records: $RESULTS"

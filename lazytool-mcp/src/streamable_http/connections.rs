@@ -29,6 +29,9 @@ const MAX_REFUSING: usize = 64;
 const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(1);
 /// The pause after an accept error (out of descriptors, say) before accepting again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// The period of the accept loop's tick, which keeps a timer due within this time: see
+/// `serve`.
+const TIMER_TICK: Duration = Duration::from_secs(1);
 
 /// Serves `router` on `listener` until `stop` resolves, then drains.
 pub(crate) async fn serve(
@@ -47,10 +50,17 @@ pub(crate) async fn serve(
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
     let service = TowerToHyperService::new(router);
+    // hyper arms a header read timer for every request. Tokio wakes its timer driver when a
+    // timer is due before the driver's next wake, which with only far timers (idle sessions,
+    // minutes away) meant an eventfd write and a worker woken for nothing on every request.
+    // A timer that is never more than a second away keeps every header deadline later than it.
+    let mut tick = tokio::time::interval(TIMER_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut stop = std::pin::pin!(stop);
     loop {
         let (stream, _) = tokio::select! {
             () = &mut stop => break,
+            _ = tick.tick() => continue,
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,

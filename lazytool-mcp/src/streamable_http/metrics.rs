@@ -15,15 +15,16 @@ use prometheus_client::registry::Registry;
 /// server's: see [`McpHttp::register_metrics`](crate::McpHttp::register_metrics).
 pub(crate) type Registrar = Arc<dyn Fn(&mut Registry) + Send + Sync>;
 
+// Labels from fixed sets: counting a request looks its counter up without allocating.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub(crate) struct RequestLabels {
-    pub(crate) method: String,
-    pub(crate) status: String,
+    pub(crate) method: &'static str,
+    pub(crate) status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub(crate) struct RefusalLabels {
-    pub(crate) reason: String,
+    pub(crate) reason: &'static str,
 }
 
 /// The server's metrics (cheap to clone: every metric is shared).
@@ -54,9 +55,10 @@ pub(crate) enum Refusal {
     Connections,
 }
 
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Refusal {
+    /// The `reason` label.
+    fn label(self) -> &'static str {
+        match self {
             Refusal::Origin => "origin",
             Refusal::Host => "host",
             Refusal::Unauthorized => "unauthorized",
@@ -67,7 +69,7 @@ impl fmt::Display for Refusal {
             Refusal::StreamsFull => "streams_full",
             Refusal::ShuttingDown => "shutting_down",
             Refusal::Connections => "connections",
-        })
+        }
     }
 }
 
@@ -95,17 +97,14 @@ impl HttpMetrics {
     pub(crate) fn refuse(&self, refusal: Refusal) {
         self.refused
             .get_or_create(&RefusalLabels {
-                reason: refusal.to_string(),
+                reason: refusal.label(),
             })
             .inc();
     }
 
-    pub(crate) fn answered(&self, method: &str, status: u16, took: Option<Duration>) {
+    pub(crate) fn answered(&self, method: &'static str, status: u16, took: Option<Duration>) {
         self.requests
-            .get_or_create(&RequestLabels {
-                method: method.to_owned(),
-                status: status.to_string(),
-            })
+            .get_or_create(&RequestLabels { method, status })
             .inc();
         if let Some(took) = took {
             self.duration.observe(took.as_secs_f64());

@@ -28,11 +28,23 @@ pub use tokio_util::sync::CancellationToken;
 /// ([`with_cancellation`](ToolContext::with_cancellation)), when the call times out, and when
 /// the caller drops the call before it finished. Work a tool spawns and ties to it stops with
 /// the call; the caller's token is never cancelled by the call.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct ToolContext {
     call_id: Option<Arc<str>>,
-    // Shared with the running call, which cancels it on timeout or when it is dropped.
-    cancellation: Arc<Cancellation>,
+    // Shared with the running call, which cancels it on timeout or when it is dropped; made
+    // on first use (a clone, the token, the call keeping a handle): a call whose tool never
+    // sees its context allocates nothing for it.
+    cancellation: OnceLock<Arc<Cancellation>>,
+}
+
+impl Clone for ToolContext {
+    /// A handle on the same call: the clones share the call id and the cancellation token.
+    fn clone(&self) -> Self {
+        ToolContext {
+            call_id: self.call_id.clone(),
+            cancellation: OnceLock::from(Arc::clone(self.shared())),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -105,10 +117,10 @@ impl ToolContext {
     pub fn with_cancellation(self, token: CancellationToken) -> Self {
         ToolContext {
             call_id: self.call_id,
-            cancellation: Arc::new(Cancellation {
+            cancellation: OnceLock::from(Arc::new(Cancellation {
                 parent: Some(token),
                 token: OnceLock::new(),
-            }),
+            })),
         }
     }
 
@@ -138,7 +150,7 @@ impl ToolContext {
     /// assert!(token.is_cancelled());
     /// ```
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancellation.token()
+        self.shared().token()
     }
 
     /// Whether the call has been given up.
@@ -153,7 +165,10 @@ impl ToolContext {
     /// assert!(context.is_cancelled());
     /// ```
     pub fn is_cancelled(&self) -> bool {
-        let cancellation = &*self.cancellation;
+        // Never shared: no token and no parent, so nothing can have cancelled it.
+        let Some(cancellation) = self.cancellation.get() else {
+            return false;
+        };
         match cancellation.token.get() {
             Some(token) => token.is_cancelled(),
             None => cancellation
@@ -163,8 +178,22 @@ impl ToolContext {
         }
     }
 
+    /// The cancellation shared by this context's clones, made on first use.
+    fn shared(&self) -> &Arc<Cancellation> {
+        self.cancellation.get_or_init(Arc::default)
+    }
+
     /// The handle with which the running call cancels this context's token.
     pub(crate) fn call_cancellation(&self) -> CallCancellation {
-        CallCancellation(Arc::clone(&self.cancellation))
+        CallCancellation(Arc::clone(self.shared()))
+    }
+
+    /// The handle with which the running call cancels this context's token, if anything
+    /// can see that token: a clone of the context (a tool that took it, the caller), its
+    /// token, or the caller's parent token. A context nobody shared has nothing to cancel.
+    pub(crate) fn shared_cancellation(&self) -> Option<CallCancellation> {
+        self.cancellation
+            .get()
+            .map(|shared| CallCancellation(Arc::clone(shared)))
     }
 }

@@ -19,7 +19,8 @@ use crate::tool::{CallFuture, Handler, Invocation, Tool};
 pub(crate) struct Admitted {
     pub(super) tool: Tool,
     pub(super) future: CallFuture,
-    pub(super) cancellation: CallCancellation,
+    /// `None` when nothing can see the tool's token (see `ToolContext::shared_cancellation`).
+    pub(super) cancellation: Option<CallCancellation>,
     pub(super) span: CallSpan,
 }
 
@@ -31,7 +32,6 @@ pub(crate) fn admit(
     context: ToolContext,
 ) -> Result<Admitted, ToolResult> {
     let inner = tool.inner();
-    let cancellation = context.call_cancellation();
     let span = CallSpan::new(&inner.name, context.call_id());
     let entered = span.enter();
     let prepared = (|| {
@@ -75,20 +75,25 @@ pub(crate) fn admit(
                 let invocation = Invocation {
                     arguments,
                     states,
-                    context,
+                    context: &context,
                 };
                 // The generated code parses the arguments before it builds the future:
                 // a panicking `Deserialize` is caught here as the tool's are in `Run`.
-                match catch_unwind(AssertUnwindSafe(|| call(invocation))) {
+                let future = match catch_unwind(AssertUnwindSafe(|| call(invocation))) {
                     Ok(called) => called?,
                     Err(payload) => return Err(panicked(tool.name(), &*payload)),
-                }
+                };
+                // A tool that takes its `ToolContext` holds a clone, which shares it.
+                (future, context.shared_cancellation())
             }
-            Handler::Dynamic(handler) => handler(arguments, context),
+            Handler::Dynamic(handler) => {
+                let cancellation = context.call_cancellation();
+                (handler(arguments, context), Some(cancellation))
+            }
         })
     })();
     match prepared {
-        Ok(future) => {
+        Ok((future, cancellation)) => {
             drop(entered);
             Ok(Admitted {
                 tool: tool.clone(),

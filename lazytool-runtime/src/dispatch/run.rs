@@ -52,7 +52,7 @@ enum RunState {
         future: CallFuture,
         timer: Timer,
         started: Option<std::time::Instant>,
-        cancellation: CallCancellation,
+        cancellation: Option<CallCancellation>,
         /// The execute tool span, entered while the tool's future is polled.
         span: CallSpan,
     },
@@ -117,7 +117,9 @@ impl Future for Run {
                 span,
             } => {
                 let entered = span.enter();
-                if outcome.is_none() {
+                if outcome.is_none()
+                    && let Some(cancellation) = &cancellation
+                {
                     cancellation.cancel();
                 }
                 drop_caught(&tool, future);
@@ -137,6 +139,10 @@ impl Future for Run {
 
 impl Drop for Run {
     fn drop(&mut self) {
+        // Most calls are dropped once they finished: nothing to give up then.
+        if !matches!(self.0, RunState::Running { .. }) {
+            return;
+        }
         if let RunState::Running {
             tool,
             future,
@@ -146,7 +152,9 @@ impl Drop for Run {
         } = std::mem::replace(&mut self.0, RunState::Finished)
         {
             let _entered = span.enter();
-            cancellation.cancel();
+            if let Some(cancellation) = &cancellation {
+                cancellation.cancel();
+            }
             drop_caught(&tool, future);
         }
     }

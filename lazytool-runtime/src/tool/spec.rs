@@ -16,12 +16,13 @@ use crate::call::{ToolContext, ToolResult};
 pub type CallFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
 
 /// What a generated call function receives: arguments already normalized to an object and
-/// validated against the schema, the tool's states, and the call context.
+/// validated against the schema, the tool's states, and the call context (borrowed: the
+/// runtime learns from it whether the tool took a handle on it).
 #[doc(hidden)]
 pub struct Invocation<'a> {
     pub arguments: Value,
     pub states: &'a ResolvedStates,
-    pub context: ToolContext,
+    pub context: &'a ToolContext,
 }
 
 /// A tool declared with `#[tool]`, as collected at link time by `inventory`.
