@@ -7,7 +7,10 @@
 //!   anything else is reported, at most a few times a second.
 //! - A late answer to the 2026-07-28 `server/discover` probe, arriving after the client
 //!   gave up on it and sent `initialize`, is dropped: rmcp would take it for a wrong answer
-//!   to `initialize` and fail the start.
+//!   to `initialize` and fail the start. When that late answer is a discover result, the
+//!   server speaks 2026-07-28 and may take no `initialize` after it (the Python SDK's
+//!   servers refuse it with `-32022`): the `initialize` is failed at once with
+//!   [`LATE_DISCOVER_RESULT`], and the start is tried again in 2026-07-28.
 
 use std::collections::HashSet;
 use std::io;
@@ -15,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, RequestId,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, RequestId,
     ServerJsonRpcMessage,
 };
 use rmcp::service::{RoleClient, TxJsonRpcMessage};
@@ -37,12 +40,19 @@ const QUOTED_CHARS: usize = 200;
 /// JSON-RPC's "internal error": the answer could not be used.
 const INTERNAL_ERROR: i32 = -32603;
 
+/// The message of the error that ends an `initialize` sent after the probe was given up
+/// on, when the probe's answer then arrives as a discover result (a server that was slow to
+/// start, not a legacy one).
+pub(crate) const LATE_DISCOVER_RESULT: &str =
+    "the server answered the server/discover probe after it was given up on";
+
 /// Requests sent and not yet answered, and the probe's state.
 #[derive(Default)]
 struct Outstanding {
     requests: HashSet<RequestId>,
     probe: Option<RequestId>,
     probe_abandoned: bool,
+    initialize: Option<RequestId>,
 }
 
 pub(crate) struct ChildTransport<R> {
@@ -105,6 +115,14 @@ impl<R: AsyncRead + Unpin + Send + 'static> ChildTransport<R> {
         if let Some(id) = id {
             let mut outstanding = self.outstanding();
             if outstanding.probe_abandoned && outstanding.probe.as_ref() == Some(id) {
+                let waiting = (outstanding.initialize.clone())
+                    .filter(|initialize| outstanding.requests.contains(initialize));
+                if let (JsonRpcMessage::Response(_), Some(initialize)) = (&message, waiting) {
+                    tracing::debug!(target: TARGET, server = %self.server, "a late discover result: the initialize sent after it is failed, to start the server again in 2026-07-28");
+                    outstanding.requests.remove(&initialize);
+                    let error = ErrorData::internal_error(LATE_DISCOVER_RESULT, None);
+                    return Some(JsonRpcMessage::error(error, Some(initialize)));
+                }
                 tracing::debug!(target: TARGET, server = %self.server, "a late answer to the server/discover probe: dropped");
                 return None;
             }
@@ -199,7 +217,10 @@ fn note_sent(outstanding: &mut Outstanding, item: &ClientJsonRpcMessage) {
         JsonRpcMessage::Request(request) => {
             match &request.request {
                 ClientRequest::DiscoverRequest(_) => outstanding.probe = Some(request.id.clone()),
-                ClientRequest::InitializeRequest(_) => outstanding.probe_abandoned = true,
+                ClientRequest::InitializeRequest(_) => {
+                    outstanding.probe_abandoned = true;
+                    outstanding.initialize = Some(request.id.clone());
+                }
                 _ => {}
             }
             outstanding.requests.insert(request.id.clone());

@@ -23,7 +23,7 @@ use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
 use super::oauth::{OAuth, OAuthHttp};
 use super::progress_tap::ProgressTap;
 use super::redact::Redactor;
-use super::stdio::ChildTransport;
+use super::stdio::{ChildTransport, LATE_DISCOVER_RESULT};
 use super::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
@@ -178,7 +178,9 @@ impl Upstream {
     /// for 2026-07-28 first, and the `initialize` handshake (offering 2025-11-25; the server
     /// answers with the newest it has) when the server answers the probe with an error or
     /// not at all within rmcp's 10 s. A child's late answer to the probe is dropped, so a
-    /// server slower than that still joins within the start timeout. A server that answers
+    /// server slower than that still joins within the start timeout; when that late answer
+    /// is a discover result, the child is started again in 2026-07-28 (a 2026-07-28 server
+    /// may take no `initialize` after a probe). A server that answers
     /// the probe with something that is not a discover result (some answer every unknown
     /// method with `{}`) is a legacy server too: it is reached again (a child is started
     /// anew) with the handshake alone.
@@ -211,7 +213,27 @@ impl Upstream {
                         "{}: expected an initialize result, received {answer}",
                         self.no_handshake()
                     )),
+                    Err(Start::LateDiscover) => {
+                        Err(format!("{}: {LATE_DISCOVER_RESULT}", self.no_handshake()))
+                    }
                     Err(Start::Failed(error)) => Err(error),
+                }
+            }
+            Err(Start::LateDiscover) => {
+                tracing::debug!(target: TARGET, server = %server, "the server answered the discover probe late: started again in 2026-07-28");
+                let modern = ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                };
+                match self.start(server, handler, tail, modern, authorized).await {
+                    Ok(connected) => Ok(connected),
+                    Err(Start::Failed(error)) => Err(error),
+                    Err(Start::NotADiscoverResult(answer)) => Err(format!(
+                        "{}: expected a discover result, received {answer}",
+                        self.no_handshake()
+                    )),
+                    Err(Start::LateDiscover) => {
+                        Err(format!("{}: {LATE_DISCOVER_RESULT}", self.no_handshake()))
+                    }
                 }
             }
             Err(Start::Failed(error)) => Err(error),
@@ -329,6 +351,9 @@ impl Upstream {
     /// discover result (the caller falls back), else the error.
     fn failed(&self, server: &str, error: ClientInitializeError) -> Start {
         match error {
+            ClientInitializeError::JsonRpcError(error) if error.message == LATE_DISCOVER_RESULT => {
+                Start::LateDiscover
+            }
             ClientInitializeError::ExpectedInitResult(answer) => Start::NotADiscoverResult(
                 answer.map_or_else(|| "nothing".to_owned(), |answer| format!("{answer:?}")),
             ),
@@ -363,6 +388,9 @@ enum Start {
     /// The server answered the request that should have started it with something else
     /// (its `Debug` form).
     NotADiscoverResult(String),
+    /// The probe was given up on, then answered with a discover result: the server speaks
+    /// 2026-07-28 but was slow to start.
+    LateDiscover,
     /// Anything else, said for a person.
     Failed(String),
 }

@@ -365,6 +365,26 @@ def test_check_reports_every_server(work: Path) -> None:
     assert lines["total"].startswith("total: ")
 
 
+def test_a_server_too_slow_for_the_probe_is_started_again_in_2026_07_28(tmp_path: Path) -> None:
+    """A 2026-07-28 server that reads nothing for 12 s answers the `server/discover` probe
+    after its 10 s and refuses the `initialize` sent then (the Python SDK does, -32022): the
+    late discover result fails that `initialize` at once, and a second start in 2026-07-28
+    joins."""
+    marker = tmp_path / "slept"
+    config = {"mcpServers": {
+        "modern": {"command": sys.executable, "args": [str(MODERN_SERVER), str(marker)]},
+    }}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    checked = subprocess.run(
+        [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--check"],
+        capture_output=True, text=True, timeout=TIMEOUT * 2,
+    )
+    assert marker.exists(), "the first start did not sleep"
+    assert checked.returncode == 0, checked.stdout + checked.stderr[-2000:]
+    [line] = [line for line in checked.stdout.splitlines() if line.startswith("modern:")]
+    assert re.search(r": 2 tools, \d+ tokens", line) and line.endswith(f"(MCP {MODERN})"), line
+
+
 def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
