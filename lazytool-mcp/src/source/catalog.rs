@@ -149,7 +149,15 @@ impl McpCatalog {
 
     /// What each source contributed, in the order given to [`start`](McpCatalog::start).
     pub fn reports(&self) -> Vec<SourceReport> {
-        self.inner.state().reports.clone()
+        let mut reports = self.inner.state().reports.clone();
+        for report in &mut reports {
+            let source =
+                (self.inner.sources.iter()).find(|source| *source.source().name == *report.name);
+            if let Some(source) = source {
+                report.pinning.extend(source.source().offer_pin_decisions());
+            }
+        }
+        reports
     }
 
     /// Lists every source again now and publishes the registry if it changed.

@@ -359,7 +359,8 @@ impl McpSource {
     }
 
     /// Starts the server (if it does not run) and returns a lock entry of its definitions
-    /// now: what `lazytool-gateway lock` writes.
+    /// now (tools, prompts, resources and resource templates): what `lazytool-gateway lock`
+    /// writes.
     ///
     /// ```rust,no_run
     /// use lazytool_mcp::{Lock, McpSource, Upstream};
@@ -382,6 +383,7 @@ impl McpSource {
         entry.protocol_version = info.as_ref().map(|info| info.protocol_version.to_string());
         entry.server_info = info.and_then(|info| serde_json::to_value(&info.server_info).ok());
         entry.pin_tools(&listed);
+        self.pin_offers(&mut entry).await?;
         Ok(entry)
     }
 
