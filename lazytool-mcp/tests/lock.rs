@@ -218,6 +218,13 @@ async fn changed_tools_are_blocked_with_and_without_list_changed() {
         eventually(|| catalog.reports()[0].pinning.len() == 3).await;
         let registry = catalog.registry();
         assert!(registry.get("shifting__newcomer").is_none());
+        assert_eq!(
+            catalog.withheld_tool("shifting__newcomer").as_deref(),
+            Some(
+                "the tool `newcomer` of the MCP server `shifting` is blocked: it is new (not in the lock) since it was approved in the lock; to accept the change, run `lazytool-gateway --config mcp.json lock --update shifting`"
+            )
+        );
+        assert_eq!(catalog.withheld_tool("shifting__stable"), None);
         let drifting = registry.get("shifting__drifting").expect("kept");
         assert_eq!(drifting.description(), "Returns its text.");
         assert_eq!(drifting.input_schema()["required"], json!(["text"]));

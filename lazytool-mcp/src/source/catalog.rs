@@ -160,6 +160,24 @@ impl McpCatalog {
         reports
     }
 
+    /// Why the tool served as `name` is withheld, if a source withheld it: see
+    /// [`McpSource::withheld_tool`]. What a gateway gives
+    /// [`McpServer::withheld_tools`](crate::McpServer::withheld_tools).
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// assert_eq!(catalog.withheld_tool("time__get_current_time"), None);
+    /// # Ok(()) }
+    /// ```
+    pub fn withheld_tool(&self, name: &str) -> Option<String> {
+        (self.inner.sources.iter()).find_map(|source| source.source().withheld_tool(name))
+    }
+
     /// Lists every source again now and publishes the registry if it changed.
     pub async fn refresh(&self) -> Result<(), RegistryError> {
         for source in &self.inner.sources {

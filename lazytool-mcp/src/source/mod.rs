@@ -387,6 +387,27 @@ impl McpSource {
         Ok(entry)
     }
 
+    /// Why the tool served as `name` (`SERVER__TOOL`) is not offered, if the last listing
+    /// withheld it: a tool the server added that the lock has not approved (under
+    /// [`Pin::Block`]). The text names the server, the tool, that it is new and the command
+    /// that accepts it.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.withheld_tool("time__newcomer"), None, "nothing listed yet");
+    /// ```
+    pub fn withheld_tool(&self, name: &str) -> Option<String> {
+        let (_, verdict) = self.pins.get()?.last_seen()?;
+        let (upstream, _) = (verdict.changes.iter()).find(|(upstream, change)| {
+            matches!(change, lock::Change::Added)
+                && !verdict.offers_live(upstream)
+                && naming::exposed_name(&self.prefix, upstream) == name
+        })?;
+        verdict.refusal(&self.name, upstream, self.pins().approve())
+    }
+
     /// Where the server is and how it is reached.
     pub fn upstream(&self) -> &Upstream {
         &self.upstream
