@@ -126,12 +126,13 @@ fn summary(name: &str, old: Option<&ServerLock>, new: &ServerLock) -> String {
         tools.join(", ")
     );
     let others = [
-        ("prompts", new.prompts.len()),
-        ("resources", new.resources.len()),
-        ("resource templates", new.resource_templates.len()),
+        ("prompt", new.prompts.len()),
+        ("resource", new.resources.len()),
+        ("resource template", new.resource_templates.len()),
     ];
     for (kind, count) in others.into_iter().filter(|(_, count)| *count > 0) {
-        let _ = write!(line, "; {count} {kind}");
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = write!(line, "; {count} {kind}{plural}");
     }
     line
 }

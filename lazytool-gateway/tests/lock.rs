@@ -192,7 +192,7 @@ async fn a_locked_server_starts_on_first_call_and_its_change_waits_for_lock_upda
     assert!(locked.success, "{}", locked.stderr);
     assert!(
         (locked.stdout).starts_with(
-            "shifting: pinned: 3 tools (shifting 1, MCP 2025-11-25): doomed, drifting, stable; 2 prompts; 1 resources; 1 resource templates\n"
+            "shifting: pinned: 3 tools (shifting 1, MCP 2025-11-25): doomed, drifting, stable; 2 prompts; 1 resource; 1 resource template\n"
         ),
         "{}",
         locked.stdout

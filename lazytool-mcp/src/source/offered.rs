@@ -309,7 +309,9 @@ impl McpSource {
     /// Gets the prompt served as `name` (`SERVER__PROMPT`, from the last
     /// [`prompts_and_resources`](McpSource::prompts_and_resources), which is run first when
     /// there was none) from the server, within [`call_timeout`](McpSource::call_timeout). A name the server does not offer is
-    /// `-32602`; the server's own errors pass as it sent them; a server that is down, fails
+    /// `-32602`; a prompt its lock entry does not allow (changed, new or gone, under
+    /// [`Pin::Block`]) is `-32600` naming the server, the prompt, what changed and the
+    /// command that accepts it; the server's own errors pass as it sent them; a server that is down, fails
     /// or does not answer in time is `-32603` saying so.
     ///
     /// ```rust,no_run
@@ -364,7 +366,9 @@ impl McpSource {
     /// [`call_timeout`](McpSource::call_timeout). The server's own errors pass as it sent
     /// them, except that a 2026-07-28 server's `-32602` (its way of saying it does not know
     /// the URI) becomes `-32002`, as the earlier revisions say it; a server that is down, fails or does not
-    /// answer in time is `-32603` saying so.
+    /// answer in time is `-32603` saying so. A resource (or a URI of a template) its lock
+    /// entry does not allow is `-32600` saying why, as for
+    /// [`get_prompt`](McpSource::get_prompt).
     ///
     /// ```rust,no_run
     /// use lazytool_mcp::{McpSource, Upstream};

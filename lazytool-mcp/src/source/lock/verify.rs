@@ -7,7 +7,9 @@ use serde_json::Value;
 
 use super::Pinned;
 
-/// What a server's definitions that differ from its lock entry become.
+/// What a server's definitions that differ from its lock entry become: its tools', and
+/// likewise its prompts', resources' and resource templates' (whose refused requests are
+/// `-32600` errors rather than `isError` results).
 ///
 /// ```
 /// use lazytool_mcp::Pin;
