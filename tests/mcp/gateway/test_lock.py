@@ -232,3 +232,10 @@ async def test_a_real_servers_prompts_are_pinned_and_a_tool_not_in_the_lock_is_r
     checked = subprocess.run([str(GATEWAY), "--config", str(config), "--check"], capture_output=True, text=True, timeout=TIMEOUT * 2)
     assert checked.returncode == 1
     assert "  prompt simple-prompt: differs from the lock: its description changed; blocked" in checked.stdout, checked.stdout
+
+    updated = lock(config, "everything")
+    assert updated.returncode == 0, updated.stderr
+    assert '-        "description": "A prompt.",' in updated.stdout, updated.stdout
+    assert '+    "get-sum": {' in updated.stdout, updated.stdout
+    accepted = json.loads(path.read_text())["servers"]["everything"]
+    assert accepted["prompts"]["simple-prompt"]["definition"]["description"] != "A prompt."
