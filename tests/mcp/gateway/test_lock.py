@@ -3,7 +3,9 @@ installed by install-upstreams), driven by the official MCP Python SDK over stre
 `lock` pins them; serving lists every tool with no server running (the process tree is
 checked); a call starts its server alone; a server stopped after its idle timeout starts
 again on the next call; a real server whose definition differs from the lock is blocked,
-and `lock --update` prints the diff and accepts it.
+and `lock --update` prints the diff and accepts it; server-everything's prompts are pinned and
+listed from the lock, a changed one is refused, a tool not in the lock answers isError naming
+it, and `lock --update` shows and accepts both.
 """
 
 import hashlib
