@@ -119,12 +119,22 @@ fn summary(name: &str, old: Option<&ServerLock>, new: &ServerLock) -> String {
         })
         .unwrap_or_else(|| "unknown server".to_owned());
     let tools: Vec<&str> = new.tools.keys().map(String::as_str).collect();
-    format!(
+    let mut line = format!(
         "{name}: {what}: {} tools ({info}, MCP {}): {}",
         tools.len(),
         new.protocol_version.as_deref().unwrap_or("unknown"),
         tools.join(", ")
-    )
+    );
+    let others = [
+        ("prompt", new.prompts.len()),
+        ("resource", new.resources.len()),
+        ("resource template", new.resource_templates.len()),
+    ];
+    for (kind, count) in others.into_iter().filter(|(_, count)| *count > 0) {
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = write!(line, "; {count} {kind}{plural}");
+    }
+    line
 }
 
 /// The unified diff of a server's entry, `None` when it is new or did not change.

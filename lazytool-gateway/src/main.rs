@@ -140,6 +140,10 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .options(options)
         .prompts(catalog.clone())
         .resources(catalog.clone())
+        .withheld_tools({
+            let catalog = catalog.clone();
+            move |name| catalog.withheld_tool(name)
+        })
         .relay(relay);
     let served = match cli.http.http {
         // Calls in flight are answered before the upstreams are stopped.

@@ -192,7 +192,7 @@ async fn a_locked_server_starts_on_first_call_and_its_change_waits_for_lock_upda
     assert!(locked.success, "{}", locked.stderr);
     assert!(
         (locked.stdout).starts_with(
-            "shifting: pinned: 3 tools (shifting 1, MCP 2025-11-25): doomed, drifting, stable\n"
+            "shifting: pinned: 3 tools (shifting 1, MCP 2025-11-25): doomed, drifting, stable; 2 prompts; 1 resource; 1 resource template\n"
         ),
         "{}",
         locked.stdout
@@ -239,11 +239,15 @@ async fn a_locked_server_starts_on_first_call_and_its_change_waits_for_lock_upda
         serving.call("shifting__stable").await,
         (false, "hi".to_owned())
     );
-    let (refused, text) = serving.call("shifting__newcomer").await;
-    // Not offered, so unknown to the session: the log and `--check` say why.
-    assert!(
-        refused && text.contains("unknown tool 'shifting__newcomer'"),
-        "{text}"
+    // Not offered, yet a call to it says why rather than "unknown tool".
+    assert_eq!(
+        serving.call("shifting__newcomer").await,
+        (
+            true,
+            format!(
+                "the tool `newcomer` of the MCP server `shifting` is blocked: it is new (not in the lock) since it was approved in the lock; to accept the change, run `lazytool-gateway --config {config_arg} lock --update shifting`"
+            )
+        )
     );
     serving.stop().await;
 

@@ -8,12 +8,12 @@ use lazytool_runtime::{
     CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, Tool, ToolContext, ToolErrorKind,
 };
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ErrorData, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
-    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
-    SubscriptionFilter,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    CustomRequest, CustomResult, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
+    ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -319,6 +319,9 @@ impl ServerHandler for McpConnection {
             }
         };
         if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
+            if let Some(why) = self.server.withheld(&name) {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
+            }
             return Err(ErrorData::invalid_params(result.text(), None));
         }
         if let Some(before) = discovered_before {

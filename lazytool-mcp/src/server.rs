@@ -80,7 +80,12 @@ pub struct McpServer {
     resources: Option<Arc<dyn ResourceProvider>>,
     page_size: usize,
     relay: Option<Relay>,
+    withheld: Option<Withheld>,
 }
+
+/// Why a tool that is not served is withheld, if it is (see
+/// [`McpServer::withheld_tools`]).
+type Withheld = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -145,6 +150,7 @@ impl McpServer {
             resources: None,
             page_size: DEFAULT_PAGE_SIZE,
             relay: None,
+            withheld: None,
         }
     }
 
@@ -332,6 +338,32 @@ impl McpServer {
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
         self
+    }
+
+    /// Answers a call to a tool that is not served with an `isError` result saying why,
+    /// when `why` knows the name (a tool an upstream added that its lock has not approved,
+    /// say: [`McpCatalog::withheld_tool`](crate::McpCatalog::withheld_tool)); other unknown
+    /// names stay `-32602`.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).withheld_tools(|name| {
+    ///     (name == "beta__deploy").then(|| "`beta__deploy` waits for approval".to_owned())
+    /// });
+    /// ```
+    pub fn withheld_tools(
+        mut self,
+        why: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.withheld = Some(Arc::new(why));
+        self
+    }
+
+    /// Why the tool `name`, which is not served, is withheld, if that is known.
+    pub(crate) fn withheld(&self, name: &str) -> Option<String> {
+        self.withheld.as_ref().and_then(|why| why(name))
     }
 
     /// Records in `relay` what each client announces in its `initialize` (sampling,

@@ -1,14 +1,18 @@
 //! McpSource and McpCatalog with a lock, against tests/mcp/gateway/shifting_server.py (run by
 //! `python3`), whose tools change after a number of calls: listed from the lock without a
 //! start, started on first call (once for concurrent calls), stopped when idle and started
-//! again, a failed first start retried after the backoff, and every kind of change pinned.
+//! again, a failed first start retried after the backoff, and every kind of change pinned, of
+//! tools, prompts, resources and resource templates.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use lazytool_mcp::{Lock, LockState, McpCatalog, McpSource, Pin, Upstream};
+use lazytool_mcp::rmcp::model::JsonObject;
+use lazytool_mcp::{
+    Lock, LockState, McpCatalog, McpSource, Pin, PromptProvider, ResourceProvider, Upstream,
+};
 use lazytool_runtime::{Registry, ToolResult};
 use serde_json::{Value, json};
 use support::eventually;
@@ -214,6 +218,13 @@ async fn changed_tools_are_blocked_with_and_without_list_changed() {
         eventually(|| catalog.reports()[0].pinning.len() == 3).await;
         let registry = catalog.registry();
         assert!(registry.get("shifting__newcomer").is_none());
+        assert_eq!(
+            catalog.withheld_tool("shifting__newcomer").as_deref(),
+            Some(
+                "the tool `newcomer` of the MCP server `shifting` is blocked: it is new (not in the lock) since it was approved in the lock; to accept the change, run `lazytool-gateway --config mcp.json lock --update shifting`"
+            )
+        );
+        assert_eq!(catalog.withheld_tool("shifting__stable"), None);
         let drifting = registry.get("shifting__drifting").expect("kept");
         assert_eq!(drifting.description(), "Returns its text.");
         assert_eq!(drifting.input_schema()["required"], json!(["text"]));
@@ -303,5 +314,168 @@ async fn an_entry_for_another_command_is_ignored_and_the_server_started_at_once(
     assert!(catalog.reports()[0].running);
     assert_eq!(catalog.reports()[0].lock, LockState::Mismatch);
     assert_eq!(starts(&state).len(), 2);
+    catalog.shutdown().await;
+}
+
+fn prompt_names(catalog: &McpCatalog) -> Vec<String> {
+    PromptProvider::prompts(catalog)
+        .into_iter()
+        .map(|prompt| prompt.name)
+        .collect()
+}
+
+fn greeting() -> JsonObject {
+    let mut arguments = JsonObject::new();
+    arguments.insert("who".to_owned(), json!("Ada"));
+    arguments
+}
+
+#[tokio::test]
+async fn prompts_and_resources_are_pinned_and_listed_from_the_lock_until_first_use() {
+    let state = scratch("offers-first-use");
+    let upstream = shifting(&[], &state);
+    let lock = pinned(&upstream).await;
+    let entry = lock.server("shifting").expect("an entry");
+    let keys = |pins: &std::collections::BTreeMap<String, lazytool_mcp::Pinned>| {
+        pins.keys().cloned().collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&entry.prompts), ["greet", "steady"], "upstream names");
+    assert_eq!(keys(&entry.resources), ["shifting://notes"]);
+    assert_eq!(keys(&entry.resource_templates), ["shifting://items/{id}"]);
+    assert_eq!(entry.prompts["greet"].definition["name"], "greet");
+    let lock = Lock::parse(&lock.to_text(), "lazytool.lock").expect("reads back");
+
+    let source = McpSource::new("shifting", upstream).lock(&lock);
+    let catalog = McpCatalog::start(Registry::builder, [source])
+        .await
+        .expect("builds");
+    assert_eq!(
+        prompt_names(&catalog),
+        ["shifting__greet", "shifting__steady"]
+    );
+    let resources = ResourceProvider::resources(&catalog);
+    assert_eq!(resources[0].uri, "shifting://notes");
+    let templates = ResourceProvider::resource_templates(&catalog);
+    assert_eq!(templates[0].uri_template, "shifting://items/{id}");
+    assert_eq!(starts(&state).len(), 1, "listed without a start");
+
+    let got = catalog
+        .get_prompt("shifting__greet".to_owned(), greeting())
+        .await
+        .expect("started and got");
+    assert!(format!("{:?}", got.messages).contains("Hello, Ada!"));
+    assert_eq!(starts(&state).len(), 2, "started by its first use");
+    let read = catalog
+        .read_resource("shifting://items/7".to_owned())
+        .await
+        .expect("read");
+    assert_eq!(read.contents.len(), 1);
+    catalog.shutdown().await;
+}
+
+/// A locked catalog whose server changes its prompts, resources and templates after one
+/// call (announced), under `pin`; returned once the change was judged.
+async fn shifted_offers(pin: Pin, name: &str) -> McpCatalog {
+    let state = scratch(name);
+    let args = [
+        "--after",
+        "1",
+        "--change",
+        "prompt,prompt-add,resource,template",
+        "--notify",
+    ];
+    let upstream = shifting(&args, &state);
+    let lock = pinned(&upstream).await;
+    let source = McpSource::new("shifting", upstream)
+        .lock(&lock)
+        .pin(pin)
+        .approval_command("lazytool-gateway --config mcp.json lock --update shifting");
+    let catalog = McpCatalog::start(Registry::builder, [source])
+        .await
+        .expect("builds");
+    assert!(!call(&catalog.registry(), "stable").await.is_error());
+    eventually(|| catalog.reports()[0].pinning.len() == 4).await;
+    catalog
+}
+
+#[tokio::test]
+async fn changed_prompts_and_resources_are_blocked_and_named() {
+    let catalog = shifted_offers(Pin::Block, "offers-block").await;
+    let notes: Vec<String> = (catalog.reports()[0].pinning.iter())
+        .map(|note| format!("{}: {}", note.tool, note.note))
+        .collect();
+    assert!(
+        notes.contains(
+            &"prompt intruder: it is new (not in the lock); blocked: not offered".to_owned()
+        ),
+        "{notes:?}"
+    );
+    eventually(|| {
+        PromptProvider::prompts(&catalog)
+            .iter()
+            .all(|prompt| prompt.name != "shifting__intruder")
+            && prompt_names(&catalog).len() == 2
+    })
+    .await;
+    let greet = PromptProvider::prompts(&catalog)
+        .into_iter()
+        .find(|prompt| prompt.name == "shifting__greet")
+        .expect("the approved one is listed");
+    assert_eq!(greet.description.as_deref(), Some("Greets someone."));
+    let refused = catalog
+        .get_prompt("shifting__greet".to_owned(), greeting())
+        .await
+        .expect_err("blocked");
+    assert_eq!(
+        refused.message,
+        "the prompt `greet` of the MCP server `shifting` is blocked: its description changed since it was approved in the lock; to accept the change, run `lazytool-gateway --config mcp.json lock --update shifting`"
+    );
+    let intruder = catalog
+        .get_prompt("shifting__intruder".to_owned(), JsonObject::new())
+        .await
+        .expect_err("not offered");
+    assert!(intruder.message.contains("no prompt"), "{intruder:?}");
+    assert!(
+        (catalog
+            .get_prompt("shifting__steady".to_owned(), JsonObject::new())
+            .await)
+            .is_ok(),
+        "an unchanged prompt keeps working"
+    );
+    let notes = catalog
+        .read_resource("shifting://notes".to_owned())
+        .await
+        .expect_err("blocked");
+    assert!(
+        notes.message.contains("the resource `shifting://notes` of the MCP server `shifting` is blocked: its description changed"),
+        "{notes:?}"
+    );
+    let item = catalog
+        .read_resource("shifting://items/7".to_owned())
+        .await
+        .expect_err("blocked");
+    assert!(
+        item.message
+            .contains("the resource template `shifting://items/{id}`"),
+        "{item:?}"
+    );
+    let resources = ResourceProvider::resources(&catalog);
+    assert_eq!(resources[0].description.as_deref(), Some("The notes."));
+    catalog.shutdown().await;
+}
+
+#[tokio::test]
+async fn warn_serves_changed_prompts_and_resources() {
+    let catalog = shifted_offers(Pin::Warn, "offers-warn").await;
+    eventually(|| prompt_names(&catalog).contains(&"shifting__intruder".to_owned())).await;
+    let got = catalog
+        .get_prompt("shifting__greet".to_owned(), greeting())
+        .await
+        .expect("served with a warning");
+    assert!(format!("{:?}", got.messages).contains("Hello, Ada!"));
+    assert!(
+        (catalog.read_resource("shifting://notes".to_owned()).await).is_ok(),
+        "served with a warning"
+    );
     catalog.shutdown().await;
 }

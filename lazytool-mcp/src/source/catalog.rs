@@ -149,7 +149,33 @@ impl McpCatalog {
 
     /// What each source contributed, in the order given to [`start`](McpCatalog::start).
     pub fn reports(&self) -> Vec<SourceReport> {
-        self.inner.state().reports.clone()
+        let mut reports = self.inner.state().reports.clone();
+        for report in &mut reports {
+            let source =
+                (self.inner.sources.iter()).find(|source| *source.source().name == *report.name);
+            if let Some(source) = source {
+                report.pinning.extend(source.source().offer_pin_decisions());
+            }
+        }
+        reports
+    }
+
+    /// Why the tool served as `name` is withheld, if a source withheld it: see
+    /// [`McpSource::withheld_tool`]. What a gateway gives
+    /// [`McpServer::withheld_tools`](crate::McpServer::withheld_tools).
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// assert_eq!(catalog.withheld_tool("time__get_current_time"), None);
+    /// # Ok(()) }
+    /// ```
+    pub fn withheld_tool(&self, name: &str) -> Option<String> {
+        (self.inner.sources.iter()).find_map(|source| source.source().withheld_tool(name))
     }
 
     /// Lists every source again now and publishes the registry if it changed.

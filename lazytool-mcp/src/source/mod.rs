@@ -359,7 +359,8 @@ impl McpSource {
     }
 
     /// Starts the server (if it does not run) and returns a lock entry of its definitions
-    /// now: what `lazytool-gateway lock` writes.
+    /// now (tools, prompts, resources and resource templates): what `lazytool-gateway lock`
+    /// writes.
     ///
     /// ```rust,no_run
     /// use lazytool_mcp::{Lock, McpSource, Upstream};
@@ -382,7 +383,29 @@ impl McpSource {
         entry.protocol_version = info.as_ref().map(|info| info.protocol_version.to_string());
         entry.server_info = info.and_then(|info| serde_json::to_value(&info.server_info).ok());
         entry.pin_tools(&listed);
+        self.pin_offers(&mut entry).await?;
         Ok(entry)
+    }
+
+    /// Why the tool served as `name` (`SERVER__TOOL`) is not offered, if the last listing
+    /// withheld it: a tool the server added that the lock has not approved (under
+    /// [`Pin::Block`]). The text names the server, the tool, that it is new and the command
+    /// that accepts it.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.withheld_tool("time__newcomer"), None, "nothing listed yet");
+    /// ```
+    pub fn withheld_tool(&self, name: &str) -> Option<String> {
+        let (_, verdict) = self.pins.get()?.last_seen()?;
+        let (upstream, _) = (verdict.changes.iter()).find(|(upstream, change)| {
+            matches!(change, lock::Change::Added)
+                && !verdict.offers_live(upstream)
+                && naming::exposed_name(&self.prefix, upstream) == name
+        })?;
+        verdict.refusal(&self.name, upstream, self.pins().approve())
     }
 
     /// Where the server is and how it is reached.

@@ -12,7 +12,9 @@ use rmcp::model::{
 };
 use serde::Serialize;
 
+use super::lock::{Change, LiveOffers, OffersVerdict, Pin, Pinned, ServerLock, Verdict};
 use super::naming::exposed_name;
+use super::offers::matches_template;
 use super::sanitize::{Removals, clean_prompt, clean_resource, clean_template};
 use super::{McpSource, SourceError};
 
@@ -47,6 +49,28 @@ pub struct PromptsAndResources {
     pub resource_templates: Vec<ResourceTemplate>,
 }
 
+/// What the server lists now, cleaned, with each served prompt name's upstream name and
+/// the link epoch it was listed at.
+struct Fetched {
+    offered: PromptsAndResources,
+    names: HashMap<String, String>,
+    epoch: u64,
+}
+
+/// The definitions of `offered` as they are pinned (prompts under their upstream names).
+fn live_offers(offered: &PromptsAndResources, names: &HashMap<String, String>) -> LiveOffers {
+    let prompts = (offered.prompts.iter()).map(|prompt| {
+        let upstream = names.get(&prompt.name).unwrap_or(&prompt.name);
+        (upstream.as_str(), prompt)
+    });
+    LiveOffers::new(prompts, &offered.resources, &offered.resource_templates)
+}
+
+/// A pinned definition as what it defines (`None` for one that is not: skipped).
+fn approved<T: serde::de::DeserializeOwned>(pinned: &Pinned) -> Option<T> {
+    serde_json::from_value(pinned.definition.clone()).ok()
+}
+
 /// Every page of one list, within `timeout`.
 async fn list<T>(
     what: &str,
@@ -77,10 +101,168 @@ impl McpSource {
     /// # Ok(()) }
     /// ```
     pub async fn prompts_and_resources(&self) -> Result<PromptsAndResources, SourceError> {
+        let Fetched {
+            mut offered,
+            mut names,
+            epoch,
+        } = self.fetch_live().await?;
+        let pins = Arc::clone(self.pins());
+        if let (Some(verdict), Some(entry)) = (
+            pins.judge_offers(epoch, &live_offers(&offered, &names)),
+            pins.entry(),
+        ) {
+            self.hold_to_lock(&verdict, entry, &mut offered, &mut names);
+        }
+        *self
+            .prompt_names
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = names;
+        Ok(offered)
+    }
+
+    /// The prompts, resources and templates of the server's lock entry, as they are served
+    /// while it waits for its first use; `None` without an entry.
+    pub(crate) fn locked_offers(&self) -> Option<PromptsAndResources> {
+        let entry = self.pins().entry()?;
+        let mut offered = PromptsAndResources::default();
+        for (upstream, pinned) in &entry.prompts {
+            if let Some(mut prompt) = approved::<Prompt>(pinned) {
+                prompt.name = exposed_name(&self.prefix, upstream);
+                offered.prompts.push(prompt);
+            }
+        }
+        offered.resources = entry.resources.values().filter_map(approved).collect();
+        offered.resource_templates = (entry.resource_templates.values())
+            .filter_map(approved)
+            .collect();
+        Some(offered)
+    }
+
+    /// Pins the server's prompts, resources and templates as they are now in `entry`: what
+    /// [`pin_now`](McpSource::pin_now) adds to the tools.
+    pub(crate) async fn pin_offers(&self, entry: &mut ServerLock) -> Result<(), SourceError> {
+        let fetched = self.fetch_live().await?;
+        entry.pin_offers(&live_offers(&fetched.offered, &fetched.names));
+        Ok(())
+    }
+
+    /// What the last listing's pin decided for each prompt, resource or template that
+    /// differs from the lock (`prompt NAME`, ...: what changed and what was done).
+    pub(crate) fn offer_pin_decisions(&self) -> Vec<super::ToolNote> {
+        let Some(verdict) = self.pins().last_offers_verdict() else {
+            return Vec::new();
+        };
+        let mut notes = Vec::new();
+        for (kind, verdict) in verdict.kinds() {
+            for (item, note) in verdict.decisions() {
+                notes.push(super::ToolNote {
+                    tool: format!("{kind} {item}"),
+                    note,
+                });
+            }
+        }
+        notes
+    }
+
+    /// Under `block`, leaves out what changed or is new and lists the approved definition
+    /// of what changed or disappeared (their requests answer why they are refused); under
+    /// `warn`, lists what disappeared as approved; under `off`, nothing.
+    fn hold_to_lock(
+        &self,
+        verdict: &OffersVerdict,
+        entry: &ServerLock,
+        offered: &mut PromptsAndResources,
+        names: &mut HashMap<String, String>,
+    ) {
+        if verdict.prompts.pin == Pin::Off {
+            return;
+        }
+        let kept = |verdict: &Verdict, key: &str| {
+            (verdict.changes.get(key)).is_some_and(|change| {
+                !verdict.offers_live(key) || matches!(change, Change::Removed)
+            })
+        };
+        (offered.prompts).retain(|prompt| {
+            let upstream = names.get(&prompt.name).unwrap_or(&prompt.name);
+            verdict.prompts.offers_live(upstream)
+        });
+        (offered.resources).retain(|resource| verdict.resources.offers_live(&resource.uri));
+        (offered.resource_templates)
+            .retain(|template| verdict.templates.offers_live(&template.uri_template));
+        for (upstream, pinned) in &entry.prompts {
+            if kept(&verdict.prompts, upstream)
+                && let Some(mut prompt) = approved::<Prompt>(pinned)
+            {
+                prompt.name = exposed_name(&self.prefix, upstream);
+                names.insert(prompt.name.clone(), upstream.clone());
+                offered.prompts.push(prompt);
+            }
+        }
+        for (uri, pinned) in &entry.resources {
+            if kept(&verdict.resources, uri)
+                && let Some(resource) = approved(pinned)
+            {
+                offered.resources.push(resource);
+            }
+        }
+        for (uri_template, pinned) in &entry.resource_templates {
+            if kept(&verdict.templates, uri_template)
+                && let Some(template) = approved(pinned)
+            {
+                offered.resource_templates.push(template);
+            }
+        }
+    }
+
+    /// The verdict on the running server's prompts, resources and templates (starting it,
+    /// and listing them first when they were not judged since it started or changed);
+    /// `None` when nothing is held to a lock.
+    async fn offers_verdict(&self) -> Result<Option<Arc<OffersVerdict>>, ErrorData> {
+        let pins = Arc::clone(self.pins());
+        if pins.entry().is_none() || pins.pin() == Pin::Off {
+            return Ok(None);
+        }
+        let link = Arc::clone(self.link());
+        let failed = |message: String| ErrorData::internal_error(link.redact(&message), None);
+        link.peer().await.map_err(failed)?;
+        if let Some(verdict) = pins.offers_verdict(link.epoch()) {
+            return Ok(Some(verdict));
+        }
+        let fetched = self.prompts_and_resources().await;
+        fetched.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(pins.last_offers_verdict())
+    }
+
+    /// Why reading `uri` is refused, if it is: a resource that changed, is new or
+    /// disappeared, or a URI of a template that did, and of no approved one.
+    fn resource_refusal(&self, verdict: &OffersVerdict, uri: &str) -> Option<String> {
+        let pins = self.pins();
+        let approve = pins.approve();
+        if let Some(refusal) = (verdict.resources).refusal_of("resource", &self.name, uri, approve)
+        {
+            return Some(refusal);
+        }
+        let entry = pins.entry()?;
+        let approved_template = (entry.resource_templates.keys()).any(|template| {
+            !verdict.templates.changes.contains_key(template) && matches_template(template, uri)
+        });
+        if entry.resources.contains_key(uri) || approved_template {
+            return None;
+        }
+        (verdict.templates.changes.keys())
+            .filter(|template| matches_template(template, uri))
+            .find_map(|template| {
+                (verdict.templates).refusal_of("resource template", &self.name, template, approve)
+            })
+    }
+
+    /// What the server lists now, cleaned, before its pins are applied.
+    async fn fetch_live(&self) -> Result<Fetched, SourceError> {
         let link = Arc::clone(self.link());
         let failed =
             |message: String| SourceError::new(Arc::clone(&self.name), link.redact(&message));
         let peer = link.peer().await.map_err(&failed)?;
+        let epoch = link.epoch();
         let capabilities = peer
             .peer_info()
             .map(|info| info.capabilities.clone())
@@ -117,17 +299,19 @@ impl McpSource {
             let removals = clean_template(template, self.max_description_chars);
             self.note_cleaned("resource template", &template.uri_template, &removals);
         }
-        *self
-            .prompt_names
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = names;
-        Ok(offered)
+        Ok(Fetched {
+            offered,
+            names,
+            epoch,
+        })
     }
 
     /// Gets the prompt served as `name` (`SERVER__PROMPT`, from the last
     /// [`prompts_and_resources`](McpSource::prompts_and_resources), which is run first when
     /// there was none) from the server, within [`call_timeout`](McpSource::call_timeout). A name the server does not offer is
-    /// `-32602`; the server's own errors pass as it sent them; a server that is down, fails
+    /// `-32602`; a prompt its lock entry does not allow (changed, new or gone, under
+    /// [`Pin::Block`]) is `-32600` naming the server, the prompt, what changed and the
+    /// command that accepts it; the server's own errors pass as it sent them; a server that is down, fails
     /// or does not answer in time is `-32603` saying so.
     ///
     /// ```rust,no_run
@@ -165,6 +349,12 @@ impl McpSource {
                 None,
             )
         })?;
+        if let Some(verdict) = self.offers_verdict().await?
+            && let Some(refusal) =
+                (verdict.prompts).refusal_of("prompt", &self.name, &upstream, self.pins().approve())
+        {
+            return Err(ErrorData::invalid_request(refusal, None));
+        }
         let params = GetPromptRequestParams::new(upstream).with_arguments(arguments);
         self.forward("prompts/get", |peer| async move {
             peer.get_prompt(params).await
@@ -176,7 +366,9 @@ impl McpSource {
     /// [`call_timeout`](McpSource::call_timeout). The server's own errors pass as it sent
     /// them, except that a 2026-07-28 server's `-32602` (its way of saying it does not know
     /// the URI) becomes `-32002`, as the earlier revisions say it; a server that is down, fails or does not
-    /// answer in time is `-32603` saying so.
+    /// answer in time is `-32603` saying so. A resource (or a URI of a template) its lock
+    /// entry does not allow is `-32600` saying why, as for
+    /// [`get_prompt`](McpSource::get_prompt).
     ///
     /// ```rust,no_run
     /// use lazytool_mcp::{McpSource, Upstream};
@@ -188,6 +380,11 @@ impl McpSource {
     /// # Ok(()) }
     /// ```
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        if let Some(verdict) = self.offers_verdict().await?
+            && let Some(refusal) = self.resource_refusal(&verdict, uri)
+        {
+            return Err(ErrorData::invalid_request(refusal, None));
+        }
         let params = ReadResourceRequestParams::new(uri);
         let read = self
             .forward("resources/read", |peer| async move {

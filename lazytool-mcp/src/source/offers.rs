@@ -88,15 +88,17 @@ impl Offers {
         self.publish(&mut state);
     }
 
-    /// The source's lists, or `None` (logged) when they cannot be fetched or its server waits
-    /// for its first use: its last good ones are kept, and their requests fail while it is
-    /// down.
+    /// The source's lists, or `None` (logged) when they cannot be fetched: its last good
+    /// ones are kept, and their requests fail while it is down. A server that waits for its
+    /// first use is listed from its lock entry.
     async fn fetch(&self, index: usize) -> Option<PromptsAndResources> {
         let source = self.sources.get(index)?.source();
-        // A server started on first use is not started to list them: they come with its
-        // first start (which announces a change), and stay as last seen while it is stopped.
+        // A server started on first use is not started to list them: they come from the
+        // lock until its first start (which announces a change), and stay as last seen
+        // while it is stopped.
         if source.lazy() && !source.is_running() {
-            return None;
+            let seen = (self.state().fetched.get(index)).is_some_and(Option::is_some);
+            return if seen { None } else { source.locked_offers() };
         }
         match source.prompts_and_resources().await {
             Ok(fetched) => Some(fetched),
@@ -227,7 +229,7 @@ fn scheme_of(uri: &str) -> Option<&str> {
 
 /// Whether `uri` is one of the URIs of the RFC 6570 `template`: its literal parts in order,
 /// each expression (`{id}`, `{+path}`, `{?query}`...) standing for any text in between.
-fn matches_template(template: &str, uri: &str) -> bool {
+pub(crate) fn matches_template(template: &str, uri: &str) -> bool {
     let mut literals = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {

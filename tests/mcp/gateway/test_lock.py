@@ -3,7 +3,9 @@ installed by install-upstreams), driven by the official MCP Python SDK over stre
 `lock` pins them; serving lists every tool with no server running (the process tree is
 checked); a call starts its server alone; a server stopped after its idle timeout starts
 again on the next call; a real server whose definition differs from the lock is blocked,
-and `lock --update` prints the diff and accepts it.
+and `lock --update` prints the diff and accepts it; server-everything's prompts are pinned and
+listed from the lock, a changed one is refused, a tool not in the lock answers isError naming
+it, and `lock --update` shows and accepts both.
 """
 
 import hashlib
@@ -189,3 +191,53 @@ async def test_a_real_servers_changed_definition_is_blocked_until_accepted(tmp_p
         async with connect(url, "legacy") as client:
             now = await client.call_tool("time__get_current_time", {"timezone": "UTC"})
             assert not now.is_error, text(now)
+
+
+async def test_a_real_servers_prompts_are_pinned_and_a_tool_not_in_the_lock_is_refused(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"everything": {"eager": ["*"]}})
+    locked = lock(config, "everything")
+    assert locked.returncode == 0, locked.stderr
+    assert " prompts" in locked.stdout, locked.stdout
+    path = tmp_path / "lazytool.lock"
+    file = json.loads(path.read_text())
+    entry = file["servers"]["everything"]
+    assert "simple-prompt" in entry["prompts"], entry.get("prompts")
+    for pinned in entry["prompts"].values():
+        assert pinned["sha256"] == digest(pinned["definition"])
+    # Approved before the server had `get-sum`, and with another prompt text: the tool is
+    # new, the prompt changed.
+    del entry["tools"]["get-sum"]
+    prompt = entry["prompts"]["simple-prompt"]
+    prompt["definition"]["description"] = "A prompt."
+    prompt["sha256"] = digest(prompt["definition"])
+    path.write_text(json.dumps(file, indent=2))
+
+    with serving(config) as (process, url):
+        async with connect(url, "legacy") as client:
+            prompts = await client.list_prompts()
+            listed = {prompt.name: prompt for prompt in prompts.prompts}
+            assert listed["everything__simple-prompt"].description == "A prompt.", "listed from the lock"
+            # The other servers, not in the lock, started at once.
+            assert children(process.pid, "server-everything") == [], "listed from the lock: not started"
+
+            echoed = await client.call_tool("everything__echo", {"message": "hi"})
+            assert not echoed.is_error, text(echoed)
+            summed = await client.call_tool("everything__get-sum", {"a": 1, "b": 2})
+            assert summed.is_error
+            assert text(summed) == (
+                "the tool `get-sum` of the MCP server `everything` is blocked: it is new (not in the lock) since "
+                f"it was approved in the lock; to accept the change, run `lazytool-gateway --config {config} lock --update everything`"
+            )
+            with pytest.raises(Exception, match="the prompt `simple-prompt` of the MCP server `everything` is blocked: its description changed"):
+                await client.get_prompt("everything__simple-prompt", {})
+
+    checked = subprocess.run([str(GATEWAY), "--config", str(config), "--check"], capture_output=True, text=True, timeout=TIMEOUT * 2)
+    assert checked.returncode == 1
+    assert "  prompt simple-prompt: differs from the lock: its description changed; blocked" in checked.stdout, checked.stdout
+
+    updated = lock(config, "everything")
+    assert updated.returncode == 0, updated.stderr
+    assert '-        "description": "A prompt.",' in updated.stdout, updated.stdout
+    assert '+    "get-sum": {' in updated.stdout, updated.stdout
+    accepted = json.loads(path.read_text())["servers"]["everything"]
+    assert accepted["prompts"]["simple-prompt"]["definition"]["description"] != "A prompt."

@@ -11,13 +11,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use rmcp::model::Tool;
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::upstream::Upstream;
 
-pub(crate) use pins::Pins;
+pub(crate) use pins::{OffersVerdict, Pins};
 pub use verify::Pin;
 pub(crate) use verify::{Change, Verdict, compare};
 
@@ -37,6 +37,16 @@ const TOOL_FIELDS: &[&str] = &[
     "outputSchema",
     "annotations",
 ];
+
+/// The fields of a prompt that are pinned (its name as the server names it).
+const PROMPT_FIELDS: &[&str] = &["name", "title", "description", "arguments"];
+
+/// The fields of a resource that are pinned (not its size or annotations, which change
+/// with its content).
+const RESOURCE_FIELDS: &[&str] = &["uri", "name", "title", "description", "mimeType"];
+
+/// The fields of a resource template that are pinned.
+const TEMPLATE_FIELDS: &[&str] = &["uriTemplate", "name", "title", "description", "mimeType"];
 
 /// A lock file: for each server by name, what starts it and the definitions that were
 /// approved. Written with sorted keys and one value per line, so that it diffs well and
@@ -59,8 +69,8 @@ pub struct Lock {
 /// One server's entry in a [`Lock`].
 ///
 /// `prompts`, `resources` and `resourceTemplates` hold those definitions pinned the same way
-/// as `tools` (keyed by name, or URI and URI template); they are left out of the file while
-/// empty.
+/// as `tools`: prompts by their upstream name (as tools are), resources by URI, templates by
+/// URI template; each is left out of the file while empty.
 ///
 /// ```
 /// use lazytool_mcp::{ServerLock, Upstream};
@@ -88,7 +98,7 @@ pub struct ServerLock {
     /// Its tools by their upstream name.
     #[serde(default)]
     pub tools: BTreeMap<String, Pinned>,
-    /// Its prompts by name.
+    /// Its prompts by their upstream name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prompts: BTreeMap<String, Pinned>,
     /// Its resources by URI.
@@ -365,6 +375,55 @@ impl ServerLock {
             .map(|tool| (tool.name.to_string(), Pinned::new(definition(tool))))
             .collect();
     }
+
+    pub(crate) fn pin_offers(&mut self, live: &LiveOffers) {
+        let pin = |definitions: &BTreeMap<String, Value>| {
+            (definitions.iter())
+                .map(|(key, definition)| (key.clone(), Pinned::new(definition.clone())))
+                .collect()
+        };
+        self.prompts = pin(&live.prompts);
+        self.resources = pin(&live.resources);
+        self.resource_templates = pin(&live.templates);
+    }
+}
+
+/// A server's live prompts, resources and templates as they are pinned: each definition by
+/// its key in the lock (upstream prompt name, URI, URI template).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LiveOffers {
+    pub(crate) prompts: BTreeMap<String, Value>,
+    pub(crate) resources: BTreeMap<String, Value>,
+    pub(crate) templates: BTreeMap<String, Value>,
+}
+
+impl LiveOffers {
+    /// The definitions of cleaned `prompts` (each with its upstream name), `resources` and
+    /// `templates`.
+    pub(crate) fn new<'a>(
+        prompts: impl IntoIterator<Item = (&'a str, &'a Prompt)>,
+        resources: &[Resource],
+        templates: &[ResourceTemplate],
+    ) -> Self {
+        LiveOffers {
+            prompts: (prompts.into_iter())
+                .map(|(upstream, prompt)| {
+                    let mut prompt = prompt.clone();
+                    prompt.name = upstream.to_owned();
+                    (upstream.to_owned(), kept(&prompt, PROMPT_FIELDS))
+                })
+                .collect(),
+            resources: (resources.iter())
+                .map(|resource| (resource.uri.clone(), kept(resource, RESOURCE_FIELDS)))
+                .collect(),
+            templates: (templates.iter())
+                .map(|template| {
+                    let key = template.uri_template.clone();
+                    (key, kept(template, TEMPLATE_FIELDS))
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Pinned {
@@ -380,12 +439,17 @@ impl Pinned {
 /// The definition of `tool` that is pinned: its name, title, description, schemas and
 /// annotations (not its icons or `_meta`).
 pub(crate) fn definition(tool: &Tool) -> Value {
-    let Ok(Value::Object(all)) = serde_json::to_value(tool) else {
+    kept(tool, TOOL_FIELDS)
+}
+
+/// The `fields` of `item`'s JSON, keys sorted.
+fn kept(item: &impl Serialize, fields: &[&str]) -> Value {
+    let Ok(Value::Object(all)) = serde_json::to_value(item) else {
         return Value::Null;
     };
     let kept: Map<String, Value> = all
         .into_iter()
-        .filter(|(key, _)| TOOL_FIELDS.contains(&key.as_str()))
+        .filter(|(key, _)| fields.contains(&key.as_str()))
         .collect();
     canonical::sorted(&Value::Object(kept))
 }

@@ -1,5 +1,6 @@
-//! One server's pins at run time: its lock entry, its [`Pin`], and the verdict on its live
-//! definitions for the current run and tool list: `Pins`.
+//! One server's pins at run time: its lock entry, its [`Pin`], and the verdicts on its live
+//! definitions for the current run: on its tools (`Pins`) and on its prompts, resources and
+//! templates (`OffersVerdict`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,7 +10,7 @@ use rmcp::model::Tool;
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
-use super::{Pin, ServerLock, Verdict, compare, definition};
+use super::{LiveOffers, Pin, ServerLock, Verdict, compare, definition};
 use crate::source::link::Link;
 use crate::source::sanitize;
 
@@ -29,6 +30,27 @@ pub(crate) struct Pins {
     verdict: Mutex<Option<Judged>>,
     /// One live listing at a time when calls find the verdict out of date.
     checking: tokio::sync::Mutex<()>,
+    /// The last verdict on the live prompts, resources and templates, and the link epoch
+    /// it holds for.
+    offers: Mutex<Option<(u64, Arc<OffersVerdict>)>>,
+}
+
+/// What a server's [`Pin`] makes of its prompts, resources and templates.
+pub(crate) struct OffersVerdict {
+    pub(crate) prompts: Verdict,
+    pub(crate) resources: Verdict,
+    pub(crate) templates: Verdict,
+}
+
+impl OffersVerdict {
+    /// The three verdicts with what each one is about.
+    pub(crate) fn kinds(&self) -> [(&'static str, &Verdict); 3] {
+        [
+            ("prompt", &self.prompts),
+            ("resource", &self.resources),
+            ("resource template", &self.templates),
+        ]
+    }
 }
 
 struct Judged {
@@ -55,7 +77,61 @@ impl Pins {
             list_timeout,
             verdict: Mutex::default(),
             checking: tokio::sync::Mutex::new(()),
+            offers: Mutex::default(),
         }
+    }
+
+    /// The server's lock entry, when it has one that matches what starts it.
+    pub(crate) fn entry(&self) -> Option<&ServerLock> {
+        self.entry.as_ref()
+    }
+
+    pub(crate) fn pin(&self) -> Pin {
+        self.pin
+    }
+
+    /// The command that accepts a change.
+    pub(crate) fn approve(&self) -> &str {
+        &self.approve
+    }
+
+    /// Judges the live prompts, resources and templates listed at link epoch `epoch`, logs
+    /// every decision and keeps the verdict for the requests; `None` when the server has no
+    /// lock entry.
+    pub(crate) fn judge_offers(&self, epoch: u64, live: &LiveOffers) -> Option<Arc<OffersVerdict>> {
+        let entry = self.entry.as_ref()?;
+        let verdict = |changes| Verdict {
+            pin: self.pin,
+            changes,
+        };
+        let judged = Arc::new(OffersVerdict {
+            prompts: verdict(compare(&entry.prompts, &live.prompts)),
+            resources: verdict(compare(&entry.resources, &live.resources)),
+            templates: verdict(compare(&entry.resource_templates, &live.templates)),
+        });
+        for (kind, verdict) in judged.kinds() {
+            for (item, decision) in verdict.decisions() {
+                tracing::warn!(target: TARGET, server = %self.server, kind, item = %item, %decision, approve = %self.approve, "a {kind} differs from the lock");
+            }
+        }
+        *self.offers.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((epoch, Arc::clone(&judged)));
+        Some(judged)
+    }
+
+    /// The last verdict on the prompts, resources and templates, whatever its epoch.
+    pub(crate) fn last_offers_verdict(&self) -> Option<Arc<OffersVerdict>> {
+        let offers = self.offers.lock().unwrap_or_else(PoisonError::into_inner);
+        offers.as_ref().map(|(_, verdict)| Arc::clone(verdict))
+    }
+
+    /// The verdict on the prompts, resources and templates listed at link epoch `epoch`,
+    /// if they were judged then.
+    pub(crate) fn offers_verdict(&self, epoch: u64) -> Option<Arc<OffersVerdict>> {
+        let offers = self.offers.lock().unwrap_or_else(PoisonError::into_inner);
+        (offers.as_ref())
+            .filter(|(judged_at, _)| *judged_at == epoch)
+            .map(|(_, verdict)| Arc::clone(verdict))
     }
 
     /// The approved tools, as rmcp tools (a definition that is not one is skipped).

@@ -7,7 +7,9 @@ use serde_json::Value;
 
 use super::Pinned;
 
-/// What a server's definitions that differ from its lock entry become.
+/// What a server's definitions that differ from its lock entry become: its tools', and
+/// likewise its prompts', resources' and resource templates' (whose refused requests are
+/// `-32600` errors rather than `isError` results).
 ///
 /// ```
 /// use lazytool_mcp::Pin;
@@ -105,7 +107,19 @@ impl Verdict {
     /// Why a call to `tool` is refused, if it is: blocked (changed or new under `block`) or
     /// gone (under `block` and `warn`).
     pub(crate) fn refusal(&self, server: &str, tool: &str, approve: &str) -> Option<String> {
-        let change = self.changes.get(tool)?;
+        self.refusal_of("tool", server, tool, approve)
+    }
+
+    /// Why a request for the `kind` (tool, prompt, resource, resource template) `item` is
+    /// refused, if it is.
+    pub(crate) fn refusal_of(
+        &self,
+        kind: &str,
+        server: &str,
+        item: &str,
+        approve: &str,
+    ) -> Option<String> {
+        let change = self.changes.get(item)?;
         let refused = match (self.pin, change) {
             (Pin::Off, _) => false,
             (Pin::Warn, Change::Removed) => true,
@@ -114,7 +128,7 @@ impl Verdict {
         };
         refused.then(|| {
             format!(
-                "the tool `{tool}` of the MCP server `{server}` is blocked: {} since it was approved in the lock; to accept the change, run `{approve}`",
+                "the {kind} `{item}` of the MCP server `{server}` is blocked: {} since it was approved in the lock; to accept the change, run `{approve}`",
                 change.describe()
             )
         })
