@@ -23,17 +23,11 @@ fn hostile(state: Option<&Path>) -> Upstream {
 }
 
 fn faulty() -> Upstream {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/gateway/faulty_server.py");
-    Upstream::command("python3", [script.display().to_string(), "ok".to_owned()])
+    support::python_server("faulty_server.py", ["ok".to_owned()])
 }
 
 fn state_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lazytool-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let state = dir.join(name);
-    let _ = std::fs::remove_file(&state);
-    state
+    support::fresh_path("hostile", name)
 }
 
 fn pids(state: &Path, kind: &str) -> Vec<u32> {

@@ -18,20 +18,13 @@ use serde_json::{Value, json};
 use support::eventually;
 
 fn shifting(args: &[&str], state: &Path) -> Upstream {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/gateway/shifting_server.py");
-    let mut all = vec![script.display().to_string()];
-    all.extend(args.iter().map(|arg| (*arg).to_owned()));
-    all.extend(["--state".to_owned(), state.display().to_string()]);
-    Upstream::command("python3", all)
+    let state = ["--state".to_owned(), state.display().to_string()];
+    let args = args.iter().map(|arg| (*arg).to_owned()).chain(state);
+    support::python_server("shifting_server.py", args)
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lazytool-lock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    support::fresh_path("lock", name)
 }
 
 fn starts(state: &Path) -> Vec<u32> {

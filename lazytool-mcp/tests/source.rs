@@ -24,19 +24,15 @@ async fn local_add(a: i64, b: i64) -> i64 {
 const FAULTY_TOOLS: [&str; 6] = ["crash", "echo", "fail", "grow", "image", "slow"];
 
 fn faulty(mode: &str, log: Option<&Path>) -> Upstream {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/gateway/faulty_server.py");
-    let mut args = vec![script.display().to_string(), mode.to_owned()];
-    args.extend(log.map(|log| log.display().to_string()));
-    Upstream::command("python3", args)
+    let log = log.map(|log| log.display().to_string());
+    support::python_server(
+        "faulty_server.py",
+        std::iter::once(mode.to_owned()).chain(log),
+    )
 }
 
 fn log_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lazytool-source-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let log = dir.join(name);
-    let _ = std::fs::remove_file(&log);
-    log
+    support::fresh_path("source", name)
 }
 
 fn logged(log: &Path) -> String {

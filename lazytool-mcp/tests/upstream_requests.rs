@@ -17,19 +17,12 @@ use support::{Client, eventually, text};
 const CALL: u32 = 7;
 
 fn asking(state: Option<&Path>) -> Upstream {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/gateway/asking_server.py");
-    let mut args = vec![script.display().to_string()];
-    args.extend(state.map(|state| state.display().to_string()));
-    Upstream::command("python3", args)
+    let state = state.map(|state| state.display().to_string());
+    support::python_server("asking_server.py", state)
 }
 
 fn state_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lazytool-upreq-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let state = dir.join(name);
-    let _ = std::fs::remove_file(&state);
-    state
+    support::fresh_path("upreq", name)
 }
 
 /// The asking server's tools, eager, served with `relay` by an `McpServer`.
