@@ -4,31 +4,22 @@
 //! accepts it, `lock --update` prints the diff and accepts it; a corrupt lock starts nothing;
 //! stale entries and entries for another command are reported by `--check`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::Scratch;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 /// Far above what the runs take; only there so that a gateway that hangs fails the test.
 const WATCHDOG: Duration = Duration::from_secs(120);
 
-/// A folder of this test's own, removed when dropped.
-struct Scratch(PathBuf);
-
+/// The shifting server's state file and what it says.
 impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "lazytool-gateway-lock-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a scratch folder");
-        Scratch(dir)
-    }
-
     fn state(&self) -> PathBuf {
         self.0.join("state")
     }
@@ -39,12 +30,6 @@ impl Scratch {
             .lines())
         .filter(|line| line.starts_with("started "))
         .count()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -185,7 +170,7 @@ impl Serving {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_locked_server_starts_on_first_call_and_its_change_waits_for_lock_update() {
-    let dir = Scratch::new("serve");
+    let dir = Scratch::new("lock", "serve");
     let config = write_config(&dir, json!({}));
     let config_arg = config.display().to_string();
     let locked = run(&["--config", &config_arg, "lock"]).await;
@@ -287,7 +272,7 @@ async fn a_locked_server_starts_on_first_call_and_its_change_waits_for_lock_upda
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_corrupt_lock_names_its_position_and_nothing_starts() {
-    let dir = Scratch::new("corrupt");
+    let dir = Scratch::new("lock", "corrupt");
     let config = write_config(&dir, json!({}));
     let lock_path = dir.0.join("lazytool.lock");
     std::fs::write(
@@ -337,7 +322,7 @@ async fn a_corrupt_lock_names_its_position_and_nothing_starts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_reports_stale_entries_and_entries_for_another_command() {
-    let dir = Scratch::new("stale");
+    let dir = Scratch::new("lock", "stale");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/mcp/gateway/shifting_server.py")
         .display()

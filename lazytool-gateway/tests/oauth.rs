@@ -3,6 +3,8 @@
 //! other server keeps working, and nothing waits for a browser; `login` refuses what it
 //! cannot log in to.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -16,6 +18,7 @@ use axum::{Json, Router};
 use lazytool_mcp::McpServer;
 use lazytool_runtime::{CancellationToken, DynamicTool};
 use serde_json::{Value, json};
+use support::Scratch;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -113,27 +116,6 @@ async fn open_server(stop: &CancellationToken) -> String {
     url
 }
 
-/// A folder of this test's own, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "lazytool-gateway-oauth-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a scratch folder");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The config of `tracker` (OAuth, no token) and `shop` (open, its tools eager).
 fn write_config(dir: &Path, tracker: &str, shop: &str) -> PathBuf {
     let config = json!({
@@ -187,7 +169,7 @@ async fn finish(child: Child) -> Run {
 async fn a_server_that_needs_a_login_is_reported_and_left_out_while_the_other_serves() {
     let stop = CancellationToken::new();
     let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
-    let scratch = Scratch::new("serve");
+    let scratch = Scratch::new("oauth", "serve");
     let config = write_config(&scratch.0, &tracker, &shop);
     let config = config.to_str().expect("a UTF-8 path");
 
@@ -282,7 +264,7 @@ async fn a_server_that_needs_a_login_is_reported_and_left_out_while_the_other_se
 async fn login_refuses_what_it_cannot_log_in_to() {
     let stop = CancellationToken::new();
     let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
-    let scratch = Scratch::new("login");
+    let scratch = Scratch::new("oauth", "login");
     let config = write_config(&scratch.0, &tracker, &shop);
     let config = config.to_str().expect("a UTF-8 path");
     let store = scratch.0.join("tokens.json");
@@ -419,7 +401,7 @@ async fn log_in(dir: &Path, config: &str, tracker: &str, store: &str) -> (Run, S
 async fn after_a_login_the_protected_server_serves_its_tools() {
     let stop = CancellationToken::new();
     let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
-    let scratch = Scratch::new("flow");
+    let scratch = Scratch::new("oauth", "flow");
     let config = write_config(&scratch.0, &tracker, &shop);
     let config = config.to_str().expect("a UTF-8 path");
     let store = scratch.0.join("state").join("tokens.json");
@@ -514,7 +496,7 @@ fn tool_names(answer: &Value) -> Vec<String> {
 async fn a_login_while_serving_brings_the_server_in_without_a_restart() {
     let stop = CancellationToken::new();
     let (tracker, shop) = (protected_server(&stop).await, open_server(&stop).await);
-    let scratch = Scratch::new("join");
+    let scratch = Scratch::new("oauth", "join");
     let config = write_config(&scratch.0, &tracker, &shop);
     let config = config.to_str().expect("a UTF-8 path");
     let store = scratch.0.join("tokens.json");
