@@ -187,11 +187,7 @@ async fn what_a_model_reads_of_an_upstream_is_clean_and_bounded() {
 #[tokio::test]
 async fn an_answer_that_is_not_json_rpc_fails_its_call_at_once() {
     let source = McpSource::new("hostile", hostile(None)).call_timeout(Duration::from_secs(600));
-    let tools = source
-        .list_tools(CancellationToken::new())
-        .await
-        .expect("lists");
-    let registry = (Registry::builder().without_inventory().tools(tools).build()).expect("builds");
+    let registry = support::registry_of(&source).await;
     for tool in ["hostile__junk", "hostile__junk_id"] {
         let answered =
             tokio::time::timeout(Duration::from_secs(60), call(&registry, tool, json!({})));

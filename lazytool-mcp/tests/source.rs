@@ -120,15 +120,7 @@ async fn every_page_is_listed_and_mixes_with_tool_functions_on_every_path() {
 /// The faulty server's tools alone in a registry, logging to `log`.
 async fn faulty_registry(log: &Path) -> (McpSource, Registry) {
     let source = McpSource::new("faulty", faulty("ok", Some(log)));
-    let tools = source
-        .list_tools(CancellationToken::new())
-        .await
-        .expect("lists");
-    let registry = Registry::builder()
-        .without_inventory()
-        .tools(tools)
-        .build()
-        .expect("builds");
+    let registry = support::registry_of(&source).await;
     (source, registry)
 }
 

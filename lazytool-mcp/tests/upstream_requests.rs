@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lazytool_mcp::{McpServer, McpSource, Relay, ToolSelection, Upstream};
-use lazytool_runtime::source::ToolSource;
-use lazytool_runtime::{CancellationToken, Registry};
 use serde_json::{Value, json};
 use support::{Client, eventually, text};
 
@@ -28,15 +26,7 @@ fn state_file(name: &str) -> PathBuf {
 /// The asking server's tools, eager, served with `relay` by an `McpServer`.
 async fn serve(source: McpSource, relay: &Relay) -> (McpServer, McpSource) {
     let source = source.relay(relay.clone());
-    let tools = source
-        .list_tools(CancellationToken::new())
-        .await
-        .expect("lists");
-    let registry = Registry::builder()
-        .without_inventory()
-        .tools(tools)
-        .build()
-        .expect("builds");
+    let registry = support::registry_of(&source).await;
     (McpServer::new(registry).relay(relay.clone()), source)
 }
 

@@ -6,12 +6,15 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lazytool_mcp::{McpError, McpServer, Upstream};
+use lazytool_mcp::{McpError, McpServer, McpSource, Upstream};
+use lazytool_runtime::Registry;
+use lazytool_runtime::source::ToolSource;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub const NEWEST: &str = "2026-07-28";
@@ -155,4 +158,17 @@ pub fn fresh_path(area: &str, name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
+}
+
+/// `source`'s tools listed (its server started), alone in a registry.
+pub async fn registry_of(source: &McpSource) -> Registry {
+    let tools = source
+        .list_tools(CancellationToken::new())
+        .await
+        .expect("lists");
+    Registry::builder()
+        .without_inventory()
+        .tools(tools)
+        .build()
+        .expect("builds")
 }
