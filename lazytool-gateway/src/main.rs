@@ -5,6 +5,7 @@
 mod log;
 mod metrics;
 
+use std::future::Future;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -16,6 +17,7 @@ use lazytool_runtime::SessionOptions;
 use lazytool_runtime::source::ToolSource;
 use log::RedactedStderr;
 use metrics::upstream_metrics;
+use tokio::sync::watch;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
@@ -120,10 +122,13 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let servers = (servers.into_iter())
         .map(|server| server.relay(relay.clone()))
         .collect();
+    // One listener for the whole run: one made later, once the servers have started, would
+    // leave a moment in which SIGINT or SIGTERM is swallowed and the gateway runs on.
+    let stop = broadcast(shutdown_signal());
     // A signal while the servers start drops them: each is killed with its process group.
     let catalog = tokio::select! {
         catalog = lazytool_gateway::start(servers) => catalog?,
-        () = shutdown_signal() => return Ok(ExitCode::SUCCESS),
+        () = stopped(stop.clone()) => return Ok(ExitCode::SUCCESS),
     };
     if cli.check {
         let (report, all_listed) = lazytool_gateway::check(&catalog, &options, &stale);
@@ -147,15 +152,32 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .relay(relay);
     let served = match cli.http.http {
         // Calls in flight are answered before the upstreams are stopped.
-        None => server.serve_stdio_until(shutdown_signal()).await,
+        None => server.serve_stdio_until(stopped(stop)).await,
         Some(addr) => {
             let upstreams = upstream_metrics(&catalog);
             let http = (cli.http.serving.apply(server)?)
                 .register_metrics(move |registry| upstreams.register(registry));
-            http.serve_with_shutdown(addr, shutdown_signal()).await
+            http.serve_with_shutdown(addr, stopped(stop)).await
         }
     };
     catalog.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A receiver that sees `true` once `signal` has resolved, for as many waiters as need it.
+fn broadcast(signal: impl Future<Output = ()> + Send + 'static) -> watch::Receiver<bool> {
+    let (sender, receiver) = watch::channel(false);
+    tokio::spawn(async move {
+        signal.await;
+        sender.send_replace(true);
+    });
+    receiver
+}
+
+/// Resolves once the signal behind `stop` has.
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    if stop.wait_for(|stopped| *stopped).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }

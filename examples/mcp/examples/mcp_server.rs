@@ -90,20 +90,21 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let registry = registry(cli.wait_tool)?;
     let tools = registry.len();
     let server = McpServer::new(registry).server_info("lazytool-shop", env!("CARGO_PKG_VERSION"));
+    // Listened for from here on, so that a signal sent once the address is printed stops us.
+    let stop = shutdown_signal();
     let Some(addr) = cli.http else {
         if let Some(flag) = cli.serving.given() {
             return Err(format!("{flag} needs --http").into());
         }
         eprintln!("mcp_server: serving {tools} shop tools on stdio");
-        server.serve_stdio_until(shutdown_signal()).await?;
+        server.serve_stdio_until(stop).await?;
         return Ok(());
     };
     let http = cli.serving.apply(server)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
     eprintln!("mcp_server: serving {tools} shop tools at {url}");
-    http.serve_on_with_shutdown(listener, shutdown_signal())
-        .await?;
+    http.serve_on_with_shutdown(listener, stop).await?;
     eprintln!("mcp_server: stopped");
     Ok(())
 }
