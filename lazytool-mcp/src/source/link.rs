@@ -381,6 +381,7 @@ async fn stop_when_idle(link: Weak<Link>, timeout: Duration, run: u64) {
         let Some(link) = link.upgrade() else { return };
         if link.idle_for().is_some_and(|idle| idle >= timeout) {
             if link.stop_idle(run).await {
+                crate::source::memory::return_freed_memory();
                 tracing::info!(target: TARGET, server = %link.server, idle_timeout_ms = timeout.as_millis() as u64, "the upstream server was stopped: no call within its idle timeout");
             }
             return;

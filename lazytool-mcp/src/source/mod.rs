@@ -8,6 +8,7 @@ mod http_failure;
 mod in_flight;
 mod link;
 mod lock;
+mod memory;
 mod naming;
 pub(crate) mod oauth;
 mod offered;

@@ -109,10 +109,16 @@ class Gateway:
         self.process.wait(timeout=30)
 
 
-def rss_mib(pid: int) -> float:
+def rss_mib(pid: int, field: str = "VmRSS") -> float:
     status = Path(f"/proc/{pid}/status").read_text()
-    found = re.search(r"VmRSS:\s+(\d+) kB", status)
+    found = re.search(rf"{field}:\s+(\d+) kB", status)
     return int(found[1]) / 1024 if found else 0.0
+
+
+def kinds(pid: int) -> str:
+    """The gateway's resident memory by kind: its heap and stacks (`RssAnon`), and the pages of
+    its executable and libraries it has run or read (`RssFile`, shared with the page cache)."""
+    return f"(anonymous {rss_mib(pid, 'RssAnon'):.1f}, file-backed {rss_mib(pid, 'RssFile'):.1f})"
 
 
 def descendants(pid: int) -> list[int]:
@@ -166,6 +172,8 @@ def main() -> None:
             tools = len(listed["result"]["tools"])
             firsts[label].append(seconds)
             rests[label].append(memory(gateway.process.pid))
+            if label == "locked" and run == 0:
+                print(f"locked, first run: RSS gateway {kinds(gateway.process.pid)}")
             gateway.stop()
     for label in ("locked", "unlocked"):
         median = statistics.median(firsts[label]) * 1000
@@ -188,12 +196,12 @@ def main() -> None:
         again = gateway.call(f"{name}__{tool}", arguments)
         print(f"first use of {name} ({tool}): {first * 1000:.0f} ms; the same call again: {again * 1000:.1f} ms")
     own, children, count = memory(gateway.process.pid)
-    print(f"after the five calls: RSS gateway {own:.1f} MiB, {count} descendants {children:.1f} MiB")
+    print(f"after the five calls: RSS gateway {own:.1f} MiB {kinds(gateway.process.pid)}, {count} descendants {children:.1f} MiB")
     deadline = time.monotonic() + IDLE_MS / 1000 + 30
     while descendants(gateway.process.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     own, children, count = memory(gateway.process.pid)
-    print(f"after the idle timeout ({IDLE_MS} ms): RSS gateway {own:.1f} MiB, {count} descendants {children:.1f} MiB")
+    print(f"after the idle timeout ({IDLE_MS} ms): RSS gateway {own:.1f} MiB {kinds(gateway.process.pid)}, {count} descendants {children:.1f} MiB")
     gateway.stop()
 
 
