@@ -69,6 +69,7 @@ mod prompts;
 mod request;
 mod request_id;
 mod resources;
+mod serve_lines;
 mod server;
 mod shutdown_signal;
 mod source;

@@ -7,6 +7,7 @@ mod child;
 mod http_failure;
 mod in_flight;
 mod link;
+mod listing;
 mod lock;
 mod memory;
 mod naming;
@@ -26,8 +27,7 @@ mod upstream_requests;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lazytool_runtime::CancellationToken;
-use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+use lazytool_runtime::source::SourceError;
 use tokio::sync::watch;
 
 pub use admission::ToolNote;
@@ -42,7 +42,6 @@ pub use upstream::Upstream;
 
 use link::{Backoff, Link};
 use lock::Pins;
-use rmcp::model::Tool;
 
 /// The default of [`McpSource::start_timeout`]: 30 seconds.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -500,152 +499,6 @@ impl McpSource {
                 self.start_timeout,
             ))
         })
-    }
-
-    /// `tools` cleaned, each removal logged and recorded.
-    fn clean(&self, tools: Vec<Tool>, record: &mut Listed) -> Vec<Tool> {
-        (tools.into_iter())
-            .map(|mut tool| {
-                let removals = sanitize::clean_tool(&mut tool, self.max_description_chars);
-                if !removals.is_empty() {
-                    tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %tool.name, %removals, "an upstream tool's text was cleaned");
-                    record.cleaned.push(ToolNote {
-                        tool: tool.name.to_string(),
-                        note: removals.to_string(),
-                    });
-                }
-                tool
-            })
-            .collect()
-    }
-
-    /// Every tool the running server lists now.
-    async fn list_live(
-        &self,
-        link: &Link,
-        peer: &rmcp::Peer<rmcp::RoleClient>,
-    ) -> Result<Vec<Tool>, String> {
-        // A server that answers the handshake but not tools/list must not hang a start.
-        let listed = match tokio::time::timeout(self.start_timeout, peer.list_all_tools()).await {
-            Ok(listed) => {
-                listed.map_err(|error| link.redact(&format!("tools/list failed: {error}")))?
-            }
-            Err(_) => {
-                return Err(format!(
-                    "tools/list got no answer within {:?}",
-                    self.start_timeout
-                ));
-            }
-        };
-        Ok(listed)
-    }
-}
-
-impl ToolSource for McpSource {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_> {
-        Box::pin(async move {
-            let link = Arc::clone(self.link());
-            let pins = Arc::clone(self.pins());
-            let forward = tool::Forward {
-                link: Arc::clone(&link),
-                pins: Arc::clone(&pins),
-                call_timeout: self.call_timeout,
-            };
-            let mut record = Listed::default();
-            let (listed, verdict) = if self.lazy() && !link.is_running() {
-                // Not started yet (or stopped when idle): what it listed when it last ran,
-                // else the lock.
-                match pins.last_seen() {
-                    Some((tools, verdict)) => (tools, Some(verdict)),
-                    None => (pins.locked_tools(), None),
-                }
-            } else {
-                let failed = |message: String| SourceError::new(Arc::clone(&self.name), message);
-                let epoch = link.epoch();
-                let listing = async {
-                    let peer = link.peer().await.map_err(failed)?;
-                    self.list_live(&link, &peer).await.map_err(failed)
-                };
-                let listed = cancel.run_until_cancelled(listing).await.ok_or_else(|| {
-                    SourceError::cancelled(Arc::clone(&self.name), "listing cancelled")
-                })??;
-                let listed = self.clean(listed, &mut record);
-                let verdict = pins.judge(epoch, &listed);
-                (listed, verdict)
-            };
-            let mut served: Vec<Tool> = Vec::new();
-            match verdict {
-                None => served = listed,
-                Some(verdict) => {
-                    record.pinning = (verdict.decisions().into_iter())
-                        .map(|(tool, note)| ToolNote { tool, note })
-                        .collect();
-                    for tool in listed {
-                        if verdict.offers_live(&tool.name) {
-                            served.push(tool);
-                        }
-                    }
-                    // A blocked or vanished tool keeps its approved definition; its calls
-                    // answer why they are refused.
-                    for tool in pins.locked_tools() {
-                        let kept = verdict
-                            .changes
-                            .get(tool.name.as_ref())
-                            .is_some_and(|change| {
-                                !verdict.offers_live(&tool.name)
-                                    || matches!(change, lock::Change::Removed)
-                            });
-                        if kept && self.pin != Pin::Off {
-                            served.push(tool);
-                        }
-                    }
-                }
-            }
-            let tools = self.offer(served, &forward, &mut record);
-            *self.listed() = record;
-            Ok(tools)
-        })
-    }
-}
-
-impl McpSource {
-    /// The selected tools of `tools` as dynamic tools (each admitted, or left out and
-    /// recorded), calling through `forward`.
-    fn offer(
-        &self,
-        tools: Vec<Tool>,
-        forward: &tool::Forward,
-        record: &mut Listed,
-    ) -> Vec<lazytool_runtime::DynamicTool> {
-        let mut offered = Vec::new();
-        for tool in tools {
-            if !self.selection.offers(&tool.name) {
-                continue;
-            }
-            let upstream_name = tool.name.to_string();
-            let eager = self.selection.is_eager(&tool.name);
-            let dynamic = tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager);
-            match admission::admit(&dynamic) {
-                Ok(()) => {
-                    record
-                        .origins
-                        .push((dynamic.name().to_owned(), upstream_name));
-                    offered.push(dynamic);
-                }
-                Err(note) => {
-                    tracing::warn!(target: "lazytool::mcp", source = %self.name, tool = %upstream_name, %note, "an upstream tool is left out");
-                    record.left_out.push(ToolNote {
-                        tool: upstream_name,
-                        note,
-                    });
-                }
-            }
-        }
-        offered
     }
 }
 

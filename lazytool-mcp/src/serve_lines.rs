@@ -1,0 +1,136 @@
+//! Serving one connection of newline-delimited JSON-RPC: on stdin and stdout, or on any
+//! reader and writer.
+
+use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use crate::error::McpError;
+use crate::server::McpServer;
+use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
+use crate::until::Until;
+
+impl McpServer {
+    /// Serves one connection on the process's stdin and stdout until the client closes
+    /// stdin. Log to stderr only: stdout carries the protocol.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// McpServer::new(Registry::from_inventory()?).serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_stdio(&self) -> Result<(), McpError> {
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one connection on stdin and stdout until the client closes stdin or `stop`
+    /// resolves (a signal, say): see [`serve_until`](McpServer::serve_until).
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // Cancelled by a signal handler, say.
+    /// let stop = lazytool_runtime::CancellationToken::new();
+    /// McpServer::new(Registry::from_inventory()?)
+    ///     .serve_stdio_until(stop.cancelled_owned())
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_stdio_until(
+        &self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        self.serve_until(tokio::io::stdin(), tokio::io::stdout(), stop)
+            .await
+    }
+
+    /// [`serve`](McpServer::serve), also ending when `stop` resolves: then no more input is
+    /// read, and the requests in flight are answered (rmcp waits up to 5 s for them) before
+    /// it returns.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let (_client, connection) = tokio::io::duplex(64 * 1024);
+    /// let (reader, writer) = tokio::io::split(connection);
+    /// // The client never closes its end: the server stops on its own.
+    /// McpServer::new(registry).serve_until(reader, writer, async {}).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_until<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send,
+    {
+        self.serve(Until::new(reader, stop), writer).await
+    }
+
+    /// Serves one connection of newline-delimited JSON-RPC over `reader` and `writer` until
+    /// `reader` ends, then shuts `writer` down.
+    ///
+    /// Every request gets an answer: a line that is not JSON (or nests deeper than
+    /// serde_json's recursion limit) gets `-32700`, JSON that is not a JSON-RPC message
+    /// `-32600`, a request with malformed params `-32602`, a line over
+    /// [`max_line_bytes`](McpServer::max_line_bytes) `-32600`; each with the request id when
+    /// it can be read from the raw text, else `null`. The connection keeps serving after
+    /// each.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use serde_json::Value;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// let (reader, writer) = tokio::io::split(connection);
+    /// let server = McpServer::new(registry);
+    /// let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    ///
+    /// let (output, mut input) = tokio::io::split(client);
+    /// input.write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\"\n").await?;
+    /// let mut lines = BufReader::new(output).lines();
+    /// let reply: Value = serde_json::from_str(&lines.next_line().await?.unwrap_or_default())?;
+    /// assert_eq!((&reply["id"], &reply["error"]["code"]), (&Value::from(7), &Value::from(-32700)));
+    ///
+    /// // Serving ends with the input.
+    /// input.shutdown().await?;
+    /// serving.await??;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve<R, W>(&self, reader: R, writer: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send,
+    {
+        let (outbox, lines) = mpsc::channel(OUTBOX_CAPACITY);
+        let connection = self.connection();
+        let closed = connection.input_closed();
+        let transport = LineTransport::new(reader, self.max_message_bytes(), outbox, closed);
+        // The transport and every pending send hold the outbox: once rmcp is done with
+        // them, the writer drains what is left and ends.
+        let served = async move {
+            match connection.serve(transport).await {
+                Ok(running) => running.waiting().await.map(drop).map_err(McpError::Task),
+                Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+                Err(error) => Err(McpError::Handshake(error.to_string())),
+            }
+        };
+        let (served, written) = tokio::join!(served, transport::write_lines(writer, lines));
+        served?;
+        written.map_err(McpError::Io)
+    }
+}
