@@ -122,6 +122,11 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let servers = (servers.into_iter())
         .map(|server| server.relay(relay.clone()))
         .collect();
+    // The HTTP flags' files are read before any server starts: a bad one stops nothing.
+    let http = match cli.http.http {
+        Some(addr) => Some((addr, cli.http.serving.prepare()?)),
+        None => None,
+    };
     // One listener for the whole run: one made later, once the servers have started, would
     // leave a moment in which SIGINT or SIGTERM is swallowed and the gateway runs on.
     let stop = broadcast(shutdown_signal());
@@ -150,12 +155,12 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             move |name| catalog.withheld_tool(name)
         })
         .relay(relay);
-    let served = match cli.http.http {
+    let served = match http {
         // Calls in flight are answered before the upstreams are stopped.
         None => server.serve_stdio_until(stopped(stop)).await,
-        Some(addr) => {
+        Some((addr, prepared)) => {
             let upstreams = upstream_metrics(&catalog);
-            let http = (cli.http.serving.apply(server)?)
+            let http = (prepared.apply(server))
                 .register_metrics(move |registry| upstreams.register(registry));
             http.serve_with_shutdown(addr, stopped(stop)).await
         }

@@ -105,7 +105,8 @@ pub use streamable_http::{
 };
 #[cfg(feature = "cli")]
 pub use streamable_http::{
-    HttpArgs, HttpArgsError, Principals, PrincipalsError, TOKEN_ENV, parse_listen_addr,
+    HttpArgs, HttpArgsError, PreparedHttp, Principals, PrincipalsError, TOKEN_ENV,
+    parse_listen_addr,
 };
 pub use structured::WRAPPED_RESULT_KEY;
 pub use transport::MAX_REQUESTS_IN_FLIGHT;

@@ -108,46 +108,30 @@ impl HttpArgs {
     /// # Ok::<(), lazytool_mcp::HttpArgsError>(())
     /// ```
     pub fn apply(&self, server: McpServer) -> Result<McpHttp, HttpArgsError> {
+        Ok(self.prepare()?.apply(server))
+    }
+
+    /// Reads the files the flags name (token, principals) now, so that a binary reports a
+    /// bad one before it starts anything; [`PreparedHttp::apply`] then cannot fail.
+    ///
+    /// ```
+    /// let mut args = lazytool_mcp::HttpArgs::default();
+    /// args.principals = Some("/no/such/principals.toml".into());
+    /// let error = args.prepare().unwrap_err();
+    /// assert!(error.to_string().contains("/no/such/principals.toml"));
+    /// ```
+    pub fn prepare(&self) -> Result<PreparedHttp, HttpArgsError> {
         let principals = match &self.principals {
             Some(path) => Some(
                 Principals::from_file(path).map_err(|error| HttpArgsError(error.to_string()))?,
             ),
             None => None,
         };
-        let server = match &principals {
-            Some(principals) => principals.restrict(server),
-            None => server,
-        };
-        let mut http = server.http();
-        if let Some(principals) = &principals {
-            http = principals.accept(http);
-        }
-        if let Some(token) = self.token()? {
-            http = http.bearer_token(token);
-        }
-        if !self.allowed_hosts.is_empty() {
-            http = http.allowed_hosts(self.allowed_hosts.iter().cloned());
-        }
-        for origin in &self.allowed_origins {
-            http = http.allow_origin(origin.clone());
-        }
-        let mut limits = http.limits;
-        if let Some(max) = self.max_sessions {
-            limits = limits.max_sessions(max);
-        }
-        if let Some(max) = self.max_sessions_per_principal {
-            limits = limits.max_sessions_per_principal(max);
-        }
-        if let Some(max) = self.max_connections {
-            limits = limits.max_connections(max);
-        }
-        if let Some(timeout) = self.session_idle_timeout {
-            limits = limits.session_idle_timeout(timeout);
-        }
-        if let Some(timeout) = self.drain_timeout {
-            limits = limits.drain_timeout(timeout);
-        }
-        Ok(http.limits(limits))
+        Ok(PreparedHttp {
+            args: self.clone(),
+            principals,
+            token: self.token()?,
+        })
     }
 
     /// The first flag given that only HTTP serving reads, for a binary to refuse it without
@@ -212,6 +196,87 @@ impl HttpArgs {
             )));
         }
         Ok(Some(token.to_owned()))
+    }
+}
+
+/// [`HttpArgs`] with the files they name read: [`HttpArgs::prepare`].
+///
+/// ```
+/// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+/// let mut args = lazytool_mcp::HttpArgs::default();
+/// args.max_sessions = Some(50);
+/// let prepared = args.prepare()?;
+/// // ... start what the server needs; nothing can fail from here on.
+/// let http = prepared.apply(lazytool_mcp::McpServer::new(registry));
+/// # Ok::<(), lazytool_mcp::HttpArgsError>(())
+/// ```
+#[derive(Clone)]
+pub struct PreparedHttp {
+    args: HttpArgs,
+    principals: Option<Principals>,
+    token: Option<String>,
+}
+
+impl std::fmt::Debug for PreparedHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedHttp")
+            .field("allowed_hosts", &self.args.allowed_hosts)
+            .field("principals", &self.principals.is_some())
+            .field("token", &self.token.as_ref().map(|_| "(hidden)"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedHttp {
+    /// HTTP serving for `server` as the flags say: see [`HttpArgs::apply`].
+    ///
+    /// ```
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let http = lazytool_mcp::HttpArgs::default()
+    ///     .prepare()?
+    ///     .apply(lazytool_mcp::McpServer::new(registry));
+    /// # Ok::<(), lazytool_mcp::HttpArgsError>(())
+    /// ```
+    pub fn apply(self, server: McpServer) -> McpHttp {
+        let Self {
+            args,
+            principals,
+            token,
+        } = self;
+        let server = match &principals {
+            Some(principals) => principals.restrict(server),
+            None => server,
+        };
+        let mut http = server.http();
+        if let Some(principals) = &principals {
+            http = principals.accept(http);
+        }
+        if let Some(token) = token {
+            http = http.bearer_token(token);
+        }
+        if !args.allowed_hosts.is_empty() {
+            http = http.allowed_hosts(args.allowed_hosts.iter().cloned());
+        }
+        for origin in &args.allowed_origins {
+            http = http.allow_origin(origin.clone());
+        }
+        let mut limits = http.limits;
+        if let Some(max) = args.max_sessions {
+            limits = limits.max_sessions(max);
+        }
+        if let Some(max) = args.max_sessions_per_principal {
+            limits = limits.max_sessions_per_principal(max);
+        }
+        if let Some(max) = args.max_connections {
+            limits = limits.max_connections(max);
+        }
+        if let Some(timeout) = args.session_idle_timeout {
+            limits = limits.session_idle_timeout(timeout);
+        }
+        if let Some(timeout) = args.drain_timeout {
+            limits = limits.drain_timeout(timeout);
+        }
+        http.limits(limits)
     }
 }
 

@@ -35,7 +35,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 
 #[cfg(feature = "cli")]
-pub use cli::{HttpArgs, HttpArgsError, TOKEN_ENV, parse_listen_addr};
+pub use cli::{HttpArgs, HttpArgsError, PreparedHttp, TOKEN_ENV, parse_listen_addr};
 pub use guard::McpHttpService;
 pub use health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
 pub use limits::{

@@ -276,6 +276,21 @@ def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
             process.wait(timeout=TIMEOUT)
 
 
+def test_a_bad_http_flag_file_stops_the_gateway_before_any_server_starts(tmp_path: Path) -> None:
+    """A `--token-file` or `--principals` that cannot be read is reported at once, and no
+    upstream was started for nothing."""
+    state = tmp_path / "hostile.log"
+    config = write_config(tmp_path / "gateway.json", {"hostile": hostile(state)})
+    (tmp_path / "principals.json").write_text("{ not json")
+    for flag, path in [("--token-file", tmp_path / "missing-token"),
+                       ("--principals", tmp_path / "principals.json")]:
+        done = subprocess.run([str(GATEWAY), "--config", str(config), "--http", "127.0.0.1:0", flag, str(path)],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+        assert done.returncode != 0, done.stderr
+        assert str(path) in done.stderr, done.stderr
+        assert pids(state, "started") == [], state.read_text()
+
+
 def post_initialize(url: str, token: str | None) -> int:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}})
