@@ -1,8 +1,10 @@
 """The figures of BENCHMARKS.md's "Gateway: servers started on first use" (issue 24), measured
 in one run against the real servers that tests/mcp/gateway/install-upstreams installs:
 
-    cargo build --release -p lazytool-gateway
-    target/mcp-venv/bin/python tests/mcp/gateway/lock_figures.py
+    cargo build --profile dist -p lazytool-gateway
+    LAZYTOOL_GATEWAY=target/dist/lazytool-gateway target/mcp-venv/bin/python tests/mcp/gateway/lock_figures.py
+
+(without `LAZYTOOL_GATEWAY`, the `release` build's binary).
 
 The configuration holds the five real servers plus 15 more entries (three more of each,
 under other names): 20 servers. With a lock (written by `lazytool-gateway lock` first) and
