@@ -299,15 +299,16 @@ impl Guard {
     }
 
     /// Hands a routine message to rmcp unparsed; if rmcp refuses it, answers what the guard
-    /// answers a message it cannot take (rmcp parses with the same types, so a body rmcp
-    /// cannot parse is one [`decode`](decode::decode) refuses too).
+    /// answers a message it cannot take. rmcp parses the body into the same types before it
+    /// acts on it, and [`decode`](decode::decode) is the more lenient parse (it also takes a
+    /// byte order mark), so what the guard refuses never gets further in rmcp than its parse.
     async fn pass_routine(&self, parts: Parts, body: Bytes) -> Response {
         let request = Request::from_parts(parts, Full::new(body.clone()));
         let response = self.rmcp.handle(request).await;
         if response.status().is_client_error()
-            && let Err(refused) = self.decoded(&body)
+            && let Err(reply) = self.decoded(&body)
         {
-            return refused;
+            return json_response(StatusCode::BAD_REQUEST, reply);
         }
         response.map(Body::new)
     }
@@ -380,12 +381,15 @@ impl Guard {
         if is_routine(&bytes) {
             return Ok(Read::Routine(bytes));
         }
-        let message = self.decoded(&bytes)?;
+        let message = self
+            .decoded(&bytes)
+            .map_err(|reply| json_response(StatusCode::BAD_REQUEST, reply))?;
         Ok(Read::Message(bytes, message))
     }
 
-    /// What the message in `bytes` is, or the answer to a body that is none.
-    fn decoded(&self, bytes: &[u8]) -> Result<Message, Response> {
+    /// What the message in `bytes` is, or the JSON-RPC reply (the body of a 400) to a body
+    /// that is none.
+    fn decoded(&self, bytes: &[u8]) -> Result<Message, Vec<u8>> {
         let reply = match decode::decode(bytes) {
             Decoded::Message(message) => return Ok(describe(&message)),
             Decoded::Reply(reply) => reply,
@@ -402,7 +406,7 @@ impl Guard {
             ),
         };
         self.gate.metrics.refuse(Refusal::Malformed);
-        Err(json_response(StatusCode::BAD_REQUEST, reply))
+        Err(reply)
     }
 }
 
