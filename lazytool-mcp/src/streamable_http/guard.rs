@@ -4,7 +4,12 @@
 //! JSON-RPC error carrying the request id when it can be read (400), keeps sessions and
 //! long-lived streams within their bounds (503 or 429 with `Retry-After`), and hands the rest
 //! to rmcp with the principal in the request's extensions.
+//!
+//! Only a message that opens a session or a stream is parsed here before rmcp parses it
+//! again: of any other (a `tools/call`, say) the guard reads just the method, and answers it
+//! as above only if rmcp refuses it.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::fmt::Display;
 use std::pin::Pin;
@@ -18,14 +23,18 @@ use http::header::{ORIGIN, WWW_AUTHENTICATE};
 use http::request::Parts;
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body_util::Full;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ConstString, ErrorCode, InitializeResultMethod,
+    SubscriptionsListenRequestMethod,
+};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
+use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::answer::Answer;
 use super::auth::Authentication;
-use super::body::{self, Read, error_response, json_response, refusal};
+use super::body::{self, error_response, json_response, refusal};
 use super::drain::Drain;
 use super::host::{self, HostError};
 use super::limits::HttpLimits;
@@ -235,7 +244,8 @@ impl Guard {
         let deleting = parts.method == Method::DELETE;
         let (body, message) = if parts.method == Method::POST {
             match self.read(body).await {
-                Ok(read) => read,
+                Ok(Read::Routine(body)) => return self.pass_routine(parts, body).await,
+                Ok(Read::Message(body, message)) => (body, message),
                 Err(refused) => return refused,
             }
         } else {
@@ -288,6 +298,21 @@ impl Guard {
         response.map(Body::new)
     }
 
+    /// Hands a routine message to rmcp unparsed; if rmcp refuses it, answers what the guard
+    /// answers a message it cannot take. rmcp parses the body into the same types before it
+    /// acts on it, and [`decode`](decode::decode) is the more lenient parse (it also takes a
+    /// byte order mark), so what the guard refuses never gets further in rmcp than its parse.
+    async fn pass_routine(&self, parts: Parts, body: Bytes) -> Response {
+        let request = Request::from_parts(parts, Full::new(body.clone()));
+        let response = self.rmcp.handle(request).await;
+        if response.status().is_client_error()
+            && let Err(reply) = self.decoded(&body)
+        {
+            return json_response(StatusCode::BAD_REQUEST, reply);
+        }
+        response.map(Body::new)
+    }
+
     fn sessions_full(&self, full: SessionsFull, id: Option<Value>) -> Response {
         self.gate.metrics.refuse(Refusal::SessionsFull);
         let (status, message) = match full {
@@ -314,7 +339,7 @@ impl Guard {
 
     /// The body of a POST and what it is, if it is a JSON-RPC message within the limits,
     /// else the answer.
-    async fn read<B>(&self, body: B) -> Result<(Bytes, Message), Response>
+    async fn read<B>(&self, body: B) -> Result<Read, Response>
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: Display,
@@ -324,14 +349,14 @@ impl Guard {
             body::read(body, self.max_body_bytes),
         );
         let bytes = match read.await {
-            Ok(Read::Whole(bytes)) => bytes,
-            Ok(Read::Oversized(prefix)) => {
+            Ok(body::Read::Whole(bytes)) => bytes,
+            Ok(body::Read::Oversized(prefix)) => {
                 tracing::warn!(target: "lazytool::mcp", max = self.max_body_bytes, "rejecting an oversized request body");
                 self.gate.metrics.refuse(Refusal::BodyTooLarge);
                 let reply = decode::oversized(&prefix, self.max_body_bytes);
                 return Err(json_response(StatusCode::PAYLOAD_TOO_LARGE, reply));
             }
-            Ok(Read::Failed(error)) => {
+            Ok(body::Read::Failed(error)) => {
                 tracing::debug!(target: "lazytool::mcp", %error, "cannot read a request body");
                 self.gate.metrics.refuse(Refusal::Malformed);
                 return Err(error_response(
@@ -353,8 +378,20 @@ impl Guard {
                 ));
             }
         };
-        let reply = match decode::decode(&bytes) {
-            Decoded::Message(message) => return Ok((bytes, describe(&message))),
+        if is_routine(&bytes) {
+            return Ok(Read::Routine(bytes));
+        }
+        let message = self
+            .decoded(&bytes)
+            .map_err(|reply| json_response(StatusCode::BAD_REQUEST, reply))?;
+        Ok(Read::Message(bytes, message))
+    }
+
+    /// What the message in `bytes` is, or the JSON-RPC reply (the body of a 400) to a body
+    /// that is none.
+    fn decoded(&self, bytes: &[u8]) -> Result<Message, Vec<u8>> {
+        let reply = match decode::decode(bytes) {
+            Decoded::Message(message) => return Ok(describe(&message)),
             Decoded::Reply(reply) => reply,
             // JSON-RPC answers no notification, but HTTP must answer the POST.
             Decoded::Skip if bytes.trim_ascii().is_empty() => decode::reply(
@@ -369,8 +406,36 @@ impl Guard {
             ),
         };
         self.gate.metrics.refuse(Refusal::Malformed);
-        Err(json_response(StatusCode::BAD_REQUEST, reply))
+        Err(reply)
     }
+}
+
+/// A POST body read, and how far the guard looked into it.
+enum Read {
+    /// A message that neither opens a session nor a stream: rmcp parses it (once).
+    Routine(Bytes),
+    /// A message the guard parsed, to reserve what it needs.
+    Message(Bytes, Message),
+}
+
+/// The top-level `method` of a JSON object, read without building the message.
+#[derive(Deserialize)]
+struct Peek<'a> {
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+}
+
+/// Whether `bytes` is a JSON object whose `method` (if any) neither opens a session nor a
+/// long-lived stream: what the guard needs to know of most messages (`tools/call`,
+/// notifications, answers), without rmcp's typed parse, which rmcp makes anyway. Anything
+/// else (not an object, a repeated or non-string `method`) is parsed by the guard first.
+fn is_routine(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Peek<'_>>(bytes).is_ok_and(|peeked| {
+        !matches!(
+            peeked.method.as_deref(),
+            Some(InitializeResultMethod::VALUE | SubscriptionsListenRequestMethod::VALUE)
+        )
+    })
 }
 
 fn describe(message: &ClientJsonRpcMessage) -> Message {
@@ -398,5 +463,39 @@ fn method_label(method: &Method) -> &'static str {
         Method::POST => "POST",
         Method::DELETE => "DELETE",
         _ => "OTHER",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_routine;
+
+    #[test]
+    fn only_messages_that_open_nothing_skip_the_guards_parse() {
+        let routine = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+            // rmcp's typed parse refuses these; the guard answers them after rmcp.
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":5}"#,
+            r#" {"method":"ping"} "#,
+        ];
+        for body in routine {
+            assert!(is_routine(body.as_bytes()), "{body}");
+        }
+        let parsed_first = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initiali\u007ae","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{}}"#,
+            r#"{"method":"ping","method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":7}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","#,
+            "",
+        ];
+        for body in parsed_first {
+            assert!(!is_routine(body.as_bytes()), "{body}");
+        }
     }
 }

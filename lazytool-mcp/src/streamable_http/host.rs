@@ -29,18 +29,21 @@ pub(crate) fn check(parts: &Parts, allowed: Option<&[String]>) -> Result<(), Hos
             .ok_or(HostError::Malformed)?,
         None => parts.uri.authority().cloned().ok_or(HostError::Malformed)?,
     };
-    let (host, port) = (normalize(authority.host()), authority.port_u16());
+    let (host, port) = (authority.host(), authority.port_u16());
     let matches = |pattern: &str| {
         let pattern = pattern.trim();
-        let (name, wanted) = match Authority::try_from(pattern) {
-            Ok(parsed) => (normalize(parsed.host()), parsed.port_u16()),
-            Err(_) => (normalize(pattern), None),
-        };
-        name == host && wanted.is_none_or(|wanted| Some(wanted) == port)
+        match Authority::try_from(pattern) {
+            Ok(parsed) => {
+                same_host(parsed.host(), host)
+                    && parsed.port_u16().is_none_or(|wanted| Some(wanted) == port)
+            }
+            Err(_) => same_host(pattern, host),
+        }
     };
+    // Checked on every request: the loopback names are compared as they are, unparsed.
     let allowed = match allowed {
         Some(allowed) => allowed.iter().any(|pattern| matches(pattern)),
-        None => LOOPBACK.iter().any(|pattern| matches(pattern)),
+        None => LOOPBACK.iter().any(|name| same_host(name, host)),
     };
     if allowed {
         Ok(())
@@ -49,10 +52,12 @@ pub(crate) fn check(parts: &Parts, allowed: Option<&[String]>) -> Result<(), Hos
     }
 }
 
-fn normalize(host: &str) -> String {
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
+/// Whether two host names are the same, in any case, IPv6 brackets or not.
+fn same_host(one: &str, other: &str) -> bool {
+    fn bare(host: &str) -> &str {
+        host.trim_start_matches('[').trim_end_matches(']')
+    }
+    bare(one).eq_ignore_ascii_case(bare(other))
 }
 
 #[cfg(test)]
@@ -73,6 +78,7 @@ mod tests {
             |host: Option<&str>, allowed: Option<&[String]>| check(&parts(host), allowed).is_ok();
         assert!(ok(Some("localhost:8080"), None));
         assert!(ok(Some("[::1]:9"), None));
+        assert!(ok(Some("LocalHost:9"), None));
         assert!(!ok(Some("evil.example.com"), None));
         assert!(!ok(None, None), "no Host at all");
         assert!(!ok(Some("a b"), None));

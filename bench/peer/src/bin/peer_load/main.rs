@@ -3,6 +3,7 @@
 //! ```sh
 //! peer_load run --url http://127.0.0.1:PORT/mcp --server NAME --flow stateful --clients 8 \
 //!     --seconds 2 [--warmup 0.5] [--round 1] [--pid SERVER_PID]      # one JSON line
+//!     [--latencies FILE]           # also every measured call: start µs, latency µs
 //! peer_load table RESULTS.jsonl                                       # the Markdown table
 //! ```
 
@@ -13,7 +14,8 @@ mod record;
 mod run;
 mod table;
 
-use std::path::PathBuf;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
@@ -58,6 +60,10 @@ enum Command {
         /// The server's process, whose memory is read after the run.
         #[arg(long)]
         pid: Option<u32>,
+        /// Writes every measured call to this file, a line each: its start (µs after the
+        /// measured window opened) and its latency (µs), tab-separated.
+        #[arg(long)]
+        latencies: Option<PathBuf>,
     },
     /// Prints the table of a file of records.
     Table { records: PathBuf },
@@ -74,6 +80,7 @@ fn main() -> Result<(), String> {
             warmup,
             round,
             pid,
+            latencies,
         } => {
             if clients == 0 {
                 return Err("--clients must be at least 1".to_owned());
@@ -87,6 +94,9 @@ fn main() -> Result<(), String> {
             };
             let runtime = tokio::runtime::Runtime::new().map_err(|error| error.to_string())?;
             let outcome = runtime.block_on(run::run(&plan));
+            if let Some(path) = latencies {
+                write_timeline(&path, &outcome.timeline)?;
+            }
             let record = Record::new(server, flow, clients, round, plan.measured, outcome, pid);
             println!(
                 "{}",
@@ -109,6 +119,15 @@ fn main() -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// `timeline` as tab-separated lines of microseconds: start, latency.
+fn write_timeline(path: &Path, timeline: &[(Duration, Duration)]) -> Result<(), String> {
+    let mut text = String::with_capacity(timeline.len() * 16);
+    for (start, latency) in timeline {
+        let _ = writeln!(text, "{}\t{}", start.as_micros(), latency.as_micros());
+    }
+    std::fs::write(path, text).map_err(|error| format!("{}: {error}", path.display()))
 }
 
 fn seconds_arg(name: &str, seconds: f64) -> Result<Duration, String> {

@@ -31,6 +31,9 @@ pub struct RunPlan {
 pub struct RunOutcome {
     /// The latency of every successful call started in the measured window, sorted.
     pub latencies: Vec<Duration>,
+    /// Every such call as (its start after the window opened, its latency), by client, then
+    /// in call order.
+    pub timeline: Vec<(Duration, Duration)>,
     /// Failed connections, handshakes and calls, warm-up included.
     pub errors: u64,
     /// Up to [`ERROR_SAMPLES`] distinct error messages, with how often each occurred.
@@ -50,6 +53,7 @@ impl RunOutcome {
 
     fn merge(&mut self, other: RunOutcome) {
         self.latencies.extend(other.latencies);
+        self.timeline.extend(other.timeline);
         self.errors += other.errors;
         for (message, count) in other.error_samples {
             if let Some(total) = self.error_samples.get_mut(&message) {
@@ -134,7 +138,11 @@ async fn client(
             .await
             .unwrap_or(Err(CallError::Timeout));
         match answered {
-            Ok(()) if started >= measured_from => outcome.latencies.push(started.elapsed()),
+            Ok(()) if started >= measured_from => {
+                let latency = started.elapsed();
+                outcome.latencies.push(latency);
+                outcome.timeline.push((started - measured_from, latency));
+            }
             Ok(()) => {}
             Err(error) => {
                 if error.breaks_connection() {
