@@ -8,6 +8,14 @@
 
 use serde_json::Value;
 
+/// What [`check`] learned of a value within the limits, on the way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Checked {
+    /// Whether a float (a number written with a fraction or an exponent) is among the
+    /// values: arguments without one need no search for whole floats to read as integers.
+    pub(crate) has_float: bool,
+}
+
 /// What is wrong with a value's size or shape.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Excess {
@@ -19,10 +27,11 @@ pub(crate) enum Excess {
 /// counted as 24 bytes: an upper bound) and its nesting depth (arrays and objects inside one
 /// another, empty ones not counted) without recursion, stopping as soon as a limit is passed.
 /// Scalars are counted where they are found and only nested arrays and objects wait on the
-/// heap, so flat arguments (the common case) cost no allocation.
+/// heap, so flat arguments (the common case) cost no allocation. The same pass notes whether
+/// a float is among the values.
 #[inline]
-pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
-    sized::<false>(value, max_bytes, max_depth)
+pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<Checked, Excess> {
+    sized::<false>(value, max_bytes, max_depth).map(|has_float| Checked { has_float })
 }
 
 /// Whether `value`'s compact JSON, escapes included (floats counted as 24 bytes), takes at
@@ -35,18 +44,19 @@ pub(crate) fn fits(value: &Value, max_bytes: usize) -> bool {
         || sized::<true>(value, max_bytes, usize::MAX).is_ok()
 }
 
+/// Checks the size and depth of `value`; `Ok` says whether it holds a float.
 #[inline]
 fn sized<const ESCAPES: bool>(
     value: &Value,
     max_bytes: usize,
     max_depth: usize,
-) -> Result<(), Excess> {
+) -> Result<bool, Excess> {
     match flat_size::<ESCAPES>(value) {
-        Some(size) if max_depth > 0 || !is_filled_container(value) => {
+        Some((size, has_float)) if max_depth > 0 || !is_filled_container(value) => {
             if size > max_bytes {
                 Err(Excess::TooLarge)
             } else {
-                Ok(())
+                Ok(has_float)
             }
         }
         _ => check_nested::<ESCAPES>(value, max_bytes, max_depth),
@@ -63,7 +73,7 @@ fn json_size(value: &Value, max_bytes: usize) -> Option<usize> {
         size <= max_bytes
     })
     .ok()
-    .map(|()| size)
+    .map(|_| size)
 }
 
 fn is_filled_container(value: &Value) -> bool {
@@ -80,7 +90,7 @@ fn check_nested<const ESCAPES: bool>(
     value: &Value,
     max_bytes: usize,
     max_depth: usize,
-) -> Result<(), Excess> {
+) -> Result<bool, Excess> {
     let mut size = 0usize;
     walk::<ESCAPES>(value, max_depth, |bytes| {
         size += bytes;
@@ -89,12 +99,14 @@ fn check_nested<const ESCAPES: bool>(
 }
 
 /// Visits `value` depth first without recursion, reporting the bytes of each container's own
-/// punctuation and scalars to `count`, which says whether to go on.
+/// punctuation and scalars to `count`, which says whether to go on; `Ok` says whether a float
+/// was among the values.
 fn walk<const ESCAPES: bool>(
     value: &Value,
     max_depth: usize,
     mut count: impl FnMut(usize) -> bool,
-) -> Result<(), Excess> {
+) -> Result<bool, Excess> {
+    let mut has_float = false;
     let mut pending: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 0));
     while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
@@ -106,6 +118,7 @@ fn walk<const ESCAPES: bool>(
                 // Brackets and commas.
                 let mut own = items.len().max(1) + 1;
                 for item in items {
+                    has_float |= is_float(item);
                     match scalar_size::<ESCAPES>(item) {
                         Some(bytes) => own += bytes,
                         None => pending.push((item, depth + 1)),
@@ -121,6 +134,7 @@ fn walk<const ESCAPES: bool>(
                 for (key, member) in members {
                     // Quotes, colon, and the comma or closing brace.
                     own += string_len::<ESCAPES>(key) + 4;
+                    has_float |= is_float(member);
                     match scalar_size::<ESCAPES>(member) {
                         Some(bytes) => own += bytes,
                         None => pending.push((member, depth + 1)),
@@ -128,30 +142,38 @@ fn walk<const ESCAPES: bool>(
                 }
                 own
             }
-            scalar => scalar_size::<ESCAPES>(scalar).unwrap_or_default(),
+            scalar => {
+                has_float |= is_float(scalar);
+                scalar_size::<ESCAPES>(scalar).unwrap_or_default()
+            }
         };
         if !count(own) {
             return Err(Excess::TooLarge);
         }
     }
-    Ok(())
+    Ok(has_float)
 }
 
 /// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
-/// of one pass over its members); `None` for anything nested.
+/// of one pass over its members), and whether a float is among them; `None` for anything
+/// nested.
 #[inline]
-fn flat_size<const ESCAPES: bool>(value: &Value) -> Option<usize> {
+fn flat_size<const ESCAPES: bool>(value: &Value) -> Option<(usize, bool)> {
     let Value::Object(members) = value else {
-        return scalar_size::<ESCAPES>(value);
+        return scalar_size::<ESCAPES>(value).map(|size| (size, is_float(value)));
     };
-    if members.is_empty() {
-        return Some(2);
-    }
-    let mut size = 1;
+    let mut size = if members.is_empty() { 2 } else { 1 };
+    let mut has_float = false;
     for (key, member) in members {
+        has_float |= is_float(member);
         size += string_len::<ESCAPES>(key) + 4 + scalar_size::<ESCAPES>(member)?;
     }
-    Some(size)
+    Some((size, has_float))
+}
+
+#[inline]
+fn is_float(value: &Value) -> bool {
+    matches!(value, Value::Number(number) if number.is_f64())
 }
 
 #[inline]
