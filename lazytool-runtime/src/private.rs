@@ -83,6 +83,22 @@ pub fn output_value<T: ToolOutput>(value: T) -> ToolResult {
     value.into_tool_result()
 }
 
+/// [`output_value`] for a value the macro saw written as `String` or `Value` (no generic
+/// arguments, so `'static`): a `String` or a `serde_json::Value` becomes the result as it is,
+/// moved rather than copied by serialization (a `Value` cannot hold NaN or an infinity);
+/// any other type so named goes through [`output_value`].
+#[inline]
+pub fn output_owned<T: ToolOutput + 'static>(mut value: T) -> ToolResult {
+    let any: &mut dyn std::any::Any = &mut value;
+    if let Some(text) = any.downcast_mut::<String>() {
+        return ToolResult::success(Value::String(std::mem::take(text)));
+    }
+    if let Some(json) = any.downcast_mut::<Value>() {
+        return ToolResult::success(json.take());
+    }
+    value.into_tool_result()
+}
+
 /// The result of a tool's `Err`: its message.
 pub fn output_error<E: ErrorDisplay>(error: E) -> ToolResult {
     failed(&error)
