@@ -352,3 +352,32 @@ pub const fn assert_argument<T: ToolArgument<Kind>, Kind: ArgumentNotInjected<T>
 pub fn assert_send<T: Send>(future: T) -> T {
     future
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn owned_outputs_are_moved_or_serialized() {
+        assert_eq!(output_owned("hi".to_owned()).content(), &json!("hi"));
+        assert_eq!(
+            output_owned(json!({"a": [1]})).content(),
+            &json!({"a": [1]})
+        );
+        // A type of the user's own that the macro saw named `Value`.
+        #[derive(Serialize)]
+        struct Value {
+            ratio: f64,
+        }
+        assert_eq!(
+            output_owned(Value { ratio: 0.5 }).content(),
+            &json!({"ratio": 0.5})
+        );
+        let infinite = output_owned(Value {
+            ratio: f64::INFINITY,
+        });
+        assert_eq!(infinite.error_kind(), Some(ToolErrorKind::InvalidOutput));
+    }
+}
