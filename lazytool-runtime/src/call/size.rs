@@ -39,25 +39,30 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
 #[inline]
 pub(crate) fn fits(value: &Value, max_bytes: usize) -> bool {
     // Escaping at most sextuples a string: a value whose strings, by length, would fit six
-    // times over fits, and most results are told apart without a pass over their bytes.
+    // times over fits, and most results are told apart without a pass over their bytes (a
+    // text, the most common result, without a call).
+    if let Value::String(text) = value
+        && text.len() + 2 <= max_bytes / 6
+    {
+        return true;
+    }
     sized::<false>(value, max_bytes / 6, usize::MAX).is_ok()
         || sized::<true>(value, max_bytes, usize::MAX).is_ok()
 }
 
-/// Checks the size and depth of `value`; `Ok` says whether it holds a float.
+/// Checks the size and depth of `value`; `Ok` says whether it holds a float. A flat value
+/// within the limit by [`flat_bound`] passes at once; every other is measured exactly.
 #[inline]
 fn sized<const ESCAPES: bool>(
     value: &Value,
     max_bytes: usize,
     max_depth: usize,
 ) -> Result<bool, Excess> {
-    match flat_size::<ESCAPES>(value) {
-        Some((size, has_float)) if max_depth > 0 || !is_filled_container(value) => {
-            if size > max_bytes {
-                Err(Excess::TooLarge)
-            } else {
-                Ok(has_float)
-            }
+    match flat_bound::<ESCAPES>(value) {
+        Some((bound, has_float))
+            if bound <= max_bytes && (max_depth > 0 || !is_filled_container(value)) =>
+        {
+            Ok(has_float)
         }
         _ => check_nested::<ESCAPES>(value, max_bytes, max_depth),
     }
@@ -84,7 +89,7 @@ fn is_filled_container(value: &Value) -> bool {
     }
 }
 
-/// [`check`] for values with nested arrays or objects.
+/// [`check`] for values with nested arrays or objects, and for flat values near the limit.
 #[inline(never)]
 fn check_nested<const ESCAPES: bool>(
     value: &Value,
@@ -154,22 +159,36 @@ fn walk<const ESCAPES: bool>(
     Ok(has_float)
 }
 
-/// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
-/// of one pass over its members), and whether a float is among them; `None` for anything
-/// nested.
+/// An upper bound of the size of a scalar, or of an object of scalars (most tool arguments,
+/// checked at the cost of one pass over its members), exact but for numbers, which count as
+/// [`MAX_NUMBER_LEN`]; and whether a float is among them. `None` for anything nested.
 #[inline]
-fn flat_size<const ESCAPES: bool>(value: &Value) -> Option<(usize, bool)> {
+fn flat_bound<const ESCAPES: bool>(value: &Value) -> Option<(usize, bool)> {
     let Value::Object(members) = value else {
         return scalar_size::<ESCAPES>(value).map(|size| (size, is_float(value)));
     };
     let mut size = if members.is_empty() { 2 } else { 1 };
     let mut has_float = false;
     for (key, member) in members {
-        has_float |= is_float(member);
-        size += string_len::<ESCAPES>(key) + 4 + scalar_size::<ESCAPES>(member)?;
+        size += string_len::<ESCAPES>(key)
+            + 4
+            + match member {
+                Value::Null | Value::Bool(true) => 4,
+                Value::Bool(false) => 5,
+                Value::Number(number) => {
+                    has_float |= number.is_f64();
+                    MAX_NUMBER_LEN
+                }
+                Value::String(text) => string_len::<ESCAPES>(text) + 2,
+                Value::Array(_) | Value::Object(_) => return None,
+            };
     }
     Some((size, has_float))
 }
+
+/// The most bytes a number takes as the limits count it: 20 for an integer (`u64::MAX`,
+/// `i64::MIN`), 24 for a float (an upper bound).
+const MAX_NUMBER_LEN: usize = 24;
 
 #[inline]
 fn is_float(value: &Value) -> bool {
@@ -204,7 +223,7 @@ fn number_size(number: &serde_json::Number) -> usize {
     } else if let Some(integer) = number.as_i64() {
         1 + digits(integer.unsigned_abs())
     } else {
-        24
+        MAX_NUMBER_LEN
     }
 }
 

@@ -83,3 +83,17 @@ fn a_very_deep_value_is_checked_without_overflowing() {
     assert_eq!(checks(&deep, usize::MAX, 64), Err(Excess::TooDeep));
     super::super::limits::dispose(deep);
 }
+
+#[test]
+fn flat_arguments_near_the_limit_are_measured_exactly() {
+    // Numbers count by a bound first; near the limit the exact size decides.
+    let value = json!({"a": 1, "b": -25, "c": u64::MAX, "d": "x"});
+    let exact = serde_json::to_string(&value).unwrap_or_default().len();
+    assert_eq!(checks(&value, exact, 8), Ok(()));
+    assert_eq!(checks(&value, exact - 1, 8), Err(Excess::TooLarge));
+    assert!(
+        fits(&json!("x".repeat(10)), 12),
+        "a text by its escaped length"
+    );
+    assert!(!fits(&json!("\n".repeat(10)), 12));
+}
