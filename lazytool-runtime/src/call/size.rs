@@ -35,8 +35,8 @@ pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result
 }
 
 /// Whether `value`'s compact JSON, escapes included (floats counted as 24 bytes), takes at
-/// most `max_bytes`.
-#[inline]
+/// most `max_bytes`. (Inlined into the output limit's check, which every call makes.)
+#[inline(always)]
 pub(crate) fn fits(value: &Value, max_bytes: usize) -> bool {
     // Escaping at most sextuples a string: a value whose strings, by length, would fit six
     // times over fits, and most results are told apart without a pass over their bytes (a

@@ -112,7 +112,7 @@ pub(crate) fn admit(
             let rejected = bound(rejected, &inner.limits);
             trace_outcome(tool, &rejected, None);
             drop(entered);
-            span.record(&rejected);
+            span.close(&rejected);
             Err(rejected)
         }
     }
