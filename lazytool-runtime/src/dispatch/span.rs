@@ -51,14 +51,14 @@ impl CallSpan {
     #[inline]
     pub(crate) fn close(self, result: &ToolResult) {
         if let Some(span) = self.0 {
-            close_span(span, result);
+            close_span(*span, result);
         }
     }
 }
 
 #[cold]
 #[inline(never)]
-fn close_span(span: Box<Span>, result: &ToolResult) {
+fn close_span(span: Span, result: &ToolResult) {
     if let Some(kind) = result.error_kind() {
         span.record("error.type", kind.as_str());
         span.record("otel.status_code", "ERROR");
