@@ -13,8 +13,8 @@ use crate::call::{CallCancellation, ToolErrorKind, ToolResult, cut_output};
 use crate::tool::{CallFuture, Tool};
 
 /// Runs an admitted call with panics caught and its timeout, or returns the answer given
-/// instead. (Inlined into its callers: the admitted call is then built where the `Run` goes.)
-#[inline(always)]
+/// instead.
+#[inline]
 pub(crate) fn run(admitted: Result<Admitted, ToolResult>) -> Run {
     Run(match admitted {
         Ok(Admitted {
