@@ -93,13 +93,17 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     let output_conversion = match &tool.output {
         Output::Unit => quote!(#p::output_value(__output)),
         Output::Value(ty) => {
-            let convert = around(ty, quote!(#p::output_value::<), quote!(>));
+            let convert = around(ty, output_function(ty, &p), quote!(>));
             quote!(#convert(__output))
         }
         Output::Result { ty, ok, err } => {
             let ok_type = result_part(ty, ok.as_deref(), quote!(Ok), &p);
             let err_type = result_part(ty, err.as_deref(), quote!(Err), &p);
-            let value = around(&ok_type, quote!(#p::output_value::<), quote!(>));
+            let convert = match ok.as_deref() {
+                Some(ok) => output_function(ok, &p),
+                None => quote!(#p::output_value::<),
+            };
+            let value = around(&ok_type, convert, quote!(>));
             let error = around(&err_type, quote!(#p::output_error::<), quote!(>));
             quote! {
                 match #p::ResultParts::into_result(__output) {
@@ -199,6 +203,32 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
 
             #p::inventory::submit!(#p::Registration(&__SPEC));
         };
+    }
+}
+
+/// The function that turns a tool's value of type `ty` into its result, up to the `<` of its
+/// type argument: `output_owned` for a type written `String` or `Value` (with or without a
+/// path, no generic arguments: a `'static` type), which moves a `String` or `serde_json::Value`
+/// into the result instead of copying it through serialization; `output_value` otherwise.
+fn output_function(ty: &Type, p: &TokenStream) -> TokenStream {
+    let owned = match ty {
+        Type::Path(path) if path.qself.is_none() => {
+            path.path
+                .segments
+                .iter()
+                .all(|segment| segment.arguments.is_none())
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "String" || last.ident == "Value")
+        }
+        _ => false,
+    };
+    if owned {
+        quote!(#p::output_owned::<)
+    } else {
+        quote!(#p::output_value::<)
     }
 }
 

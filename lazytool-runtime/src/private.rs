@@ -83,6 +83,22 @@ pub fn output_value<T: ToolOutput>(value: T) -> ToolResult {
     value.into_tool_result()
 }
 
+/// [`output_value`] for a value the macro saw written as `String` or `Value` (no generic
+/// arguments, so `'static`): a `String` or a `serde_json::Value` becomes the result as it is,
+/// moved rather than copied by serialization (a `Value` cannot hold NaN or an infinity);
+/// any other type so named goes through [`output_value`].
+#[inline]
+pub fn output_owned<T: ToolOutput + 'static>(mut value: T) -> ToolResult {
+    let any: &mut dyn std::any::Any = &mut value;
+    if let Some(text) = any.downcast_mut::<String>() {
+        return ToolResult::success(Value::String(std::mem::take(text)));
+    }
+    if let Some(json) = any.downcast_mut::<Value>() {
+        return ToolResult::success(json.take());
+    }
+    value.into_tool_result()
+}
+
 /// The result of a tool's `Err`: its message.
 pub fn output_error<E: ErrorDisplay>(error: E) -> ToolResult {
     failed(&error)
@@ -335,4 +351,33 @@ pub const fn assert_argument<T: ToolArgument<Kind>, Kind: ArgumentNotInjected<T>
 /// points at the tool.
 pub fn assert_send<T: Send>(future: T) -> T {
     future
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn owned_outputs_are_moved_or_serialized() {
+        assert_eq!(output_owned("hi".to_owned()).content(), &json!("hi"));
+        assert_eq!(
+            output_owned(json!({"a": [1]})).content(),
+            &json!({"a": [1]})
+        );
+        // A type of the user's own that the macro saw named `Value`.
+        #[derive(Serialize)]
+        struct Value {
+            ratio: f64,
+        }
+        assert_eq!(
+            output_owned(Value { ratio: 0.5 }).content(),
+            &json!({"ratio": 0.5})
+        );
+        let infinite = output_owned(Value {
+            ratio: f64::INFINITY,
+        });
+        assert_eq!(infinite.error_kind(), Some(ToolErrorKind::InvalidOutput));
+    }
 }

@@ -21,5 +21,5 @@ pub use discovered::DiscoveredSet;
 pub use limits::CallLimits;
 pub(crate) use limits::{cut_output, dispose, fit, quote};
 pub use result::{ToolErrorKind, ToolResult};
-pub(crate) use size::{Excess, check, escaped_len};
+pub(crate) use size::{Checked, Excess, check, escaped_len};
 pub use tool_call::ToolCall;

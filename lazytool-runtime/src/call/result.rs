@@ -49,10 +49,17 @@ use super::content::{Content, ContentPart, parts_text};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
     content: Value,
+    // Boxed, all in one box: most results are plain JSON, a successful call's result has none
+    // of it, and a result is moved several times per call.
+    extra: Option<Box<Extra>>,
+}
+
+/// What a result holds besides its JSON content; never all empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Extra {
     error: Option<ToolErrorKind>,
-    discovered: Option<Box<DiscoveredSet>>,
-    // Boxed: most results are plain JSON, and a result is moved several times per call.
-    rich: Option<Box<Rich>>,
+    discovered: Option<DiscoveredSet>,
+    rich: Option<Rich>,
 }
 
 /// The parts of a result made from [`Content`], and whether its JSON content is the
@@ -131,9 +138,7 @@ impl ToolResult {
     pub fn success(content: Value) -> Self {
         ToolResult {
             content,
-            error: None,
-            discovered: None,
-            rich: None,
+            extra: None,
         }
     }
 
@@ -150,9 +155,10 @@ impl ToolResult {
     pub fn error(kind: ToolErrorKind, message: impl Into<String>) -> Self {
         ToolResult {
             content: Value::String(message.into()),
-            error: Some(kind),
-            discovered: None,
-            rich: None,
+            extra: Some(Box::new(Extra {
+                error: Some(kind),
+                ..Extra::default()
+            })),
         }
     }
 
@@ -183,7 +189,7 @@ impl ToolResult {
     /// ```
     #[inline]
     pub fn is_error(&self) -> bool {
-        self.error.is_some()
+        self.error_kind().is_some()
     }
 
     /// Why the call failed, or `None` for a success.
@@ -198,7 +204,7 @@ impl ToolResult {
     /// ```
     #[inline]
     pub fn error_kind(&self) -> Option<ToolErrorKind> {
-        self.error
+        self.extra.as_ref().and_then(|extra| extra.error)
     }
 
     /// The tool's value, or the error message as a JSON string.
@@ -240,12 +246,12 @@ impl ToolResult {
     /// ```
     #[inline]
     pub fn discovered(&self) -> Option<&DiscoveredSet> {
-        self.discovered.as_deref()
+        self.extra.as_ref()?.discovered.as_ref()
     }
 
     /// The same result recording what a discovery handed out.
     pub(crate) fn with_discovered(mut self, discovered: DiscoveredSet) -> Self {
-        self.discovered = Some(Box::new(discovered));
+        self.extra.get_or_insert_default().discovered = Some(discovered);
         self
     }
 
@@ -260,9 +266,10 @@ impl ToolResult {
     /// ```
     #[inline]
     pub fn into_content(self) -> Value {
-        // Only discovery results carry a set: dropping it stays out of every other call's path.
-        if let Some(discovered) = self.discovered {
-            drop_cold(discovered);
+        // Only errors, discoveries and rich results carry more: dropping it stays out of every
+        // other call's path.
+        if let Some(extra) = self.extra {
+            drop_cold(extra);
         }
         self.content
     }
@@ -285,7 +292,7 @@ impl ToolResult {
             Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        match &self.rich {
+        match self.rich() {
             Some(rich) if rich.structured && !rich.parts.is_empty() => {
                 format!("{value}\n{}", parts_text(&rich.parts))
             }
@@ -296,33 +303,47 @@ impl ToolResult {
     /// The parts of a result made from [`Content`], in order; empty for any other result.
     #[inline]
     pub fn parts(&self) -> &[ContentPart] {
-        self.rich.as_ref().map_or(&[], |rich| &rich.parts)
+        self.rich().map_or(&[], |rich| &rich.parts)
     }
 
     /// The structured value of a result made from [`Content`] with one (MCP
     /// `structuredContent`); `None` for any other result.
     pub fn structured(&self) -> Option<&Value> {
-        self.rich
-            .as_ref()
+        self.rich()
             .filter(|rich| rich.structured)
             .map(|_| &self.content)
     }
 
     /// Takes a result made from [`Content`] apart again (for the output limit's cut).
     pub(crate) fn into_rich(self) -> Result<Content, ToolResult> {
-        match self.rich {
-            Some(rich) => Ok(Content {
-                parts: rich.parts,
-                structured: rich.structured.then_some(self.content),
+        let ToolResult { content, extra } = self;
+        match extra {
+            Some(mut extra) => match extra.rich.take() {
+                Some(rich) => Ok(Content {
+                    parts: rich.parts,
+                    structured: rich.structured.then_some(content),
+                }),
+                None => Err(ToolResult {
+                    content,
+                    extra: Some(extra),
+                }),
+            },
+            None => Err(ToolResult {
+                content,
+                extra: None,
             }),
-            None => Err(self),
         }
     }
 
     /// Whether the result was made from [`Content`].
     #[inline]
     pub(crate) fn is_rich(&self) -> bool {
-        self.rich.is_some()
+        self.rich().is_some()
+    }
+
+    #[inline]
+    fn rich(&self) -> Option<&Rich> {
+        self.extra.as_ref()?.rich.as_ref()
     }
 }
 
@@ -335,11 +356,12 @@ impl From<Content> for ToolResult {
         };
         ToolResult {
             content: value,
-            error: None,
-            discovered: None,
-            rich: Some(Box::new(Rich {
-                parts: content.parts,
-                structured,
+            extra: Some(Box::new(Extra {
+                rich: Some(Rich {
+                    parts: content.parts,
+                    structured,
+                }),
+                ..Extra::default()
             })),
         }
     }

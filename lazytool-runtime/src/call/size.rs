@@ -8,6 +8,14 @@
 
 use serde_json::Value;
 
+/// What [`check`] learned of a value within the limits, on the way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Checked {
+    /// Whether a float (a number written with a fraction or an exponent) is among the
+    /// values: arguments without one need no search for whole floats to read as integers.
+    pub(crate) has_float: bool,
+}
+
 /// What is wrong with a value's size or shape.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Excess {
@@ -19,35 +27,42 @@ pub(crate) enum Excess {
 /// counted as 24 bytes: an upper bound) and its nesting depth (arrays and objects inside one
 /// another, empty ones not counted) without recursion, stopping as soon as a limit is passed.
 /// Scalars are counted where they are found and only nested arrays and objects wait on the
-/// heap, so flat arguments (the common case) cost no allocation.
+/// heap, so flat arguments (the common case) cost no allocation. The same pass notes whether
+/// a float is among the values.
 #[inline]
-pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
-    sized::<false>(value, max_bytes, max_depth)
+pub(crate) fn check(value: &Value, max_bytes: usize, max_depth: usize) -> Result<Checked, Excess> {
+    sized::<false>(value, max_bytes, max_depth).map(|has_float| Checked { has_float })
 }
 
 /// Whether `value`'s compact JSON, escapes included (floats counted as 24 bytes), takes at
-/// most `max_bytes`.
-#[inline]
+/// most `max_bytes`. (Inlined into the output limit's check, which every call makes.)
+#[inline(always)]
 pub(crate) fn fits(value: &Value, max_bytes: usize) -> bool {
     // Escaping at most sextuples a string: a value whose strings, by length, would fit six
-    // times over fits, and most results are told apart without a pass over their bytes.
+    // times over fits, and most results are told apart without a pass over their bytes (a
+    // text, the most common result, without a call).
+    if let Value::String(text) = value
+        && text.len() + 2 <= max_bytes / 6
+    {
+        return true;
+    }
     sized::<false>(value, max_bytes / 6, usize::MAX).is_ok()
         || sized::<true>(value, max_bytes, usize::MAX).is_ok()
 }
 
+/// Checks the size and depth of `value`; `Ok` says whether it holds a float. A flat value
+/// within the limit by [`flat_bound`] passes at once; every other is measured exactly.
 #[inline]
 fn sized<const ESCAPES: bool>(
     value: &Value,
     max_bytes: usize,
     max_depth: usize,
-) -> Result<(), Excess> {
-    match flat_size::<ESCAPES>(value) {
-        Some(size) if max_depth > 0 || !is_filled_container(value) => {
-            if size > max_bytes {
-                Err(Excess::TooLarge)
-            } else {
-                Ok(())
-            }
+) -> Result<bool, Excess> {
+    match flat_bound::<ESCAPES>(value) {
+        Some((bound, has_float))
+            if bound <= max_bytes && (max_depth > 0 || !is_filled_container(value)) =>
+        {
+            Ok(has_float)
         }
         _ => check_nested::<ESCAPES>(value, max_bytes, max_depth),
     }
@@ -63,7 +78,7 @@ fn json_size(value: &Value, max_bytes: usize) -> Option<usize> {
         size <= max_bytes
     })
     .ok()
-    .map(|()| size)
+    .map(|_| size)
 }
 
 fn is_filled_container(value: &Value) -> bool {
@@ -74,13 +89,13 @@ fn is_filled_container(value: &Value) -> bool {
     }
 }
 
-/// [`check`] for values with nested arrays or objects.
+/// [`check`] for values with nested arrays or objects, and for flat values near the limit.
 #[inline(never)]
 fn check_nested<const ESCAPES: bool>(
     value: &Value,
     max_bytes: usize,
     max_depth: usize,
-) -> Result<(), Excess> {
+) -> Result<bool, Excess> {
     let mut size = 0usize;
     walk::<ESCAPES>(value, max_depth, |bytes| {
         size += bytes;
@@ -89,12 +104,14 @@ fn check_nested<const ESCAPES: bool>(
 }
 
 /// Visits `value` depth first without recursion, reporting the bytes of each container's own
-/// punctuation and scalars to `count`, which says whether to go on.
+/// punctuation and scalars to `count`, which says whether to go on; `Ok` says whether a float
+/// was among the values.
 fn walk<const ESCAPES: bool>(
     value: &Value,
     max_depth: usize,
     mut count: impl FnMut(usize) -> bool,
-) -> Result<(), Excess> {
+) -> Result<bool, Excess> {
+    let mut has_float = false;
     let mut pending: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 0));
     while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
@@ -106,6 +123,7 @@ fn walk<const ESCAPES: bool>(
                 // Brackets and commas.
                 let mut own = items.len().max(1) + 1;
                 for item in items {
+                    has_float |= is_float(item);
                     match scalar_size::<ESCAPES>(item) {
                         Some(bytes) => own += bytes,
                         None => pending.push((item, depth + 1)),
@@ -121,6 +139,7 @@ fn walk<const ESCAPES: bool>(
                 for (key, member) in members {
                     // Quotes, colon, and the comma or closing brace.
                     own += string_len::<ESCAPES>(key) + 4;
+                    has_float |= is_float(member);
                     match scalar_size::<ESCAPES>(member) {
                         Some(bytes) => own += bytes,
                         None => pending.push((member, depth + 1)),
@@ -128,30 +147,52 @@ fn walk<const ESCAPES: bool>(
                 }
                 own
             }
-            scalar => scalar_size::<ESCAPES>(scalar).unwrap_or_default(),
+            scalar => {
+                has_float |= is_float(scalar);
+                scalar_size::<ESCAPES>(scalar).unwrap_or_default()
+            }
         };
         if !count(own) {
             return Err(Excess::TooLarge);
         }
     }
-    Ok(())
+    Ok(has_float)
 }
 
-/// The size of a scalar, or of an object of scalars (most tool arguments, checked at the cost
-/// of one pass over its members); `None` for anything nested.
+/// An upper bound of the size of a scalar, or of an object of scalars (most tool arguments,
+/// checked at the cost of one pass over its members), exact but for numbers, which count as
+/// [`MAX_NUMBER_LEN`]; and whether a float is among them. `None` for anything nested.
 #[inline]
-fn flat_size<const ESCAPES: bool>(value: &Value) -> Option<usize> {
+fn flat_bound<const ESCAPES: bool>(value: &Value) -> Option<(usize, bool)> {
     let Value::Object(members) = value else {
-        return scalar_size::<ESCAPES>(value);
+        return scalar_size::<ESCAPES>(value).map(|size| (size, is_float(value)));
     };
-    if members.is_empty() {
-        return Some(2);
-    }
-    let mut size = 1;
+    let mut size = if members.is_empty() { 2 } else { 1 };
+    let mut has_float = false;
     for (key, member) in members {
-        size += string_len::<ESCAPES>(key) + 4 + scalar_size::<ESCAPES>(member)?;
+        size += string_len::<ESCAPES>(key)
+            + 4
+            + match member {
+                Value::Null | Value::Bool(true) => 4,
+                Value::Bool(false) => 5,
+                Value::Number(number) => {
+                    has_float |= number.is_f64();
+                    MAX_NUMBER_LEN
+                }
+                Value::String(text) => string_len::<ESCAPES>(text) + 2,
+                Value::Array(_) | Value::Object(_) => return None,
+            };
     }
-    Some(size)
+    Some((size, has_float))
+}
+
+/// The most bytes a number takes as the limits count it: 20 for an integer (`u64::MAX`,
+/// `i64::MIN`), 24 for a float (an upper bound).
+const MAX_NUMBER_LEN: usize = 24;
+
+#[inline]
+fn is_float(value: &Value) -> bool {
+    matches!(value, Value::Number(number) if number.is_f64())
 }
 
 #[inline]
@@ -182,7 +223,7 @@ fn number_size(number: &serde_json::Number) -> usize {
     } else if let Some(integer) = number.as_i64() {
         1 + digits(integer.unsigned_abs())
     } else {
-        24
+        MAX_NUMBER_LEN
     }
 }
 

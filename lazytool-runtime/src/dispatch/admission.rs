@@ -5,10 +5,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 use super::arguments;
-use super::integers::{has_float, integralize};
+use super::integers::integralize;
 use super::panic::panicked;
 use super::run::trace_outcome;
-use super::screen::{bound, recheck, screen};
+use super::screen::{Screened, bound, recheck, screen};
 use super::span::CallSpan;
 use super::validation::validate;
 use crate::call::{CallCancellation, ToolContext, ToolErrorKind, ToolResult, dispose};
@@ -35,7 +35,10 @@ pub(crate) fn admit(
     let span = CallSpan::new(&inner.name, context.call_id());
     let entered = span.enter();
     let prepared = (|| {
-        let arguments = screen(&inner.name, arguments, &inner.limits)?;
+        let Screened {
+            arguments,
+            mut has_float,
+        } = screen(&inner.name, arguments, &inner.limits)?;
         let mut arguments = if inner.schemas.has_optional {
             arguments::drop_null_optionals(arguments, &inner.schemas.input)
         } else {
@@ -61,13 +64,16 @@ pub(crate) fn admit(
                 ?repaired,
                 "parsed arguments sent as JSON-encoded strings"
             );
-            if let Err(rejected) = recheck(&inner.name, &arguments, &inner.limits) {
-                dispose(arguments);
-                return Err(rejected);
+            match recheck(&inner.name, &arguments, &inner.limits) {
+                Ok(checked) => has_float = checked.has_float,
+                Err(rejected) => {
+                    dispose(arguments);
+                    return Err(rejected);
+                }
             }
             validate(&inner.name, validator, &inner.schemas.input, &arguments)?;
         }
-        if has_float(&arguments) {
+        if has_float {
             integralize(&mut arguments, &inner.schemas.input);
         }
         Ok(match &inner.handler {
@@ -106,7 +112,7 @@ pub(crate) fn admit(
             let rejected = bound(rejected, &inner.limits);
             trace_outcome(tool, &rejected, None);
             drop(entered);
-            span.record(&rejected);
+            span.close(&rejected);
             Err(rejected)
         }
     }

@@ -1,6 +1,7 @@
 //! Whole numbers sent as floats (`42.0`, `1e2`) where the schema asks for an integer: JSON
 //! Schema counts them as integers, so the validator accepts them, but serde would refuse to
-//! read one into an integer type. They are rewritten as the integers they are.
+//! read one into an integer type. They are rewritten as the integers they are. (Whether
+//! arguments hold a float at all is learned by the size check, which visits every value.)
 
 use serde_json::{Number, Value};
 
@@ -8,34 +9,6 @@ use super::navigate::Navigator;
 
 /// How deep the arguments are followed; they passed the depth limit already.
 const MAX_DEPTH: usize = 128;
-
-/// Whether `arguments` hold a float anywhere: the cheap test that spares the schema walk for
-/// nearly every call (a pass over the members of a flat object).
-#[inline]
-pub(super) fn has_float(arguments: &Value) -> bool {
-    match arguments {
-        Value::Object(members) => members.values().any(|member| match member {
-            Value::Number(number) => number.is_f64(),
-            Value::Array(_) | Value::Object(_) => nested_float(member),
-            _ => false,
-        }),
-        other => nested_float(other),
-    }
-}
-
-#[inline(never)]
-fn nested_float(value: &Value) -> bool {
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
-        match value {
-            Value::Number(number) if number.is_f64() => return true,
-            Value::Array(items) => pending.extend(items),
-            Value::Object(members) => pending.extend(members.values()),
-            _ => {}
-        }
-    }
-    false
-}
 
 /// Rewrites the whole floats of `arguments` found where `root` (the tool's input schema)
 /// asks for an integer and not for a number.

@@ -18,6 +18,7 @@
 mod admission;
 mod arguments;
 mod deadline;
+mod deserializer;
 mod finite;
 mod integers;
 mod navigate;

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::arguments::invalid;
+use super::deserializer::{ArgumentDeserializer, LocatedError};
 use super::finite::non_finite_path;
 use crate::call::{ToolErrorKind, ToolResult};
 
@@ -13,58 +14,23 @@ use crate::call::{ToolErrorKind, ToolResult};
 /// so this rarely fails (a custom `Deserialize` stricter than its schema); the error then
 /// says where, with the path of the value serde refused.
 ///
-/// The arguments are read by reference so that they are still there for that error: the
-/// path is found by reading them again through `serde_path_to_error`, whose tracking costs
-/// an allocation per member and is kept off the path of calls that succeed.
+/// The arguments are read in place (see [`ArgumentDeserializer`]): their strings are moved
+/// into `T` rather than copied, and the path of an error is gathered only when there is one.
 #[inline]
 pub(crate) fn parse_arguments<T: DeserializeOwned>(
     tool: &str,
-    arguments: Value,
+    mut arguments: Value,
 ) -> Result<T, ToolResult> {
-    match T::deserialize(&arguments) {
+    match T::deserialize(ArgumentDeserializer(&mut arguments)) {
         Ok(parsed) => Ok(parsed),
-        Err(error) => Err(unparsed::<T>(tool, &arguments, &error)),
+        Err(error) => Err(unparsed(tool, &error)),
     }
 }
 
 #[cold]
 #[inline(never)]
-fn unparsed<T: DeserializeOwned>(
-    tool: &str,
-    arguments: &Value,
-    error: &serde_json::Error,
-) -> ToolResult {
-    let problem = match serde_path_to_error::deserialize::<_, T>(arguments) {
-        Err(located) => {
-            let path: String = located
-                .path()
-                .iter()
-                .map(|segment| match segment {
-                    serde_path_to_error::Segment::Seq { index } => format!("/{index}"),
-                    serde_path_to_error::Segment::Map { key } => {
-                        format!("/{}", escape_pointer(key))
-                    }
-                    serde_path_to_error::Segment::Enum { variant } => {
-                        format!("/{}", escape_pointer(variant))
-                    }
-                    serde_path_to_error::Segment::Unknown => "/?".to_owned(),
-                })
-                .collect();
-            if path.is_empty() {
-                located.inner().to_string()
-            } else {
-                format!("at {path}: {}", located.inner())
-            }
-        }
-        // Read twice, the arguments passed once: report the first error as it was.
-        Ok(_) => error.to_string(),
-    };
-    invalid(tool, &problem)
-}
-
-/// A key as a JSON Pointer segment (RFC 6901), as validation errors write paths.
-fn escape_pointer(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+fn unparsed(tool: &str, error: &LocatedError) -> ToolResult {
+    invalid(tool, &error.to_string())
 }
 
 /// A tool's value as its result. A float that JSON cannot hold (NaN, an infinity), which

@@ -129,7 +129,7 @@ impl Future for Run {
                 }
                 let result = finish(&tool, outcome, started);
                 drop(entered);
-                span.record(&result);
+                span.close(&result);
                 Poll::Ready(result)
             }
             RunState::Finished => Poll::Pending,
@@ -138,11 +138,20 @@ impl Future for Run {
 }
 
 impl Drop for Run {
+    #[inline]
     fn drop(&mut self) {
         // Most calls are dropped once they finished: nothing to give up then.
-        if !matches!(self.0, RunState::Running { .. }) {
-            return;
+        if matches!(self.0, RunState::Running { .. }) {
+            self.give_up();
         }
+    }
+}
+
+impl Run {
+    /// Gives up a call dropped before it finished: its token cancelled, its future dropped.
+    #[cold]
+    #[inline(never)]
+    fn give_up(&mut self) {
         if let RunState::Running {
             tool,
             future,
@@ -205,8 +214,9 @@ fn drop_sleep(sleep: Pin<Box<tokio::time::Sleep>>) {
     drop(sleep);
 }
 
-/// The `lazytool::call` event that ends every call, admitted or not.
-#[inline]
+/// The `lazytool::call` event that ends every call, admitted or not. (Inlined: when nothing
+/// listens, it is a level check.)
+#[inline(always)]
 pub(super) fn trace_outcome(tool: &Tool, result: &ToolResult, started: Option<std::time::Instant>) {
     let outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str);
     tracing::debug!(

@@ -6,7 +6,14 @@
 use serde_json::Value;
 
 use super::arguments::{invalid, normalize};
-use crate::call::{CallLimits, Excess, ToolResult, check, cut_output, dispose};
+use crate::call::{CallLimits, Checked, Excess, ToolResult, check, cut_output, dispose};
+
+/// Arguments that passed [`screen`]: a JSON object within the limits.
+pub(crate) struct Screened {
+    pub(crate) arguments: Value,
+    /// Whether a float is among the values (found by the size check, which visits them all).
+    pub(crate) has_float: bool,
+}
 
 /// Checks `arguments` against `limits` before any recursive work — their size and depth, or,
 /// for arguments sent as JSON text, the text's length and then the parsed value's size and
@@ -17,7 +24,7 @@ pub(crate) fn screen(
     tool: &str,
     arguments: Value,
     limits: &CallLimits,
-) -> Result<Value, ToolResult> {
+) -> Result<Screened, ToolResult> {
     let checked = match &arguments {
         Value::String(text) if text.len() > limits.max_argument_bytes => Err(Excess::TooLarge),
         _ => check(
@@ -26,12 +33,18 @@ pub(crate) fn screen(
             limits.max_argument_depth,
         ),
     };
-    if let Err(excess) = checked {
-        dispose(arguments);
-        return Err(over_limits(tool, &excess, limits));
-    }
+    let has_float = match checked {
+        Ok(Checked { has_float }) => has_float,
+        Err(excess) => {
+            dispose(arguments);
+            return Err(over_limits(tool, &excess, limits));
+        }
+    };
     if arguments.is_object() {
-        Ok(arguments)
+        Ok(Screened {
+            arguments,
+            has_float,
+        })
     } else {
         screen_other(tool, arguments, limits)
     }
@@ -40,14 +53,25 @@ pub(crate) fn screen(
 /// [`screen`] for anything but an object: JSON text is parsed (serde_json stops at 128
 /// levels) and the value it holds checked like any other.
 #[inline(never)]
-fn screen_other(tool: &str, arguments: Value, limits: &CallLimits) -> Result<Value, ToolResult> {
+fn screen_other(tool: &str, arguments: Value, limits: &CallLimits) -> Result<Screened, ToolResult> {
     let from_text = arguments.is_string();
     let object = normalize(tool, arguments)?;
-    if from_text && let Err(rejected) = recheck(tool, &object, limits) {
-        dispose(object);
-        return Err(rejected);
-    }
-    Ok(object)
+    let has_float = if from_text {
+        match recheck(tool, &object, limits) {
+            Ok(Checked { has_float }) => has_float,
+            Err(rejected) => {
+                dispose(object);
+                return Err(rejected);
+            }
+        }
+    } else {
+        // `null` or an empty text: no arguments.
+        false
+    };
+    Ok(Screened {
+        arguments: object,
+        has_float,
+    })
 }
 
 /// Checks arguments again after JSON text in them was parsed (arguments sent as text, or
@@ -58,7 +82,7 @@ pub(crate) fn recheck(
     tool: &str,
     arguments: &Value,
     limits: &CallLimits,
-) -> Result<(), ToolResult> {
+) -> Result<Checked, ToolResult> {
     check(
         arguments,
         limits.max_argument_bytes,

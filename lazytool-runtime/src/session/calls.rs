@@ -154,7 +154,7 @@ impl Session {
         let registry = &self.shared.registry;
         let limits = registry.limits();
         let arguments = match screen(DISCOVERY_TOOL_NAME, arguments, limits) {
-            Ok(arguments) => arguments,
+            Ok(screened) => screened.arguments,
             Err(rejected) => return rejected,
         };
         let outcome = discovery.discover(

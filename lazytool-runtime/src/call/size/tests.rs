@@ -9,15 +9,38 @@ fn nested(depth: usize) -> Value {
     value
 }
 
+/// `check` without what it learned on the way.
+fn checks(value: &Value, max_bytes: usize, max_depth: usize) -> Result<(), Excess> {
+    check(value, max_bytes, max_depth).map(|_| ())
+}
+
+#[test]
+fn the_check_finds_floats_at_any_depth() {
+    let has_float = |value: Value| check(&value, usize::MAX, 64).map(|c| c.has_float);
+    assert_eq!(
+        has_float(json!({"a": 1, "b": "2.5", "c": [true]})),
+        Ok(false)
+    );
+    assert_eq!(has_float(json!({"a": 1, "b": 2.0})), Ok(true), "flat");
+    assert_eq!(
+        has_float(json!({"a": [1, {"b": [1e2]}]})),
+        Ok(true),
+        "nested"
+    );
+    assert_eq!(has_float(json!([0.5])), Ok(true), "in an array");
+    assert_eq!(has_float(json!(-0.0)), Ok(true), "a scalar");
+    assert_eq!(has_float(json!({})), Ok(false));
+}
+
 #[test]
 fn depth_and_size_are_bounded() {
-    assert_eq!(check(&nested(3), 1000, 3), Ok(()));
-    assert_eq!(check(&nested(4), 1000, 3), Err(Excess::TooDeep));
+    assert_eq!(checks(&nested(3), 1000, 3), Ok(()));
+    assert_eq!(checks(&nested(4), 1000, 3), Err(Excess::TooDeep));
     assert_eq!(
-        check(&json!({"a": "x".repeat(100)}), 50, 8),
+        checks(&json!({"a": "x".repeat(100)}), 50, 8),
         Err(Excess::TooLarge)
     );
-    assert_eq!(check(&json!({"a": "x".repeat(10)}), 50, 8), Ok(()));
+    assert_eq!(checks(&json!({"a": "x".repeat(10)}), 50, 8), Ok(()));
 }
 
 #[test]
@@ -48,8 +71,8 @@ fn sizes_are_those_of_compact_json() {
 #[test]
 fn arguments_count_strings_by_length() {
     let value = json!({"k": "\u{0}\u{0}"});
-    assert_eq!(check(&value, 10, 8), Ok(()), "{{\"k\":\"..\"}}: 10 bytes");
-    assert_eq!(check(&value, 9, 8), Err(Excess::TooLarge));
+    assert_eq!(checks(&value, 10, 8), Ok(()), "{{\"k\":\"..\"}}: 10 bytes");
+    assert_eq!(checks(&value, 9, 8), Err(Excess::TooLarge));
     assert!(!fits(&value, 19), "escaped: 20 bytes");
     assert!(fits(&value, 20));
 }
@@ -57,6 +80,20 @@ fn arguments_count_strings_by_length() {
 #[test]
 fn a_very_deep_value_is_checked_without_overflowing() {
     let deep = nested(200_000);
-    assert_eq!(check(&deep, usize::MAX, 64), Err(Excess::TooDeep));
+    assert_eq!(checks(&deep, usize::MAX, 64), Err(Excess::TooDeep));
     super::super::limits::dispose(deep);
+}
+
+#[test]
+fn flat_arguments_near_the_limit_are_measured_exactly() {
+    // Numbers count by a bound first; near the limit the exact size decides.
+    let value = json!({"a": 1, "b": -25, "c": u64::MAX, "d": "x"});
+    let exact = serde_json::to_string(&value).unwrap_or_default().len();
+    assert_eq!(checks(&value, exact, 8), Ok(()));
+    assert_eq!(checks(&value, exact - 1, 8), Err(Excess::TooLarge));
+    assert!(
+        fits(&json!("x".repeat(10)), 12),
+        "a text by its escaped length"
+    );
+    assert!(!fits(&json!("\n".repeat(10)), 12));
 }

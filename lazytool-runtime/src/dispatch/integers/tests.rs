@@ -22,7 +22,6 @@ fn whole_floats_become_integers_where_the_schema_wants_them() {
         "list": [1.0, 2.5, -3.0], "point": {"x": 7.0}, "map": {"a": 1.0},
         "unknown": 5.0, "huge": 1e300
     });
-    assert!(has_float(&arguments));
     integralize(&mut arguments, &schema);
     assert_eq!(
         arguments,
@@ -32,7 +31,6 @@ fn whole_floats_become_integers_where_the_schema_wants_them() {
             "unknown": 5.0, "huge": 1e300
         })
     );
-    assert!(!has_float(&json!({"a": 1, "b": [2, {"c": "3.0"}]})));
 }
 
 #[test]
