@@ -50,7 +50,7 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 /// The default of [`McpSource::idle_timeout`]: 10 minutes.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// One MCP server as a [`ToolSource`]: its tools become lazy
+/// One MCP server as a [`ToolSource`](lazytool_runtime::source::ToolSource): its tools become lazy
 /// [`DynamicTool`](lazytool_runtime::DynamicTool)s named `SERVER__TOOL` that validate
 /// their arguments against the server's input schema, then forward the call.
 ///
