@@ -3,12 +3,13 @@
 //!
 //! The per-field model gives a word found in a tool's name the weight of a rare word among
 //! names, which finds the tool a request names (`make a new repo` → `create_repository`)
-//! but overrates a tool whose name repeats the question's most generic words
-//! (`current weather conditions` → `current_weather_condition` before `get_current_weather`).
-//! BM25F (Robertson, Zaragoza and Taylor 2004: field frequencies weighted and summed, then
+//! but overrates a tool whose name holds one word of a question that is about something
+//! else (`a film with Duane Whitaker, directed by Quentin Tarantino` → `get_directions`
+//! before `Movies_3_FindMovies`, whose parameters hold the director and the cast). BM25F
+//! (Robertson, Zaragoza and Taylor 2004: field frequencies weighted and summed, then
 //! saturated once, with the document frequency of the whole tool) weighs the words a tool
-//! holds anywhere, parameters included, and ranks those better among close candidates, but
-//! alone it loses the tools found by their name. So the per-field model chooses the best
+//! holds anywhere, parameters included, and orders close candidates better, but alone it
+//! loses tools found by their name. So the per-field model chooses the best
 //! [`RERANK_DEPTH`] and the two scores together order them.
 
 /// How many of the best results are reordered: the per-field model's best three hold the
