@@ -277,6 +277,8 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
+        // The first results are chosen among the best few, whatever the limit.
+        let depth = limit.max(RERANK_DEPTH);
         let query_terms = self.query_terms(query);
         let coverage = query_terms.coverage_scale();
         let named = self.named_in(query);
@@ -299,11 +301,11 @@ impl SearchIndex {
                 && self
                     .rank(
                         self.candidates(&scratch, &coverage, &named),
-                        limit,
+                        depth,
                         &allowed,
                     )
                     .len()
-                    == limit;
+                    == depth;
             for term in &common {
                 if enough {
                     self.add_to_found(&mut scratch, term);
@@ -315,7 +317,7 @@ impl SearchIndex {
         let candidates = self.candidates(&scratch, &coverage, &named);
         let mut ranked: Vec<Ranked> = Vec::new();
         let mut families: Vec<u32> = Vec::new();
-        for (document, score) in self.rank(candidates, limit.max(RERANK_DEPTH), allowed) {
+        for (document, score) in self.rank(candidates, depth, allowed) {
             let family = self.families.get(document).copied().unwrap_or(u32::MAX);
             let earlier = families.iter().filter(|&&other| other == family).count();
             families.push(family);
