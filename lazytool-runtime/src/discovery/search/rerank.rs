@@ -32,18 +32,16 @@ pub(super) struct Ranked {
     pub(super) named: bool,
 }
 
-/// Reorders the first [`RERANK_DEPTH`] of `ranked` (best first) that the query does not
-/// name by `(1 - WHOLE_SHARE) × score / best score + WHOLE_SHARE × whole / best whole`;
-/// the scores stay where they were, so that they still descend.
+/// Reorders those of the first [`RERANK_DEPTH`] of `ranked` (best first) that the query does
+/// not name by `(1 - WHOLE_SHARE) × score / best score + WHOLE_SHARE × whole / best whole`;
+/// named ones and the scores stay where they were, so that the scores still descend.
 pub(super) fn rerank(ranked: &mut [Ranked]) {
     let depth = ranked.len().min(RERANK_DEPTH);
-    let head = &mut ranked[..depth];
-    let Some(start) = head.iter().position(|result| !result.named) else {
-        return;
-    };
-    let head = &mut head[start..];
+    let places: Vec<usize> = (0..depth).filter(|&at| !ranked[at].named).collect();
+    let mut moving: Vec<Ranked> = places.iter().map(|&at| ranked[at]).collect();
     let best = |score: fn(&Ranked) -> f32| {
-        head.iter()
+        moving
+            .iter()
             .map(score)
             .fold(0.0f32, f32::max)
             .max(f32::MIN_POSITIVE)
@@ -52,11 +50,13 @@ pub(super) fn rerank(ranked: &mut [Ranked]) {
     let combined = |result: &Ranked| {
         (1.0 - WHOLE_SHARE) * result.score / best_score + WHOLE_SHARE * result.whole / best_whole
     };
-    let scores: Vec<f32> = head.iter().map(|result| result.score).collect();
     // A stable sort: equal combined scores keep the per-field order.
-    head.sort_by(|a, b| combined(b).total_cmp(&combined(a)));
-    for (result, score) in head.iter_mut().zip(scores) {
-        result.score = score;
+    moving.sort_by(|a, b| combined(b).total_cmp(&combined(a)));
+    for (&at, result) in places.iter().zip(moving) {
+        ranked[at] = Ranked {
+            score: ranked[at].score,
+            ..result
+        };
     }
 }
 
@@ -114,6 +114,18 @@ mod tests {
         ];
         rerank(&mut results);
         assert_eq!(order(&results), [0, 2, 1, 3]);
+    }
+
+    #[test]
+    fn a_named_tool_keeps_its_place_wherever_it_is() {
+        let mut results = [
+            ranked(0, 10.0, 1.0, false),
+            ranked(1, 9.0, 1.0, true),
+            ranked(2, 8.0, 9.0, false),
+        ];
+        rerank(&mut results);
+        assert_eq!(order(&results), [2, 1, 0]);
+        assert_eq!(results.map(|result| result.score), [10.0, 9.0, 8.0]);
     }
 
     #[test]
