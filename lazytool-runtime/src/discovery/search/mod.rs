@@ -23,11 +23,14 @@
 //! [`COVERAGE_POWER`]). A tool whose exact name is the whole query, or one of its words
 //! written as an identifier (`list_tags`, `listTags`), ranks first. Finally, tools of one
 //! family (`get_weather`, `get_weather_v2`) count less for each better one of theirs, so
-//! that near-identical tools do not fill every slot.
+//! that near-identical tools do not fill every slot. Each posting also holds the term's
+//! BM25F score (the tool seen as one document), and the best three results that the query
+//! does not name are reordered by both scores together ([`rerank`]).
 
 mod analysis;
 mod family;
 mod fields;
+mod rerank;
 mod scratch;
 mod script;
 mod stem;
@@ -43,7 +46,8 @@ use serde_json::Value;
 use analysis::{Analysis, Analyzer, WRITTEN, words};
 use family::{FAMILY_DECAY, family_key};
 use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
-use scratch::{Scratch, ScratchPool};
+use rerank::{RERANK_DEPTH, Ranked, rerank};
+use scratch::{Scratch, ScratchPool, TermMatch};
 use terms::TermTable;
 use vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 
@@ -76,11 +80,14 @@ pub(crate) struct SearchIndex {
     scratch: ScratchPool,
 }
 
-/// A term's score in one document.
+/// A term's scores in one document.
 #[derive(Clone, Copy, Debug, Default)]
 struct Posting {
     document: u32,
+    /// Its per-field BM25 score, which the index ranks by.
     score: f32,
+    /// Its BM25F score, which orders the best few (see [`rerank`]).
+    whole: f32,
 }
 
 /// One term of one document while the index is built: how often it occurs in each field
@@ -96,6 +103,9 @@ struct Occurrences {
 const K1: f32 = 3.0;
 /// BM25 length normalisation.
 const B: f32 = 0.75;
+/// BM25F's saturation, applied once to a term's weighted frequencies in all fields: they
+/// add up to much more than one field's, so it saturates later.
+const WHOLE_K1: f32 = 8.0;
 
 /// How much the share of a query's words a document matches counts: its score is scaled
 /// by that share to this power, so a tool matching most of a question beats one matching a
@@ -178,6 +188,7 @@ impl SearchIndex {
         // document order, so that each term's are in document order.
         let term_count = terms.len();
         let mut found_in = vec![[0.0f32; FIELD_COUNT]; term_count];
+        // Documents holding each term in any field: the offsets' counts, before they add up.
         let mut offsets = vec![0usize; term_count + 1];
         for occurrence in &occurrences {
             let term = occurrence.term as usize;
@@ -188,6 +199,10 @@ impl SearchIndex {
                 }
             }
         }
+        let whole_idf: Vec<f32> = offsets[1..]
+            .iter()
+            .map(|&found_in| idf(count, found_in as f32))
+            .collect();
         for term in 0..term_count {
             offsets[term + 1] += offsets[term];
         }
@@ -202,10 +217,10 @@ impl SearchIndex {
             for occurrence in &occurrences[start..end] {
                 let term = occurrence.term as usize;
                 let frequency = occurrence.frequency.map(f32::from);
-                let score = bm25(&frequency, &idf[term], length, &average);
                 postings[next[term]] = Posting {
                     document: document as u32,
-                    score,
+                    score: bm25(&frequency, &idf[term], length, &average),
+                    whole: bm25f(&frequency, whole_idf[term], length, &average),
                 };
                 next[term] += 1;
             }
@@ -262,6 +277,8 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
+        // The first results are chosen among the best few, whatever the limit.
+        let depth = limit.max(RERANK_DEPTH);
         let query_terms = self.query_terms(query);
         let coverage = query_terms.coverage_scale();
         let named = self.named_in(query);
@@ -284,11 +301,11 @@ impl SearchIndex {
                 && self
                     .rank(
                         self.candidates(&scratch, &coverage, &named),
-                        limit,
+                        depth,
                         &allowed,
                     )
                     .len()
-                    == limit;
+                    == depth;
             for term in &common {
                 if enough {
                     self.add_to_found(&mut scratch, term);
@@ -298,19 +315,35 @@ impl SearchIndex {
             }
         }
         let candidates = self.candidates(&scratch, &coverage, &named);
+        let mut ranked: Vec<Ranked> = Vec::new();
+        let mut families: Vec<u32> = Vec::new();
+        for (document, score) in self.rank(candidates, depth, allowed) {
+            let family = self.families.get(document).copied().unwrap_or(u32::MAX);
+            let earlier = families.iter().filter(|&&other| other == family).count();
+            families.push(family);
+            let whole = scratch.matches.get(document).map_or(0.0, |found| {
+                found.whole * coverage_of(&coverage, found.words, found.synonym_words)
+            });
+            ranked.push(Ranked {
+                document,
+                score,
+                whole: whole * FAMILY_DECAY.powi(earlier as i32),
+                named: named.binary_search(&(document as u32)).is_ok(),
+            });
+        }
         self.scratch.give_back(scratch);
-        self.rank(candidates, limit, allowed)
+        rerank(&mut ranked);
+        ranked.truncate(limit);
+        ranked
+            .into_iter()
+            .map(|result| (result.document, result.score))
+            .collect()
     }
 
     /// Adds every posting of `term` to `scratch`.
     fn add_postings(&self, scratch: &mut Scratch, term: &QueryTerm) {
         for posting in self.postings(term.id) {
-            scratch.add(
-                posting.document,
-                term.weight * posting.score,
-                term.words,
-                term.synonym_words,
-            );
+            scratch.add(posting.document, &term.matched(posting));
         }
     }
 
@@ -321,12 +354,7 @@ impl SearchIndex {
         let lookups =
             scratch.touched.len() * (postings.len().checked_ilog2().unwrap_or(0) as usize + 1);
         let add = |scratch: &mut Scratch, posting: &Posting| {
-            scratch.add_found(
-                posting.document,
-                term.weight * posting.score,
-                term.words,
-                term.synonym_words,
-            )
+            scratch.add_found(posting.document, &term.matched(posting))
         };
         if lookups < postings.len() {
             for at in 0..scratch.touched.len() {
@@ -582,6 +610,18 @@ struct QueryTerm {
     synonym_words: u64,
 }
 
+impl QueryTerm {
+    /// What the term adds to the match of the document of `posting`.
+    fn matched(&self, posting: &Posting) -> TermMatch {
+        TermMatch {
+            score: self.weight * posting.score,
+            whole: self.weight * posting.whole,
+            words: self.words,
+            synonym_words: self.synonym_words,
+        }
+    }
+}
+
 /// What is searched for a query.
 #[derive(Debug)]
 struct QueryTerms {
@@ -632,6 +672,25 @@ fn bm25(
             FIELD_WEIGHTS[field] * idf[field] * saturation
         })
         .sum()
+}
+
+/// The score of one term in one document by BM25F: its frequencies in the fields that hold
+/// it, each weighted and length-normalised, summed and then saturated once, with the
+/// inverse document frequency of the whole tool.
+fn bm25f(
+    frequency: &[f32; FIELD_COUNT],
+    idf: f32,
+    length: &[f32; FIELD_COUNT],
+    average: &[f32; FIELD_COUNT],
+) -> f32 {
+    let frequency: f32 = (0..FIELD_COUNT)
+        .filter(|&field| frequency[field] > 0.0)
+        .map(|field| {
+            let normalisation = 1.0 - B + B * length[field] / average[field];
+            FIELD_WEIGHTS[field] * frequency[field] / normalisation
+        })
+        .sum();
+    idf * frequency * (WHOLE_K1 + 1.0) / (frequency + WHOLE_K1)
 }
 
 #[cfg(test)]

@@ -7,10 +7,30 @@ use std::sync::Mutex;
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Match {
     pub(super) score: f32,
+    /// Its BM25F score (see [`super::rerank`]).
+    pub(super) whole: f32,
     /// The query words it matched, as bits.
     pub(super) words: u64,
     /// The query words it matched only a synonym of, or not only, as bits.
     pub(super) synonym_words: u64,
+}
+
+/// What one term of a query adds to a document's [`Match`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TermMatch {
+    pub(super) score: f32,
+    pub(super) whole: f32,
+    pub(super) words: u64,
+    pub(super) synonym_words: u64,
+}
+
+impl Match {
+    fn add(&mut self, term: &TermMatch) {
+        self.score += term.score;
+        self.whole += term.whole;
+        self.words |= term.words;
+        self.synonym_words |= term.synonym_words;
+    }
 }
 
 /// One [`Match`] per document, and the documents a query touched.
@@ -25,8 +45,8 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    /// Adds a term's score and words to `document`'s match.
-    pub(super) fn add(&mut self, document: u32, score: f32, words: u64, synonym_words: u64) {
+    /// Adds a term's scores and words to `document`'s match.
+    pub(super) fn add(&mut self, document: u32, term: &TermMatch) {
         let Some(found) = self.matches.get_mut(document as usize) else {
             return;
         };
@@ -36,21 +56,17 @@ impl Scratch {
                 *bits |= 1 << (document % 64);
             }
         }
-        found.score += score;
-        found.words |= words;
-        found.synonym_words |= synonym_words;
+        found.add(term);
     }
 
     /// [`Scratch::add`], but only to a document already touched.
-    pub(super) fn add_found(&mut self, document: u32, score: f32, words: u64, synonym_words: u64) {
+    pub(super) fn add_found(&mut self, document: u32, term: &TermMatch) {
         let touched = self
             .found
             .get(document as usize / 64)
             .is_some_and(|bits| bits & (1 << (document % 64)) != 0);
         if touched && let Some(found) = self.matches.get_mut(document as usize) {
-            found.score += score;
-            found.words |= words;
-            found.synonym_words |= synonym_words;
+            found.add(term);
         }
     }
 

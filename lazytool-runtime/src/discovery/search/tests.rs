@@ -158,6 +158,26 @@ fn empty_stop_word_and_unknown_queries_find_nothing() {
 }
 
 #[test]
+fn a_smaller_limit_gives_the_first_results_of_a_larger_one() {
+    let tools = github_tools();
+    let index = github_index(&tools);
+    for query in [
+        "make a new repo for my side project",
+        "who changed this file last",
+        "get information about the bug label",
+    ] {
+        let five = index.search(query, 5);
+        for limit in 1..5 {
+            assert_eq!(
+                index.search(query, limit),
+                five[..limit],
+                "{query}, {limit}"
+            );
+        }
+    }
+}
+
+#[test]
 fn limit_bounds_the_results() {
     let tools = github_tools();
     let index = github_index(&tools);
