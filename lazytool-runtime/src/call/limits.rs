@@ -141,7 +141,8 @@ impl CallLimits {
 /// A result whose compact JSON is over `max_bytes` becomes its text cut at a character
 /// boundary, with a notice telling the model what was cut, the whole within `max_bytes`
 /// (escapes counted); smaller results are returned as they are. Errors are cut too.
-#[inline]
+// Inlined everywhere: a result that fits is then returned without being moved.
+#[inline(always)]
 pub(crate) fn cut_output(result: ToolResult, max_bytes: usize) -> ToolResult {
     if !result.is_rich() && fits(result.content(), max_bytes) {
         result

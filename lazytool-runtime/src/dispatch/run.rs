@@ -218,11 +218,11 @@ fn drop_sleep(sleep: Pin<Box<tokio::time::Sleep>>) {
 /// listens, it is a level check.)
 #[inline(always)]
 pub(super) fn trace_outcome(tool: &Tool, result: &ToolResult, started: Option<std::time::Instant>) {
-    let outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str);
+    // Every field is computed only when something listens.
     tracing::debug!(
         target: "lazytool::call",
         tool = %tool.name(),
-        outcome,
+        outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str),
         duration_us = started.map(|start| start.elapsed().as_micros() as u64),
         "tool call finished"
     );
