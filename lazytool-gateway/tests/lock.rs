@@ -11,12 +11,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::Scratch;
+use support::{Run, Scratch, WATCHDOG, finish, gateway_command};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
-
-/// Far above what the runs take; only there so that a gateway that hangs fails the test.
-const WATCHDOG: Duration = Duration::from_secs(120);
 
 /// The shifting server's state file and what it says.
 impl Scratch {
@@ -55,35 +52,15 @@ fn write_config(dir: &Scratch, extra: Value) -> PathBuf {
 }
 
 fn gateway(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lazytool-gateway"));
+    let mut command = gateway_command(args);
+    command.stdin(Stdio::piped());
     command
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    command
-}
-
-struct Run {
-    success: bool,
-    stdout: String,
-    stderr: String,
 }
 
 async fn run(args: &[&str]) -> Run {
     let mut command = gateway(args);
     command.stdin(Stdio::null());
-    let output = tokio::time::timeout(WATCHDOG, command.output())
-        .await
-        .expect("in time")
-        .expect("the gateway ran");
-    Run {
-        success: output.status.success(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    finish(command.spawn().expect("the gateway starts")).await
 }
 
 /// A gateway serving on stdio, asked one request at a time.

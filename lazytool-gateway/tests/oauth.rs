@@ -7,7 +7,6 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
 
 use std::collections::HashMap;
 
@@ -18,12 +17,9 @@ use axum::{Json, Router};
 use lazytool_mcp::McpServer;
 use lazytool_runtime::{CancellationToken, DynamicTool};
 use serde_json::{Value, json};
-use support::Scratch;
+use support::{Run, Scratch, WATCHDOG, finish, gateway_command};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
-
-/// Far above what the runs take; only there so that a gateway that hangs fails the test.
-const WATCHDOG: Duration = Duration::from_secs(120);
+use tokio::process::Command;
 
 /// An MCP server with one tool, `echo`, over streamable HTTP on `listener`, answering only
 /// requests with `Authorization: Bearer ACCESS_TOKEN` (others get a 401 challenge); stops
@@ -132,37 +128,14 @@ fn write_config(dir: &Path, tracker: &str, shop: &str) -> PathBuf {
 
 /// The gateway with `args`, no display (so no browser) and its home in `dir`.
 fn gateway(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lazytool-gateway"));
+    let mut command = gateway_command(args);
     command
-        .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
-        .env_remove("RUST_LOG")
         .env("HOME", dir)
         .env("XDG_CONFIG_HOME", dir.join("config"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .stdin(Stdio::null());
     command
-}
-
-struct Run {
-    success: bool,
-    stdout: String,
-    stderr: String,
-}
-
-async fn finish(child: Child) -> Run {
-    let output = tokio::time::timeout(WATCHDOG, child.wait_with_output())
-        .await
-        .expect("the gateway never waits for a browser")
-        .expect("the gateway ran");
-    Run {
-        success: output.status.success(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
