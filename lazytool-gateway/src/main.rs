@@ -5,7 +5,6 @@
 mod log;
 mod metrics;
 
-use std::future::Future;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -13,11 +12,10 @@ use lazytool_gateway::{Cli, Command};
 use lazytool_mcp::{
     Lock, LockState, McpServer, McpSource, Redactor, Relay, TokenStore, shutdown_signal,
 };
-use lazytool_runtime::SessionOptions;
 use lazytool_runtime::source::ToolSource;
+use lazytool_runtime::{CancellationToken, SessionOptions};
 use log::RedactedStderr;
 use metrics::upstream_metrics;
-use tokio::sync::watch;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
@@ -129,11 +127,18 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     };
     // One listener for the whole run: one made later, once the servers have started, would
     // leave a moment in which SIGINT or SIGTERM is swallowed and the gateway runs on.
-    let stop = broadcast(shutdown_signal());
+    let stop = CancellationToken::new();
+    tokio::spawn({
+        let (signal, stop) = (shutdown_signal(), stop.clone());
+        async move {
+            signal.await;
+            stop.cancel();
+        }
+    });
     // A signal while the servers start drops them: each is killed with its process group.
     let catalog = tokio::select! {
         catalog = lazytool_gateway::start(servers) => catalog?,
-        () = stopped(stop.clone()) => return Ok(ExitCode::SUCCESS),
+        () = stop.cancelled() => return Ok(ExitCode::SUCCESS),
     };
     if cli.check {
         let (report, all_listed) = lazytool_gateway::check(&catalog, &options, &stale);
@@ -157,32 +162,15 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .relay(relay);
     let served = match http {
         // Calls in flight are answered before the upstreams are stopped.
-        None => server.serve_stdio_until(stopped(stop)).await,
+        None => server.serve_stdio_until(stop.cancelled_owned()).await,
         Some((addr, prepared)) => {
             let upstreams = upstream_metrics(&catalog);
             let http = (prepared.apply(server))
                 .register_metrics(move |registry| upstreams.register(registry));
-            http.serve_with_shutdown(addr, stopped(stop)).await
+            http.serve_with_shutdown(addr, stop.cancelled_owned()).await
         }
     };
     catalog.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A receiver that sees `true` once `signal` has resolved, for as many waiters as need it.
-fn broadcast(signal: impl Future<Output = ()> + Send + 'static) -> watch::Receiver<bool> {
-    let (sender, receiver) = watch::channel(false);
-    tokio::spawn(async move {
-        signal.await;
-        sender.send_replace(true);
-    });
-    receiver
-}
-
-/// Resolves once the signal behind `stop` has.
-async fn stopped(mut stop: watch::Receiver<bool>) {
-    if stop.wait_for(|stopped| *stopped).await.is_err() {
-        std::future::pending::<()>().await;
-    }
 }
