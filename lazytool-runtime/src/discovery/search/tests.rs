@@ -2,7 +2,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use super::analysis::{analyze, fold, words};
+use super::analysis::{Analysis, WRITTEN, analyze, fold, words};
 use super::family::family_key;
 use super::fields::MAX_SCHEMA_DEPTH;
 use super::stem::stem;
