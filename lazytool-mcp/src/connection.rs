@@ -306,15 +306,20 @@ impl ServerHandler for McpConnection {
         let discovered_before = (name == DISCOVERY_TOOL_NAME
             && matches!(served, Served::Stateful(_)))
         .then(|| session.discovered().tools.len());
+        let cancelled = context.ct.clone();
         let tool_context = ToolContext::new()
             .with_call_id(context.id.to_string())
-            .with_cancellation(context.ct.clone());
-        let request = McpRequest::new(context.clone(), principal(&context));
+            .with_cancellation(cancelled.clone());
+        // Only a discovery may need to tell the client afterwards; the context itself moves
+        // into the request (cloning it would copy its extensions, the HTTP request's headers).
+        let peer = discovered_before.map(|_| context.peer.clone());
+        let principal = principal(&context);
+        let request = McpRequest::new(context, principal);
         let call = request.scope(session.call_with_context(&name, arguments, tool_context));
         let result = tokio::select! {
             result = call => result,
             // rmcp drops the response to a cancelled request; this only stops the call.
-            () = context.ct.cancelled() => {
+            () = cancelled.cancelled() => {
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
@@ -324,12 +329,12 @@ impl ServerHandler for McpConnection {
             }
             return Err(ErrorData::invalid_params(result.text(), None));
         }
-        if let Some(before) = discovered_before {
+        if let (Some(before), Some(peer)) = (discovered_before, peer) {
             // The answer gives the client each tool's schema, and MCP has no model turns to
             // wait for: what it found is callable from now on, relisted or not.
             session.begin_turn();
             if session.discovered().tools.len() > before
-                && let Err(error) = context.peer.notify_tool_list_changed().await
+                && let Err(error) = peer.notify_tool_list_changed().await
             {
                 tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
             }

@@ -37,7 +37,10 @@ impl Principal {
     /// assert_eq!(lazytool_mcp::Principal::anonymous().name(), "anonymous");
     /// ```
     pub fn anonymous() -> Self {
-        Principal::new("anonymous")
+        // Every request of a server without authentication is anonymous: one allocation.
+        static ANONYMOUS: std::sync::LazyLock<Principal> =
+            std::sync::LazyLock::new(|| Principal::new("anonymous"));
+        ANONYMOUS.clone()
     }
 
     /// The principal's name.

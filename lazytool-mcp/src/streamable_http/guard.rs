@@ -427,15 +427,33 @@ struct Peek<'a> {
 
 /// Whether `bytes` is a JSON object whose `method` (if any) neither opens a session nor a
 /// long-lived stream: what the guard needs to know of most messages (`tools/call`,
-/// notifications, answers), without rmcp's typed parse, which rmcp makes anyway. Anything
-/// else (not an object, a repeated or non-string `method`) is parsed by the guard first.
+/// notifications, answers), without rmcp's typed parse, which rmcp makes anyway. Most bodies
+/// are told by a scan for the two methods' names; of the rest, anything that is not an object
+/// with one string `method` is parsed by the guard first.
 fn is_routine(bytes: &[u8]) -> bool {
+    if cannot_open_anything(bytes) {
+        return true;
+    }
     serde_json::from_slice::<Peek<'_>>(bytes).is_ok_and(|peeked| {
         !matches!(
             peeked.method.as_deref(),
             Some(InitializeResultMethod::VALUE | SubscriptionsListenRequestMethod::VALUE)
         )
     })
+}
+
+/// Whether `bytes`, a JSON object by its first byte, cannot be a message that opens a session
+/// or a stream: neither method's name appears in it, nor an escape that could spell one. What
+/// is not JSON after all, rmcp refuses, and the guard answers then.
+fn cannot_open_anything(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&b'{')
+        && memchr::memchr(b'\\', bytes).is_none()
+        && [
+            InitializeResultMethod::VALUE,
+            SubscriptionsListenRequestMethod::VALUE,
+        ]
+        .iter()
+        .all(|method| memchr::memmem::find(bytes, method.as_bytes()).is_none())
 }
 
 fn describe(message: &ClientJsonRpcMessage) -> Message {
@@ -479,6 +497,9 @@ mod tests {
             // rmcp's typed parse refuses these; the guard answers them after rmcp.
             r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":5}"#,
             r#" {"method":"ping"} "#,
+            // Not JSON, but naming nothing that opens: rmcp refuses it, then the guard answers.
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","#,
+            r#"{"jsonrpc":"2.0","id":3,"method":7}"#,
         ];
         for body in routine {
             assert!(is_routine(body.as_bytes()), "{body}");
@@ -488,10 +509,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"initiali\u007ae","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{}}"#,
             r#"{"method":"ping","method":"initialize"}"#,
-            r#"{"jsonrpc":"2.0","id":3,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":7,"x":"initialize"}"#,
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
             "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":"initialize""#,
             "",
         ];
         for body in parsed_first {

@@ -21,6 +21,14 @@ pub(crate) fn check(parts: &Parts, allowed: Option<&[String]>) -> Result<(), Hos
     if allowed.is_some_and(<[String]>::is_empty) {
         return Ok(());
     }
+    if allowed.is_none()
+        && parts
+            .headers
+            .get(http::header::HOST)
+            .is_some_and(|host| is_loopback_with_port(host.as_bytes()))
+    {
+        return Ok(());
+    }
     let authority = match parts.headers.get(http::header::HOST) {
         Some(host) => host
             .to_str()
@@ -53,6 +61,22 @@ pub(crate) fn check(parts: &Parts, allowed: Option<&[String]>) -> Result<(), Hos
 }
 
 /// Whether two host names are the same, in any case, IPv6 brackets or not.
+/// Whether `host` is one of the loopback names exactly as clients write them, with or
+/// without a port (`localhost:8080`, `127.0.0.1`, `[::1]:9`): the common case, told without
+/// parsing the authority.
+fn is_loopback_with_port(host: &[u8]) -> bool {
+    ["localhost", "127.0.0.1", "[::1]"].iter().any(|name| {
+        host.strip_prefix(name.as_bytes())
+            .is_some_and(|rest| match rest {
+                [] => true,
+                [b':', port @ ..] => {
+                    !port.is_empty() && port.len() <= 5 && port.iter().all(u8::is_ascii_digit)
+                }
+                _ => false,
+            })
+    })
+}
+
 fn same_host(one: &str, other: &str) -> bool {
     fn bare(host: &str) -> &str {
         host.trim_start_matches('[').trim_end_matches(']')
@@ -80,6 +104,9 @@ mod tests {
         assert!(ok(Some("[::1]:9"), None));
         assert!(ok(Some("LocalHost:9"), None));
         assert!(!ok(Some("evil.example.com"), None));
+        for spoofed in ["localhost.evil.example", "127.0.0.10", "localhostx:80"] {
+            assert!(!ok(Some(spoofed), None), "{spoofed}");
+        }
         assert!(!ok(None, None), "no Host at all");
         assert!(!ok(Some("a b"), None));
         let listed = ["tools.example".to_owned(), "10.0.0.7:8080".to_owned()];

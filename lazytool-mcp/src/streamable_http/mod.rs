@@ -29,7 +29,6 @@ use axum::routing::get;
 use http::request::Parts;
 use http::{StatusCode, header};
 use lazytool_runtime::CancellationToken;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
@@ -51,7 +50,7 @@ use self::auth::Authentication;
 use self::drain::Drain;
 use self::guard::{Gate, Guard};
 use self::metrics::HttpMetrics;
-use self::sessions::{LimitedSessions, SessionTable};
+use self::sessions::{DirectSessions, LimitedSessions, SessionTable};
 use crate::connection::McpConnection;
 use crate::error::McpError;
 use crate::principal::Principal;
@@ -360,14 +359,13 @@ impl McpHttp {
             .with_max_request_body_bytes(self.body_limit())
             // The guard checks Host (for /metrics too): rmcp takes whatever passed.
             .with_allowed_hosts(std::iter::empty::<String>());
-        let mut local = LocalSessionManager::default();
-        local.session_config.keep_alive = Some(self.limits.session_idle_timeout);
+        let direct = DirectSessions::new(self.limits.session_idle_timeout, config.sse_retry);
         let table = SessionTable::new(
             self.limits.max_sessions,
             self.limits.per_principal(),
             self.metrics.sessions.clone(),
         );
-        let sessions = Arc::new(LimitedSessions::new(local, Arc::clone(&table)));
+        let sessions = Arc::new(LimitedSessions::new(direct, Arc::clone(&table)));
         let server = Arc::new(self.server.clone());
         let rmcp = StreamableHttpService::new(
             move || Ok(McpConnection::new(Arc::clone(&server))),

@@ -1,7 +1,7 @@
 //! Live sessions within bounds: [`SessionTable`] counts them overall and per principal and
 //! picks the least recently used idle one to close when a new one would exceed a bound;
-//! [`LimitedSessions`] is rmcp's in-memory session manager reporting every session created
-//! and closed to the table.
+//! [`LimitedSessions`] is the in-memory session manager ([`DirectSessions`]) reporting every
+//! session created and closed to the table.
 //!
 //! rmcp creates a session deep inside its request handling, without the request: the guard
 //! reserves the place first (under the table's lock, so concurrent handshakes cannot overshoot)
@@ -16,15 +16,18 @@ use std::time::Instant;
 use futures_core::Stream;
 use prometheus_client::metrics::gauge::Gauge;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::WorkerTransport;
-use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker,
-};
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 
 use crate::principal::Principal;
+
+mod direct;
+mod routes;
+mod transport;
+
+pub(crate) use direct::{DirectSessions, SessionError};
+pub(crate) use transport::SessionTransport;
 
 tokio::task_local! {
     /// The reservation of the handshake the current task is handling.
@@ -233,14 +236,14 @@ impl Drop for Busy {
     }
 }
 
-/// rmcp's [`LocalSessionManager`], reporting to a [`SessionTable`].
+/// [`DirectSessions`], reporting to a [`SessionTable`].
 pub(crate) struct LimitedSessions {
-    inner: LocalSessionManager,
+    inner: DirectSessions,
     table: Arc<SessionTable>,
 }
 
 impl LimitedSessions {
-    pub(crate) fn new(inner: LocalSessionManager, table: Arc<SessionTable>) -> Self {
+    pub(crate) fn new(inner: DirectSessions, table: Arc<SessionTable>) -> Self {
         LimitedSessions { inner, table }
     }
 
@@ -256,8 +259,8 @@ impl LimitedSessions {
 }
 
 impl SessionManager for LimitedSessions {
-    type Error = LocalSessionManagerError;
-    type Transport = WorkerTransport<LocalSessionWorker>;
+    type Error = SessionError;
+    type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let reservation = RESERVATION

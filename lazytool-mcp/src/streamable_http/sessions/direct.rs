@@ -1,0 +1,213 @@
+//! [`DirectSessions`]: rmcp's `SessionManager` with no task between the HTTP requests and a
+//! session's service: a request goes into the service's input, and the service's answer is
+//! routed to the request's SSE stream as it is sent ([`SessionTransport`], [`Routes`]).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_core::Stream;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::common::server_side_http::session_id;
+use rmcp::transport::streamable_http_server::session::{
+    ServerSseMessage, SessionId, SessionManager,
+};
+use tokio::sync::mpsc;
+
+use super::routes::{self, ResumeError, Routes};
+use super::transport::{SessionTransport, SharedRoutes};
+
+/// The sessions of one server, in memory.
+pub(crate) struct DirectSessions {
+    sessions: RwLock<HashMap<SessionId, Session>>,
+    idle_timeout: Duration,
+    retry: Option<Duration>,
+}
+
+/// What the HTTP side holds of a session.
+#[derive(Clone)]
+struct Session {
+    input: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    routes: SharedRoutes,
+}
+
+/// Why a session cannot take a request.
+#[derive(Debug)]
+pub(crate) enum SessionError {
+    NotFound(SessionId),
+    /// The session's service has stopped.
+    Closed(SessionId),
+    /// `initialize_session` or `create_stream` given something other than a request.
+    NotARequest,
+    /// The service stopped before it answered the handshake.
+    NoAnswer,
+    Resume(String, ResumeError),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::NotFound(id) => write!(f, "session {id} not found"),
+            SessionError::Closed(id) => write!(f, "session {id} is closed"),
+            SessionError::NotARequest => f.write_str("expected a JSON-RPC request"),
+            SessionError::NoAnswer => f.write_str("the session stopped before it answered"),
+            SessionError::Resume(id, ResumeError::Malformed) => {
+                write!(f, "`{id}` is not an event id of this server")
+            }
+            SessionError::Resume(id, ResumeError::Gone) => {
+                write!(f, "the stream of event {id} is no longer kept")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+impl DirectSessions {
+    /// Sessions closed after `idle_timeout` without a message or a request in flight, whose
+    /// request streams start with a priming event carrying `retry` (SEP-1699), if any.
+    pub(crate) fn new(idle_timeout: Duration, retry: Option<Duration>) -> Self {
+        DirectSessions {
+            sessions: RwLock::default(),
+            idle_timeout,
+            retry,
+        }
+    }
+
+    fn session(&self, id: &SessionId) -> Result<Session, SessionError> {
+        self.sessions
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| SessionError::NotFound(id.clone()))
+    }
+
+    /// Opens `message`'s stream and hands the message to the session's service.
+    fn push_request(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+        primed: bool,
+    ) -> Result<mpsc::Receiver<ServerSseMessage>, SessionError> {
+        if !routes::is_request(&message) {
+            return Err(SessionError::NotARequest);
+        }
+        let session = self.session(id)?;
+        let events = session.routes.lock().open(&message, primed);
+        session
+            .input
+            .send(message)
+            .map_err(|_| SessionError::Closed(id.clone()))?;
+        Ok(events)
+    }
+}
+
+impl SessionManager for DirectSessions {
+    type Error = SessionError;
+    type Transport = SessionTransport;
+
+    async fn create_session(&self) -> Result<(SessionId, SessionTransport), SessionError> {
+        let id = session_id();
+        let (input, incoming) = mpsc::unbounded_channel();
+        let routes = SharedRoutes::new(Routes::new(self.retry));
+        let transport = SessionTransport::new(incoming, routes.clone(), self.idle_timeout);
+        self.sessions
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id.clone(), Session { input, routes });
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, SessionError> {
+        // rmcp sends the answer to the handshake itself, with its own priming event.
+        let mut events = self.push_request(id, message, false)?;
+        while let Some(event) = events.recv().await {
+            if let Some(message) = event.message {
+                return Ok(Arc::unwrap_or_clone(message));
+            }
+        }
+        Err(SessionError::NoAnswer)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, SessionError> {
+        Ok(self
+            .sessions
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains_key(id))
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), SessionError> {
+        // The service's input ends: its loop stops, and with the routes every stream ends.
+        self.sessions
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(id);
+        Ok(())
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
+        self.push_request(id, message, true).map(Events)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), SessionError> {
+        let session = self.session(id)?;
+        session.routes.lock().received(&message);
+        session
+            .input
+            .send(message)
+            .map_err(|_| SessionError::Closed(id.clone()))
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
+        let session = self.session(id)?;
+        let events = session.routes.lock().standalone();
+        Ok(Events(events))
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
+        let session = self.session(id)?;
+        let events = session
+            .routes
+            .lock()
+            .resume(&last_event_id)
+            .map_err(|error| SessionError::Resume(last_event_id.clone(), error))?;
+        Ok(Events(events))
+    }
+}
+
+/// The events of one SSE stream.
+struct Events(mpsc::Receiver<ServerSseMessage>);
+
+impl Stream for Events {
+    type Item = ServerSseMessage;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
