@@ -22,8 +22,10 @@ use tokio::time::Instant;
 
 /// Events a stream keeps for a reconnecting client; older ones cannot be replayed.
 const KEPT_EVENTS: usize = 64;
-/// Answered streams whose client had gone, kept for it to reconnect.
-const KEPT_FINISHED: usize = 16;
+/// Answered streams kept for a client whose connection broke: the server cannot tell, since a
+/// write to a connection that is gone may still succeed. rmcp keeps every one for a minute;
+/// here the newest of each session, at most this many.
+const KEPT_FINISHED: usize = 32;
 /// How long an answered stream stays for its client to reconnect (rmcp keeps them as long).
 const FINISHED_FOR: Duration = Duration::from_secs(60);
 /// Streams opened while the standalone stream is live (rmcp's "shadow" streams): they carry
@@ -49,9 +51,9 @@ pub(super) struct Routes {
     pub(super) last_active: Instant,
 }
 
-/// One SSE stream: where its events go now, and the events it keeps.
+/// One SSE stream: where its events go now (nowhere once answered), and the events it keeps.
 struct Stream {
-    tx: mpsc::Sender<ServerSseMessage>,
+    tx: Option<mpsc::Sender<ServerSseMessage>>,
     next_index: u64,
     kept: VecDeque<ServerSseMessage>,
     request: Option<RequestId>,
@@ -75,7 +77,6 @@ impl Routes {
     /// Routes whose request streams start with a priming event telling clients to reconnect
     /// after `retry`, if any.
     pub(super) fn new(retry: Option<Duration>) -> Self {
-        let (closed, _) = mpsc::channel(1);
         Routes {
             retry,
             next_stream: STANDALONE + 1,
@@ -83,7 +84,7 @@ impl Routes {
             by_request: HashMap::new(),
             by_progress: HashMap::new(),
             finished: VecDeque::new(),
-            standalone: Stream::new(closed, None, None),
+            standalone: Stream::new(None, None, None),
             shadows: Vec::new(),
             last_active: Instant::now(),
         }
@@ -106,12 +107,14 @@ impl Routes {
         };
         let number = self.next_stream;
         self.next_stream += 1;
-        let mut stream = Stream::new(tx, id.clone(), progress.clone());
+        let mut stream = Stream::new(Some(tx), id.clone(), progress.clone());
         if let Some(retry) = self.retry.filter(|_| primed) {
             let priming = ServerSseMessage::priming(stream.next_event_id(number), retry);
             stream.keep(priming.clone());
-            // A fresh channel has room for it.
-            let _ = stream.tx.try_send(priming);
+            if let Some(tx) = &stream.tx {
+                // A fresh channel has room for it.
+                let _ = tx.try_send(priming);
+            }
         }
         if let Some(id) = id {
             self.by_request.insert(id, number);
@@ -153,14 +156,11 @@ impl Routes {
         let number = number.unwrap_or(STANDALONE);
         let event = ServerSseMessage::new(stream.next_event_id(number), message);
         stream.keep(event.clone());
-        let delivery = Delivery {
-            tx: stream.tx.clone(),
-            event,
-        };
+        let delivery = stream.tx.clone().map(|tx| Delivery { tx, event });
         if answers {
             self.close(number);
         }
-        Some(delivery)
+        delivery
     }
 
     /// The stream `message` belongs to (`None`: the standalone one) and whether it answers
@@ -198,9 +198,9 @@ impl Routes {
     }
 
     /// Ends request stream `number`: its sender goes (the SSE stream ends once its events are
-    /// out); its events are kept a while if its client has gone.
+    /// out), and its events are kept a while for a client that reconnects.
     fn close(&mut self, number: u64) {
-        let Some(stream) = self.live.remove(&number) else {
+        let Some(mut stream) = self.live.remove(&number) else {
             return;
         };
         if let Some(id) = &stream.request {
@@ -209,28 +209,32 @@ impl Routes {
         if let Some(progress) = &stream.progress {
             self.by_progress.remove(progress);
         }
-        if stream.tx.is_closed() {
-            let now = Instant::now();
-            self.finished
-                .retain(|(at, _, _)| now.duration_since(*at) < FINISHED_FOR);
-            if self.finished.len() == KEPT_FINISHED {
-                self.finished.pop_front();
-            }
-            let (closed, _) = mpsc::channel(1);
-            let kept = Stream {
-                tx: closed,
-                ..stream
-            };
-            self.finished.push_back((now, number, kept));
+        stream.tx = None;
+        let now = Instant::now();
+        while self
+            .finished
+            .front()
+            .is_some_and(|(at, _, _)| now.duration_since(*at) >= FINISHED_FOR)
+        {
+            self.finished.pop_front();
         }
+        if self.finished.len() == KEPT_FINISHED {
+            self.finished.pop_front();
+        }
+        self.finished.push_back((now, number, stream));
     }
 
     /// The standalone stream (`GET` without `Last-Event-ID`): a new one if there is none or its
     /// client has gone, else one that carries only keep-alive comments.
     pub(super) fn standalone(&mut self) -> mpsc::Receiver<ServerSseMessage> {
         let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
-        if self.standalone.tx.is_closed() {
-            self.standalone.tx = tx;
+        if self
+            .standalone
+            .tx
+            .as_ref()
+            .is_none_or(mpsc::Sender::is_closed)
+        {
+            self.standalone.tx = Some(tx);
         } else {
             self.shadows.retain(|shadow| !shadow.is_closed());
             if self.shadows.len() == MAX_SHADOWS {
@@ -252,13 +256,15 @@ impl Routes {
         if number == STANDALONE {
             let missed = self.standalone.after(index);
             let rx = self.standalone();
-            replay(&self.standalone.tx, missed);
+            if let Some(tx) = &self.standalone.tx {
+                replay(tx, missed);
+            }
             return Ok(rx);
         }
         let (tx, rx) = mpsc::channel(STREAM_CAPACITY.max(KEPT_EVENTS + 1));
         if let Some(stream) = self.live.get_mut(&number) {
             replay(&tx, stream.after(index));
-            stream.tx = tx;
+            stream.tx = Some(tx);
             return Ok(rx);
         }
         let (_, _, finished) = self
@@ -279,7 +285,7 @@ impl Routes {
 
 impl Stream {
     fn new(
-        tx: mpsc::Sender<ServerSseMessage>,
+        tx: Option<mpsc::Sender<ServerSseMessage>>,
         request: Option<RequestId>,
         progress: Option<ProgressToken>,
     ) -> Self {
