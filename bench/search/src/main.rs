@@ -4,7 +4,7 @@
 //! `lazytool-bench-search DATA_DIR [quality|scale|all] [--misses FILE]`, where DATA_DIR
 //! holds what `bfcl.py` writes (`bash bench/search.sh` does all of it). `--misses` writes
 //! lazytool's live questions whose tool it does not rank first, with what it ranked instead,
-//! and beside it (`FILE.github.txt`) the GitHub requests whose tool is not in its top 3.
+//! and beside it (`FILE.github.txt`) the GitHub requests whose tool is not first, with its rank.
 //! The quality part also ranks the GitHub MCP server's catalog for the requests of the
 //! tests crate (`tests/src/github_queries.rs`), the check that must not regress.
 
@@ -178,10 +178,14 @@ fn github(misses: Option<&Path>) -> Result<(), String> {
     let mut missed = String::new();
     for (query, intended) in &cases {
         let ranked = engines.rank(query, TOP)?;
-        if !ranked[0].iter().take(3).any(|name| name == intended) {
+        if ranked[0].first().is_none_or(|name| name != intended) {
+            let rank = ranked[0]
+                .iter()
+                .position(|name| name == intended)
+                .map_or("-".to_owned(), |at| (at + 1).to_string());
             let _ = writeln!(
                 missed,
-                "{query:?}\n  wanted {intended}, got {:?}",
+                "{query:?}\n  wanted {intended} (rank {rank}), got {:?}",
                 &ranked[0][..ranked[0].len().min(3)]
             );
         }

@@ -18,7 +18,8 @@
 //! abbreviations are spelled out (`PRs` → pull request). Names and parameter names are
 //! also split into words on case changes and digits; queries keep both forms. Each word of a query is
 //! then expanded with a small table of synonyms at a reduced weight, and a word the index
-//! does not know is split into known terms when it can be (`reopen` → open). A document's
+//! does not know is split into known terms when it can be (`reopen` → open), or else matched
+//! to the terms spelt most like it, as a synonym (`profressional` → professional, [`fuzzy`]). A document's
 //! score is then scaled by the share of the query's words it matches (to the power
 //! [`COVERAGE_POWER`]). A tool whose exact name is the whole query, or one of its words
 //! written as an identifier (`list_tags`, `listTags`), ranks first. Finally, tools of one
@@ -30,6 +31,7 @@
 mod analysis;
 mod family;
 mod fields;
+mod fuzzy;
 mod query;
 mod rerank;
 mod scratch;
@@ -46,6 +48,7 @@ use serde_json::Value;
 
 use family::{FAMILY_DECAY, family_key};
 use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
+use fuzzy::FuzzyTerms;
 use query::{QueryTerm, coverage_of};
 use rerank::{RERANK_DEPTH, Ranked, rerank};
 use scratch::{Scratch, ScratchPool};
@@ -77,6 +80,8 @@ pub(crate) struct SearchIndex {
     names: HashMap<String, Vec<u32>>,
     /// Each document's family (see [`family_key`]), as a number.
     families: Vec<u32>,
+    /// The terms by character trigram, for query words the index does not know.
+    fuzzy: FuzzyTerms,
     scratch: ScratchPool,
 }
 
@@ -226,8 +231,10 @@ impl SearchIndex {
             }
             start = end;
         }
+        let terms = terms.into_ids();
         SearchIndex {
-            terms: terms.into_ids(),
+            fuzzy: FuzzyTerms::new(terms.iter().map(|(term, &id)| (&**term, id))),
+            terms,
             offsets,
             postings,
             names,

@@ -1,6 +1,6 @@
 //! The query side of the search: the terms searched for a question (its words, their
-//! synonyms, unknown words split into known terms), the tools it names, and the share of its
-//! words a tool matches.
+//! synonyms, unknown words split into known terms or matched to terms spelt alike), the tools
+//! it names, and the share of its words a tool matches.
 
 use super::analysis::{Analysis, Analyzer, WRITTEN, words};
 use super::fields::name_key;
@@ -12,7 +12,7 @@ impl SearchIndex {
     /// The terms searched for `query`, and how many of its words have terms.
     pub(super) fn query_terms(&self, query: &str) -> QueryTerms {
         let mut terms: Vec<QueryTerm> = Vec::new();
-        let mut add = |id: u32, word: usize, synonym: bool| {
+        let mut add = |id: u32, word: usize, synonym: Option<f32>| {
             let position = match terms.iter().position(|term| term.id == id) {
                 Some(position) => position,
                 None => {
@@ -25,8 +25,8 @@ impl SearchIndex {
             };
             let entry = &mut terms[position];
             let bit = 1 << word.min(u64::BITS as usize - 1);
-            if synonym {
-                entry.weight = entry.weight.max(SYNONYM_WEIGHT);
+            if let Some(weight) = synonym {
+                entry.weight = entry.weight.max(weight);
                 entry.synonym_words |= bit;
             } else {
                 entry.weight = 1.0;
@@ -46,13 +46,22 @@ impl SearchIndex {
                 .flat_map(|term| self.known_parts(term))
                 .flatten()
                 .collect();
-            if word_terms.is_empty() {
+            let known = word_terms.iter().any(|term| self.terms.contains_key(*term));
+            let alike = if known {
+                Vec::new()
+            } else {
+                self.fuzzy.like(word)
+            };
+            if word_terms.is_empty() && alike.is_empty() {
                 continue;
             }
             for term in &word_terms {
                 if let Some(&id) = self.terms.get(*term) {
-                    add(id, word_count, false);
+                    add(id, word_count, None);
                 }
+            }
+            for (id, similarity) in alike {
+                add(id, word_count, Some(SYNONYM_WEIGHT * similarity));
             }
             for synonym in word_terms
                 .iter()
@@ -60,7 +69,7 @@ impl SearchIndex {
                 .flatten()
             {
                 if let Some(&id) = self.terms.get(synonym.as_str()) {
-                    add(id, word_count, true);
+                    add(id, word_count, Some(SYNONYM_WEIGHT));
                 }
             }
             word_count += 1;

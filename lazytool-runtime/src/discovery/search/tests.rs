@@ -271,6 +271,30 @@ fn splits_unknown_words_into_known_ones() {
 }
 
 #[test]
+fn a_misspelt_word_finds_the_tools_spelt_like_it() {
+    let index = small_index(&[
+        (
+            "find_cleaning_service",
+            "Finds a professional cleaning service.",
+        ),
+        ("find_restaurant", "Finds a restaurant nearby."),
+        ("get_commit", "Gets a commit by its SHA."),
+    ]);
+    assert_eq!(index.search("profressional in Bangkok", 2), [0]);
+    assert_eq!(index.search("a resturant in Rio", 1), [1]);
+    assert!(
+        index.search("abc123", 3).is_empty(),
+        "a word with digits is an argument, not a typo"
+    );
+    let scored = index.search_scored("profressional cleaning", 1, |_| true);
+    let exact = index.search_scored("professional cleaning", 1, |_| true);
+    assert!(
+        scored[0].1 < exact[0].1,
+        "a word spelt alike counts less than the word itself: {scored:?} {exact:?}"
+    );
+}
+
+#[test]
 fn indexes_tags_and_nested_parameters() {
     let schema = json!({
         "type": "object",
