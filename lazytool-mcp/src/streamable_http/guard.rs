@@ -23,6 +23,7 @@ use http::header::{ORIGIN, WWW_AUTHENTICATE};
 use http::request::Parts;
 use http::{HeaderValue, Method, Request, StatusCode};
 use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ConstString, ErrorCode, InitializeResultMethod,
     SubscriptionsListenRequestMethod,
@@ -287,9 +288,9 @@ impl Guard {
                 Err(full) => return self.sessions_full(full, message.id),
             };
             self.sessions.close_evicted(&reservation.evicted).await;
-            sessions::with_reservation(reservation, self.rmcp.handle(request)).await
+            sessions::with_reservation(reservation, self.rmcp_handle(request)).await
         } else {
-            self.rmcp.handle(request).await
+            self.rmcp_handle(request).await
         };
         // rmcp ends a session with 202; the official clients expect 200 or 204.
         if deleting && response.status() == StatusCode::ACCEPTED {
@@ -304,13 +305,23 @@ impl Guard {
     /// byte order mark), so what the guard refuses never gets further in rmcp than its parse.
     async fn pass_routine(&self, parts: Parts, body: Bytes) -> Response {
         let request = Request::from_parts(parts, Full::new(body.clone()));
-        let response = self.rmcp.handle(request).await;
+        let response = self.rmcp_handle(request).await;
         if response.status().is_client_error()
             && let Err(reply) = self.decoded(&body)
         {
             return json_response(StatusCode::BAD_REQUEST, reply);
         }
         response.map(Body::new)
+    }
+
+    /// rmcp's answer to `request`. Its future is large (tens of kilobytes): boxed, it is not
+    /// copied each time the guard's own futures around it are moved.
+    fn rmcp_handle(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Pin<Box<impl Future<Output = http::Response<BoxBody<Bytes, Infallible>>> + Send + '_>>
+    {
+        Box::pin(self.rmcp.handle(request))
     }
 
     fn sessions_full(&self, full: SessionsFull, id: Option<Value>) -> Response {
