@@ -42,19 +42,6 @@ async fn first_event_id(addr: SocketAddr, request: &str) -> String {
         .expect("an event in time")
 }
 
-fn resume(addr: SocketAddr, session: &str, last_event_id: &str) -> String {
-    get(
-        addr,
-        "/mcp",
-        &[
-            ("Accept", "text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Mcp-Session-Id", session),
-            ("Last-Event-ID", last_event_id),
-        ],
-    )
-}
-
 #[tokio::test]
 async fn a_broken_stream_is_resumed_with_last_event_id() {
     let served = serve(|http| http).await;
@@ -67,7 +54,7 @@ async fn a_broken_stream_is_resumed_with_last_event_id() {
     )
     .await;
     started().await;
-    let request = resume(served.addr, &session, &primed);
+    let request = stream_after(served.addr, &session, Some(&primed));
     let addr = served.addr;
     let resumed = tokio::spawn(async move { exchange(addr, &request).await });
     RELEASE.add_permits(1);
@@ -93,7 +80,11 @@ async fn a_broken_stream_is_resumed_with_last_event_id() {
     RELEASE.add_permits(1);
     let answer = async {
         loop {
-            let answer = exchange(served.addr, &resume(served.addr, &session, &primed)).await;
+            let answer = exchange(
+                served.addr,
+                &stream_after(served.addr, &session, Some(&primed)),
+            )
+            .await;
             // Until the call has ended, the stream is resumed live and ends with the answer
             // too; either way the answer is there.
             if answer.status == 200 && answer.body.contains("released") {

@@ -190,15 +190,21 @@ pub async fn open_session(addr: SocketAddr, token: Option<&str>) -> String {
 
 /// The `GET` that opens `session`'s stream of server messages (2025-11-25).
 pub fn stream_of(addr: SocketAddr, session: &str) -> String {
-    get(
-        addr,
-        "/mcp",
-        &[
-            ("Accept", "text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Mcp-Session-Id", session),
-        ],
-    )
+    stream_after(addr, session, None)
+}
+
+/// The `GET` that resumes a stream of `session` after event `last_event_id` (`Last-Event-ID`),
+/// or without one opens the session's stream of server messages.
+pub fn stream_after(addr: SocketAddr, session: &str, last_event_id: Option<&str>) -> String {
+    let mut headers = vec![
+        ("Accept", "text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Mcp-Session-Id", session),
+    ];
+    if let Some(id) = last_event_id {
+        headers.push(("Last-Event-ID", id));
+    }
+    get(addr, "/mcp", &headers)
 }
 
 /// A request of `session` (2025-11-25), with `token` if any.
