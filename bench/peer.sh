@@ -10,6 +10,8 @@
 #                                            # branch), as server NAME in the same rounds
 #   bash bench/peer.sh --only "lazytool rmcp"  # only these servers (lazytool, the --lazytool
 #                                              # builds, rmcp, typescript, python)
+#   bash bench/peer.sh --pin                 # servers on CPU 0, the load generator on CPU 1
+#                                            # (taskset): neither waits for the other's core
 #
 # Builds bench/peer (its own workspace, the workspace's Cargo.lock versions, lazytool from this
 # checkout) in release into target/bench-peer, installs the pinned TypeScript SDK into
@@ -26,8 +28,10 @@ WARMUP=0.5
 CLIENTS="1 8 64"
 OTHER_LAZYTOOLS=()
 ONLY=""
+SERVER_PIN=()
+LOAD_PIN=()
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --rounds|--seconds|--warmup|--clients|--lazytool|--only)
@@ -40,6 +44,7 @@ while (($#)); do
         --warmup) WARMUP="$2"; shift ;;
         --clients) CLIENTS="$2"; shift ;;
         --only) ONLY="$2"; shift ;;
+        --pin) SERVER_PIN=(taskset -c 0) LOAD_PIN=(taskset -c 1) ;;
         --lazytool)
             [[ "$2" == ?*=?* ]] || { echo "peer.sh: --lazytool wants NAME=PATH, got \`$2\`" >&2; exit 2; }
             OTHER_LAZYTOOLS+=("$2"); shift ;;
@@ -95,7 +100,7 @@ start() {
     local name="$1" log="$OUT/$1.log"
     shift
     : >"$log" # before the server's shell opens it, so that the wait below can read it at once
-    "$@" >"$log" 2>&1 &
+    "${SERVER_PIN[@]}" "$@" >"$log" 2>&1 &
     PID=$!
     PIDS+=("$PID")
     for _ in $(seq 300); do
@@ -145,7 +150,7 @@ for round in $(seq "$ROUNDS"); do
         while read -r server flow url pid; do
             [ -n "$server" ] || continue
             echo "   round $round, $clients client(s): $server $flow" >&2
-            "$BIN/peer_load" run --url "$url" --server "$server" --flow "$flow" --clients "$clients" \
+            "${LOAD_PIN[@]}" "$BIN/peer_load" run --url "$url" --server "$server" --flow "$flow" --clients "$clients" \
                 --seconds "$SECONDS_PER_RUN" --warmup "$WARMUP" --round "$round" --pid "$pid" >>"$RESULTS"
         done <<<"$RUNS"
     done
@@ -167,4 +172,6 @@ if wanted python; then
     VERSIONS+="; $("$VENV/bin/python" --version) mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 fi
 echo "$VERSIONS"
-echo "load average (1, 5, 15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER; $(nproc) CPUs; records: $RESULTS"
+PINNED=""
+[ ${#SERVER_PIN[@]} -eq 0 ] || PINNED=" (servers pinned to CPU 0, the load generator to CPU 1)"
+echo "load average (1, 5, 15 min) before: $LOAD_BEFORE, after: $LOAD_AFTER; $(nproc) CPUs$PINNED; records: $RESULTS"
