@@ -46,6 +46,8 @@ pub(super) struct Routes {
     by_progress: HashMap<ProgressToken, u64>,
     finished: VecDeque<(Instant, u64, Stream)>,
     standalone: Stream,
+    /// Events for the standalone stream sent while none was open: the next one gets them.
+    unsent: VecDeque<ServerSseMessage>,
     shadows: Vec<mpsc::Sender<ServerSseMessage>>,
     /// When a message last came or went, for the idle timeout.
     pub(super) last_active: Instant,
@@ -85,6 +87,7 @@ impl Routes {
             by_progress: HashMap::new(),
             finished: VecDeque::new(),
             standalone: Stream::new(None, None, None),
+            unsent: VecDeque::new(),
             shadows: Vec::new(),
             last_active: Instant::now(),
         }
@@ -156,7 +159,15 @@ impl Routes {
         let number = number.unwrap_or(STANDALONE);
         let event = ServerSseMessage::new(stream.next_event_id(number), message);
         stream.keep(event.clone());
-        let delivery = stream.tx.clone().map(|tx| Delivery { tx, event });
+        let open = stream.tx.as_ref().filter(|tx| !tx.is_closed()).cloned();
+        if open.is_none() && number == STANDALONE {
+            if self.unsent.len() == KEPT_EVENTS {
+                self.unsent.pop_front();
+            }
+            self.unsent.push_back(event);
+            return None;
+        }
+        let delivery = open.map(|tx| Delivery { tx, event });
         if answers {
             self.close(number);
         }
@@ -225,7 +236,8 @@ impl Routes {
     }
 
     /// The standalone stream (`GET` without `Last-Event-ID`): a new one if there is none or its
-    /// client has gone, else one that carries only keep-alive comments.
+    /// client has gone, starting with what was sent while none was open; else one that carries
+    /// only keep-alive comments.
     pub(super) fn standalone(&mut self) -> mpsc::Receiver<ServerSseMessage> {
         let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
         if self
@@ -234,6 +246,7 @@ impl Routes {
             .as_ref()
             .is_none_or(mpsc::Sender::is_closed)
         {
+            replay(&tx, self.unsent.drain(..).collect());
             self.standalone.tx = Some(tx);
         } else {
             self.shadows.retain(|shadow| !shadow.is_closed());
@@ -255,6 +268,8 @@ impl Routes {
         self.last_active = Instant::now();
         if number == STANDALONE {
             let missed = self.standalone.after(index);
+            // The missed events include the unsent ones that follow `last_event_id`.
+            self.unsent.clear();
             let rx = self.standalone();
             if let Some(tx) = &self.standalone.tx {
                 replay(tx, missed);

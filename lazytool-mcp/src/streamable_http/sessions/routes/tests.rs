@@ -41,9 +41,11 @@ fn list_changed() -> ServerJsonRpcMessage {
     ))
 }
 
+/// Routes `message` and sends it, if its stream's client is there to take it.
 fn deliver(routes: &mut Routes, message: ServerJsonRpcMessage) {
-    let delivery = routes.route(message).expect("a route");
-    assert!(delivery.send().is_none(), "the stream has room");
+    if let Some(delivery) = routes.route(message) {
+        assert!(delivery.send().is_none(), "the stream has room");
+    }
 }
 
 /// The event ids and whether each carries a message, until the stream ends or has nothing
@@ -163,4 +165,24 @@ fn a_stream_keeps_a_bounded_number_of_events() {
     let (replayed, _) = drain(&mut resumed);
     assert_eq!(replayed.len(), KEPT_EVENTS);
     assert_eq!(replayed[0], "1.10");
+}
+
+#[test]
+fn what_the_standalone_stream_missed_while_none_was_open_reaches_the_next_one() {
+    let mut routes = Routes::new(None);
+    assert!(routes.route(list_changed()).is_none(), "no stream open");
+    let mut standalone = routes.standalone();
+    assert_eq!(drain(&mut standalone), (vec!["0.0".into()], false));
+    drop(standalone);
+    assert!(
+        routes.route(list_changed()).is_none(),
+        "its client has gone"
+    );
+    let mut reopened = routes.standalone();
+    deliver(&mut routes, list_changed());
+    assert_eq!(
+        drain(&mut reopened),
+        (vec!["0.1".into(), "0.2".into()], false),
+        "once each, in order"
+    );
 }
