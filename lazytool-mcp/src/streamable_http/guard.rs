@@ -446,12 +446,17 @@ fn is_routine(bytes: &[u8]) -> bool {
         return true;
     }
     serde_json::from_slice::<Peek<'_>>(bytes).is_ok_and(|peeked| {
-        !matches!(
-            peeked.method.as_deref(),
-            Some(InitializeResultMethod::VALUE | SubscriptionsListenRequestMethod::VALUE)
-        )
+        peeked
+            .method
+            .is_none_or(|method| !OPENING.contains(&&*method))
     })
 }
+
+/// The methods of messages that open a session or a long-lived stream.
+const OPENING: [&str; 2] = [
+    InitializeResultMethod::VALUE,
+    SubscriptionsListenRequestMethod::VALUE,
+];
 
 /// Whether `bytes`, a JSON object by its first byte, cannot be a message that opens a session
 /// or a stream: neither method's name appears in it, nor an escape that could spell one. What
@@ -459,12 +464,9 @@ fn is_routine(bytes: &[u8]) -> bool {
 fn cannot_open_anything(bytes: &[u8]) -> bool {
     bytes.first() == Some(&b'{')
         && memchr::memchr(b'\\', bytes).is_none()
-        && [
-            InitializeResultMethod::VALUE,
-            SubscriptionsListenRequestMethod::VALUE,
-        ]
-        .iter()
-        .all(|method| memchr::memmem::find(bytes, method.as_bytes()).is_none())
+        && OPENING
+            .iter()
+            .all(|method| memchr::memmem::find(bytes, method.as_bytes()).is_none())
 }
 
 fn describe(message: &ClientJsonRpcMessage) -> Message {
