@@ -46,8 +46,9 @@ pub(super) struct Routes {
     by_progress: HashMap<ProgressToken, u64>,
     finished: VecDeque<(Instant, u64, Stream)>,
     standalone: Stream,
-    /// Events for the standalone stream sent while none was open: the next one gets them.
-    unsent: VecDeque<ServerSseMessage>,
+    /// The index of the first standalone event sent while no standalone stream was open: the
+    /// next one gets the kept events from there on.
+    first_unsent: Option<u64>,
     shadows: Vec<mpsc::Sender<ServerSseMessage>>,
     /// When a message last came or went, for the idle timeout.
     pub(super) last_active: Instant,
@@ -87,7 +88,7 @@ impl Routes {
             by_progress: HashMap::new(),
             finished: VecDeque::new(),
             standalone: Stream::new(None, None, None),
-            unsent: VecDeque::new(),
+            first_unsent: None,
             shadows: Vec::new(),
             last_active: Instant::now(),
         }
@@ -161,10 +162,7 @@ impl Routes {
         stream.keep(event.clone());
         let open = stream.tx.as_ref().filter(|tx| !tx.is_closed()).cloned();
         if open.is_none() && number == STANDALONE {
-            if self.unsent.len() == KEPT_EVENTS {
-                self.unsent.pop_front();
-            }
-            self.unsent.push_back(event);
+            self.first_unsent.get_or_insert(stream.next_index - 1);
             return None;
         }
         let delivery = open.map(|tx| Delivery { tx, event });
@@ -246,7 +244,9 @@ impl Routes {
             .as_ref()
             .is_none_or(mpsc::Sender::is_closed)
         {
-            replay(&tx, self.unsent.drain(..).collect());
+            if let Some(first) = self.first_unsent.take() {
+                replay(&tx, self.standalone.since(first));
+            }
             self.standalone.tx = Some(tx);
         } else {
             self.shadows.retain(|shadow| !shadow.is_closed());
@@ -269,7 +269,7 @@ impl Routes {
         if number == STANDALONE {
             let missed = self.standalone.after(index);
             // The missed events include the unsent ones that follow `last_event_id`.
-            self.unsent.clear();
+            self.first_unsent = None;
             let rx = self.standalone();
             if let Some(tx) = &self.standalone.tx {
                 replay(tx, missed);
@@ -328,6 +328,11 @@ impl Stream {
 
     /// The kept events after index `index`.
     fn after(&self, index: u64) -> Vec<ServerSseMessage> {
+        self.since(index.saturating_add(1))
+    }
+
+    /// The kept events from index `first` on.
+    fn since(&self, first: u64) -> Vec<ServerSseMessage> {
         self.kept
             .iter()
             .filter(|event| {
@@ -335,7 +340,7 @@ impl Stream {
                     .event_id
                     .as_deref()
                     .and_then(parse_event_id)
-                    .is_some_and(|(_, kept)| kept > index)
+                    .is_some_and(|(_, kept)| kept >= first)
             })
             .cloned()
             .collect()
