@@ -36,6 +36,7 @@ use tokio::sync::Semaphore;
 use super::answer::Answer;
 use super::auth::Authentication;
 use super::body::{self, error_response, json_response, refusal};
+use super::coalesce;
 use super::drain::Drain;
 use super::host::{self, HostError};
 use super::limits::HttpLimits;
@@ -81,6 +82,10 @@ pub(super) struct Guard {
     pub(super) limits: HttpLimits,
     pub(super) streams: Arc<Semaphore>,
     pub(super) drain: Drain,
+    /// Events an SSE answer starts with before its headers leave: the priming event, if
+    /// streams have one, and the first message ([`coalesce`]).
+    pub(super) first_events: usize,
+    pub(super) hold: Arc<coalesce::HoldClock>,
 }
 
 impl McpHttpService {
@@ -321,7 +326,15 @@ impl Guard {
         request: Request<Full<Bytes>>,
     ) -> Pin<Box<impl Future<Output = http::Response<BoxBody<Bytes, Infallible>>> + Send + '_>>
     {
-        Box::pin(self.rmcp.handle(request))
+        Box::pin(async move {
+            let posted = request.method() == Method::POST;
+            let response = self.rmcp.handle(request).await;
+            if posted {
+                coalesce::first_events(response, self.first_events, &self.hold).await
+            } else {
+                response
+            }
+        })
     }
 
     fn sessions_full(&self, full: SessionsFull, id: Option<Value>) -> Response {

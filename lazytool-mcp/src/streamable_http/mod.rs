@@ -7,6 +7,7 @@ mod auth;
 mod body;
 #[cfg(feature = "cli")]
 mod cli;
+mod coalesce;
 mod connections;
 mod drain;
 mod guard;
@@ -359,7 +360,8 @@ impl McpHttp {
             .with_max_request_body_bytes(self.body_limit())
             // The guard checks Host (for /metrics too): rmcp takes whatever passed.
             .with_allowed_hosts(std::iter::empty::<String>());
-        let direct = DirectSessions::new(self.limits.session_idle_timeout, config.sse_retry);
+        let retry = config.sse_retry;
+        let direct = DirectSessions::new(self.limits.session_idle_timeout, retry);
         let table = SessionTable::new(
             self.limits.max_sessions,
             self.limits.per_principal(),
@@ -381,6 +383,8 @@ impl McpHttp {
             limits: self.limits,
             streams: Arc::new(Semaphore::new(self.limits.max_streams)),
             drain: drain.clone(),
+            first_events: 1 + usize::from(retry.is_some()),
+            hold: Arc::default(),
         })
     }
 

@@ -385,5 +385,14 @@ pub(super) fn is_request(message: &ClientJsonRpcMessage) -> bool {
     matches!(message, ClientJsonRpcMessage::Request(_))
 }
 
+/// Whether `message` answers a request: on a request's stream, the answer to that request,
+/// after which the stream ends.
+pub(super) fn answers(message: &ServerJsonRpcMessage) -> bool {
+    matches!(
+        message,
+        ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)
+    )
+}
+
 #[cfg(test)]
 mod tests;
