@@ -71,7 +71,7 @@ pub(crate) async fn serve(
                 }
             },
         };
-        // Answers leave in several writes (an SSE stream's priming event, then the message):
+        // Answers may leave in several writes (a slow call's priming event, then its message):
         // with Nagle's algorithm the last one would wait for the client's delayed ACK (40 ms).
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(target: "lazytool::mcp", %error, "cannot set TCP_NODELAY");
