@@ -27,6 +27,9 @@ use tokio::task::AbortHandle;
 
 /// An answer's headers wait for its first message at least one tick and at most two.
 const TICK: Duration = Duration::from_millis(25);
+/// The most events gathered before the headers leave: a handler sending a burst of progress
+/// as fast as it is read still gets its answer started.
+const MOST_GATHERED: usize = 64;
 
 type RmcpBody = BoxBody<Bytes, Infallible>;
 
@@ -69,7 +72,7 @@ impl HoldClock {
 /// `response` with its first events gathered, if it is an SSE stream: whatever its body yields
 /// until `events` events (the priming event, if the stream has one, and the first message)
 /// have come, it has ended, or two of `clock`'s ticks have passed, then whatever more it has
-/// ready. A stream that ended by then becomes a body of known length.
+/// ready (at most [`MOST_GATHERED`] events in all). A stream that ended by then becomes a body of known length.
 pub(crate) async fn first_events(
     response: Response<RmcpBody>,
     events: usize,
@@ -84,7 +87,9 @@ pub(crate) async fn first_events(
     let mut ticks = None;
     let mut ticked = 0;
     loop {
-        while let Some(frame) = body.frame().now_or_never() {
+        while gathered.len() < MOST_GATHERED
+            && let Some(frame) = body.frame().now_or_never()
+        {
             match frame {
                 Some(frame) => gathered.push_back(frame.unwrap_or_else(|never| match never {})),
                 None => {
