@@ -72,7 +72,8 @@ impl HoldClock {
 /// `response` with its first events gathered, if it is an SSE stream: whatever its body yields
 /// until `events` events (the priming event, if the stream has one, and the first message)
 /// have come, it has ended, or two of `clock`'s ticks have passed, then whatever more it has
-/// ready (at most [`MOST_GATHERED`] events in all). A stream that ended by then becomes a body of known length.
+/// ready (at most [`MOST_GATHERED`] events in all). A stream that ended by then becomes a body
+/// of known length.
 pub(crate) async fn first_events(
     response: Response<RmcpBody>,
     events: usize,
@@ -87,16 +88,11 @@ pub(crate) async fn first_events(
     let mut ticks = None;
     let mut ticked = 0;
     loop {
-        while gathered.len() < MOST_GATHERED
+        while !ended
+            && gathered.len() < MOST_GATHERED
             && let Some(frame) = body.frame().now_or_never()
         {
-            match frame {
-                Some(frame) => gathered.push_back(frame.unwrap_or_else(|never| match never {})),
-                None => {
-                    ended = true;
-                    break;
-                }
-            }
+            ended = take(&mut gathered, frame);
         }
         if ended || gathered.len() >= events || ticked == 2 {
             break;
@@ -104,10 +100,7 @@ pub(crate) async fn first_events(
         let ticks = ticks.get_or_insert_with(|| clock.ticks());
         tokio::select! {
             biased;
-            frame = body.frame() => match frame {
-                Some(frame) => gathered.push_back(frame.unwrap_or_else(|never| match never {})),
-                None => ended = true,
-            },
+            frame = body.frame() => ended = take(&mut gathered, frame),
             _ = ticks.changed() => ticked += 1,
         }
     }
@@ -121,6 +114,20 @@ pub(crate) async fn first_events(
         .boxed()
     };
     Response::from_parts(parts, body)
+}
+
+/// Adds the body's next `frame` to `gathered`; whether the body has ended instead.
+fn take(
+    gathered: &mut VecDeque<Frame<Bytes>>,
+    frame: Option<Result<Frame<Bytes>, Infallible>>,
+) -> bool {
+    match frame {
+        Some(frame) => {
+            gathered.push_back(frame.unwrap_or_else(|never| match never {}));
+            false
+        }
+        None => true,
+    }
 }
 
 fn is_event_stream(response: &Response<RmcpBody>) -> bool {
