@@ -43,6 +43,7 @@ use super::limits::HttpLimits;
 use super::metrics::{HttpMetrics, Refusal};
 use super::origin::OriginPattern;
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
+use super::stateless::{self, Lanes};
 use crate::connection::McpConnection;
 use crate::decode::{self, Decoded};
 use crate::principal::Principal;
@@ -86,6 +87,7 @@ pub(super) struct Guard {
     /// streams have one, and the first message ([`coalesce`]).
     pub(super) first_events: usize,
     pub(super) hold: Arc<coalesce::HoldClock>,
+    pub(super) lanes: Arc<Lanes>,
 }
 
 impl McpHttpService {
@@ -250,7 +252,15 @@ impl Guard {
         let deleting = parts.method == Method::DELETE;
         let (body, message) = if parts.method == Method::POST {
             match self.read(body).await {
-                Ok(Read::Routine(body)) => return self.pass_routine(parts, body).await,
+                Ok(Read::Routine(body)) => {
+                    let Some(request) = stateless::lane_request(&parts, &body) else {
+                        return self.pass_routine(parts, body).await;
+                    };
+                    return match self.lanes.answer(request, parts).await {
+                        Ok(response) => response,
+                        Err((_, parts)) => self.pass_routine(parts, body).await,
+                    };
+                }
                 Ok(Read::Message(body, message)) => (body, message),
                 Err(refused) => return refused,
             }

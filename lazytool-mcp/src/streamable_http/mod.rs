@@ -19,6 +19,7 @@ mod origin;
 #[cfg(feature = "cli")]
 mod principals;
 mod sessions;
+mod stateless;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -52,6 +53,7 @@ use self::drain::Drain;
 use self::guard::{Gate, Guard};
 use self::metrics::HttpMetrics;
 use self::sessions::{DirectSessions, LimitedSessions, SessionTable};
+use self::stateless::Lanes;
 use crate::connection::McpConnection;
 use crate::error::McpError;
 use crate::principal::Principal;
@@ -361,6 +363,7 @@ impl McpHttp {
             // The guard checks Host (for /metrics too): rmcp takes whatever passed.
             .with_allowed_hosts(std::iter::empty::<String>());
         let retry = config.sse_retry;
+        let keep_alive = config.sse_keep_alive;
         let direct = DirectSessions::new(self.limits.session_idle_timeout, retry);
         let table = SessionTable::new(
             self.limits.max_sessions,
@@ -369,6 +372,11 @@ impl McpHttp {
         );
         let sessions = Arc::new(LimitedSessions::new(direct, Arc::clone(&table)));
         let server = Arc::new(self.server.clone());
+        let lanes = Arc::new(Lanes::new(
+            Arc::clone(&server),
+            drain.stopped.clone(),
+            keep_alive,
+        ));
         let rmcp = StreamableHttpService::new(
             move || Ok(McpConnection::new(Arc::clone(&server))),
             Arc::clone(&sessions),
@@ -385,6 +393,7 @@ impl McpHttp {
             drain: drain.clone(),
             first_events: 1 + usize::from(retry.is_some()),
             hold: Arc::default(),
+            lanes,
         })
     }
 

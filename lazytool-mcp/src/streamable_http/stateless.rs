@@ -1,0 +1,472 @@
+//! Stateless (2026-07-28) calls answered by rmcp services kept between requests: [`Lanes`].
+//!
+//! rmcp answers each stateless request with a service of its own: a peer and its channels, a
+//! task for the service's loop and another waiting for it, about 70,000 instructions a call
+//! more than a request of a session. A lane is such a service kept for the next request: it
+//! serves one request at a time, through channels of its own, and goes back to the pool once
+//! the request is answered. Only `tools/call` and `tools/list` requests whose headers and body
+//! rmcp would take as they are ([`lane_request`]) use a lane; any other request, and any
+//! request while every lane is busy, goes to rmcp as before.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use futures_core::Stream;
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use lazytool_runtime::CancellationToken;
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetExtensions, GetMeta,
+    Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, RequestId,
+    ServerJsonRpcMessage,
+};
+use rmcp::service::{RunningService, serve_directly_with_ct};
+use rmcp::transport::Transport;
+use sse_stream::{KeepAlive, Sse, SseBody};
+use tokio::sync::mpsc;
+
+use super::body::error_response;
+use crate::connection::McpConnection;
+use crate::decode;
+use crate::server::McpServer;
+
+/// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.
+pub(super) const MAX_LANES: usize = 64;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+/// How SEP-2243 marks a header value carried in Base64: rmcp decodes it, the lanes leave it
+/// to rmcp.
+const BASE64_PREFIX: &str = "=?base64?";
+const JSON: &str = "application/json";
+const EVENT_STREAM: &str = "text/event-stream";
+
+/// The pool of one server's lanes.
+pub(super) struct Lanes {
+    server: Arc<McpServer>,
+    idle: Mutex<Vec<Lane>>,
+    /// Lanes in existence, idle or busy.
+    open: Mutex<usize>,
+    /// Cancelled when the server has stopped: every lane's service stops.
+    stopped: CancellationToken,
+    keep_alive: Option<Duration>,
+}
+
+/// One kept service: what goes in, what comes out.
+struct Lane {
+    input: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    output: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    /// Dropping it cancels the service, and with it a request it is still answering.
+    _service: RunningService<RoleServer, McpConnection>,
+}
+
+/// A lane taken for one request: back to the pool once the request is answered, else (the
+/// client went away) dropped, which cancels what it was running.
+struct Lease {
+    lanes: Arc<Lanes>,
+    lane: Option<Lane>,
+}
+
+impl Lanes {
+    /// Lanes serving `server`, stopped with `stopped`; event streams of calls that send
+    /// notifications before their answer carry a keep-alive comment every `keep_alive`.
+    pub(super) fn new(
+        server: Arc<McpServer>,
+        stopped: CancellationToken,
+        keep_alive: Option<Duration>,
+    ) -> Self {
+        Lanes {
+            server,
+            idle: Mutex::default(),
+            open: Mutex::new(0),
+            stopped,
+            keep_alive,
+        }
+    }
+
+    /// Answers `request` (from the request `parts`) on a lane; gives both back when every
+    /// lane is busy.
+    pub(super) async fn answer(
+        self: &Arc<Self>,
+        mut request: JsonRpcRequest<ClientRequest>,
+        parts: Parts,
+    ) -> Result<Response, (JsonRpcRequest<ClientRequest>, Parts)> {
+        let Some(mut lease) = self.lease() else {
+            return Err((request, parts));
+        };
+        let Some(lane) = lease.lane.as_mut() else {
+            return Err((request, parts));
+        };
+        let id = request.id.clone();
+        request.request.extensions_mut().insert(parts);
+        // What a tool left behind after its answer (a notification from a task it spawned)
+        // is not this request's.
+        while lane.output.try_recv().is_ok() {}
+        if let Err(returned) = lane.input.send(ClientJsonRpcMessage::Request(request)) {
+            // The lane's service has stopped (the server is stopping): rmcp answers.
+            lease.discard();
+            return match returned.0 {
+                ClientJsonRpcMessage::Request(mut request) => {
+                    match request.request.extensions_mut().remove::<Parts>() {
+                        Some(parts) => Err((request, parts)),
+                        None => Ok(no_answer()),
+                    }
+                }
+                _ => Ok(no_answer()),
+            };
+        }
+        let Some(first) = lane.output.recv().await else {
+            lease.discard();
+            return Ok(no_answer());
+        };
+        if answers(&first, &id) {
+            lease.release();
+            return Ok(json_answer(&first));
+        }
+        Ok(self.event_stream(first, lease, id))
+    }
+
+    fn lease(self: &Arc<Self>) -> Option<Lease> {
+        if self.stopped.is_cancelled() {
+            return None;
+        }
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let lane = match idle {
+            Some(lane) => lane,
+            None => {
+                let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+                if *open >= MAX_LANES {
+                    return None;
+                }
+                *open += 1;
+                drop(open);
+                self.open_lane()
+            }
+        };
+        Some(Lease {
+            lanes: Arc::clone(self),
+            lane: Some(lane),
+        })
+    }
+
+    fn open_lane(&self) -> Lane {
+        let (input, incoming) = mpsc::unbounded_channel();
+        let (outgoing, output) = mpsc::unbounded_channel();
+        // What rmcp gives the service of a stateless request: the version, nothing of the
+        // client (each request names it in its `_meta`).
+        let peer_info =
+            InitializeRequestParams::new(ClientCapabilities::default(), Implementation::default())
+                .with_protocol_version(ProtocolVersion::V_2026_07_28);
+        let service = serve_directly_with_ct(
+            McpConnection::new(Arc::clone(&self.server)),
+            LaneTransport { incoming, outgoing },
+            Some(peer_info),
+            self.stopped.child_token(),
+        );
+        Lane {
+            input,
+            output,
+            _service: service,
+        }
+    }
+
+    /// The answer as an event stream: `first` (a notification, or a request of the client),
+    /// what follows, then the answer, which ends it.
+    fn event_stream(&self, first: ServerJsonRpcMessage, lease: Lease, id: RequestId) -> Response {
+        let events = Events {
+            first: Some(first),
+            lease: Some(lease),
+            id,
+        };
+        let body = SseBody::new(events);
+        let body = match self.keep_alive {
+            Some(interval) => {
+                Body::new(body.with_keep_alive::<Tick>(KeepAlive::new().interval(interval)))
+            }
+            None => Body::new(body),
+        };
+        let mut response = Response::new(body);
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(EVENT_STREAM));
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        response
+    }
+}
+
+impl Lease {
+    /// The request is answered: the lane serves the next one.
+    fn release(&mut self) {
+        if let Some(lane) = self.lane.take() {
+            if self.lanes.stopped.is_cancelled() {
+                self.close(lane);
+            } else {
+                self.lanes
+                    .idle
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(lane);
+            }
+        }
+    }
+
+    fn discard(&mut self) {
+        if let Some(lane) = self.lane.take() {
+            self.close(lane);
+        }
+    }
+
+    fn close(&self, lane: Lane) {
+        drop(lane);
+        let mut open = self
+            .lanes
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *open = open.saturating_sub(1);
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.discard();
+    }
+}
+
+/// The events of a call answered as a stream; the lane goes back once the answer is out.
+struct Events {
+    first: Option<ServerJsonRpcMessage>,
+    lease: Option<Lease>,
+    id: RequestId,
+}
+
+impl Stream for Events {
+    type Item = Result<Sse, Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let message = match self.first.take() {
+            Some(message) => message,
+            None => {
+                let Some(lane) = self.lease.as_mut().and_then(|lease| lease.lane.as_mut()) else {
+                    return Poll::Ready(None);
+                };
+                match std::task::ready!(lane.output.poll_recv(cx)) {
+                    Some(message) => message,
+                    None => {
+                        // The service stopped: dropping the lease closes the lane.
+                        self.lease = None;
+                        return Poll::Ready(None);
+                    }
+                }
+            }
+        };
+        if answers(&message, &self.id)
+            && let Some(mut lease) = self.lease.take()
+        {
+            lease.release();
+        }
+        Poll::Ready(Some(Ok(event(&message, &self.id))))
+    }
+}
+
+/// `message` as an event of the stream answering request `id`.
+fn event(message: &ServerJsonRpcMessage, id: &RequestId) -> Sse {
+    let data = serde_json::to_string(message).unwrap_or_else(|error| {
+        tracing::warn!(target: "lazytool::mcp", %error, "cannot serialise a server message");
+        let reply = decode::reply(
+            serde_json::to_value(id).ok(),
+            ErrorCode::INTERNAL_ERROR,
+            "Internal error: the server could not serialise a message",
+        );
+        String::from_utf8_lossy(&reply).into_owned()
+    });
+    Sse::default().data(data)
+}
+
+/// Whether `message` answers the request `id`.
+fn answers(message: &ServerJsonRpcMessage, id: &RequestId) -> bool {
+    match message {
+        ServerJsonRpcMessage::Response(response) => response.id == *id,
+        ServerJsonRpcMessage::Error(error) => error.id.as_ref() == Some(id),
+        _ => false,
+    }
+}
+
+/// The answer as rmcp sends the answer to a stateless request: JSON, with the HTTP status
+/// rmcp maps its error codes to.
+fn json_answer(message: &ServerJsonRpcMessage) -> Response {
+    let status = match message {
+        ServerJsonRpcMessage::Error(error) => match error.error.code {
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+            ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+            _ => StatusCode::OK,
+        },
+        _ => StatusCode::OK,
+    };
+    match serde_json::to_vec(message) {
+        Ok(body) => {
+            let mut response = Response::new(Body::from(body));
+            *response.status_mut() = status;
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));
+            response
+        }
+        Err(error) => {
+            tracing::warn!(target: "lazytool::mcp", %error, "cannot serialise an answer");
+            no_answer()
+        }
+    }
+}
+
+fn no_answer() -> Response {
+    error_response(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::INTERNAL_ERROR,
+        "Internal error: the server stopped before it answered",
+    )
+}
+
+/// The request in `body`, if a lane may answer it: a stateless (2026-07-28) `tools/call` or
+/// `tools/list` without a session, whose headers are what rmcp checks them to be (accepting
+/// JSON and event streams, sending JSON, `MCP-Protocol-Version` the version its `_meta`
+/// names, `Mcp-Method` and `Mcp-Name` as in the body) and whose `_meta` holds every key that
+/// version requires. Anything else is left to rmcp, which answers it as the protocol says.
+pub(super) fn lane_request(parts: &Parts, body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
+    let headers = &parts.headers;
+    if headers.contains_key(SESSION_HEADER)
+        || sole(headers, PROTOCOL_VERSION_HEADER)? != ProtocolVersion::V_2026_07_28.as_str()
+        || !accepts_json_and_events(headers)
+        || !sends_json(headers)
+    {
+        return None;
+    }
+    let ClientJsonRpcMessage::Request(request) = serde_json::from_slice(body).ok()? else {
+        return None;
+    };
+    let name = match &request.request {
+        ClientRequest::CallToolRequest(call) => Some(call.params.name.as_ref()),
+        ClientRequest::ListToolsRequest(_) => None,
+        _ => return None,
+    };
+    let meta = request.request.get_meta();
+    if meta.protocol_version() != Some(ProtocolVersion::V_2026_07_28)
+        || !meta
+            .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+            .is_empty()
+        || sole(headers, METHOD_HEADER)? != request.request.method()
+    {
+        return None;
+    }
+    if let Some(name) = name {
+        let named = sole(headers, NAME_HEADER)?;
+        if named.starts_with(BASE64_PREFIX) || named != name {
+            return None;
+        }
+    }
+    Some(request)
+}
+
+/// The one value of header `name`, if it has exactly one and it is text.
+fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    value.to_str().ok()
+}
+
+/// Whether `Accept` names both JSON and event streams, without weights (which rmcp reads).
+fn accepts_json_and_events(headers: &HeaderMap) -> bool {
+    let (mut json, mut events) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        for range in value.split(',') {
+            let range = range.trim();
+            if range.contains(';') {
+                return false;
+            }
+            json |= range.eq_ignore_ascii_case(JSON);
+            events |= range.eq_ignore_ascii_case(EVENT_STREAM);
+        }
+    }
+    json && events
+}
+
+fn sends_json(headers: &HeaderMap) -> bool {
+    sole(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
+        let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+        essence.trim().eq_ignore_ascii_case(JSON)
+    })
+}
+
+/// A lane's side of rmcp's service loop: what the lane's requests bring in, what the service
+/// sends out, in the order it sends it.
+struct LaneTransport {
+    incoming: mpsc::UnboundedReceiver<ClientJsonRpcMessage>,
+    outgoing: mpsc::UnboundedSender<ServerJsonRpcMessage>,
+}
+
+impl Transport<RoleServer> for LaneTransport {
+    type Error = Infallible;
+
+    fn send(
+        &mut self,
+        message: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Infallible>> + Send + 'static {
+        // Sent now, not when rmcp's task polls the future: messages leave in the order the
+        // service sends them. Nobody listening (the client went away) loses nothing it wants.
+        let _ = self.outgoing.send(message);
+        std::future::ready(Ok(()))
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        self.incoming.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Infallible> {
+        self.incoming.close();
+        Ok(())
+    }
+}
+
+/// The keep-alive clock of an event stream.
+struct Tick(Pin<Box<tokio::time::Sleep>>);
+
+impl Future for Tick {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.0.as_mut().poll(cx)
+    }
+}
+
+impl sse_stream::Timer for Tick {
+    fn from_duration(duration: Duration) -> Self {
+        Tick(Box::pin(tokio::time::sleep(duration)))
+    }
+
+    fn reset(mut self: Pin<&mut Self>, when: std::time::Instant) {
+        self.0.as_mut().reset(tokio::time::Instant::from_std(when));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,355 @@
+//! Stateless (2026-07-28) calls answered on lanes, the rmcp services the server keeps between
+//! requests: the same answers as rmcp's own path gives, event streams for calls that report
+//! progress, a call cancelled when its client goes away, and calls beyond the lanes answered
+//! by rmcp.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use lazytool_mcp::{McpRequest, McpServer};
+use lazytool_runtime::{CancellationToken, Registry, ToolContext, tool};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::Semaphore;
+
+const NEWEST: &str = "2026-07-28";
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// More calls at once than the server keeps lanes (64).
+const BEYOND_THE_LANES: usize = 72;
+
+/// Adds two integers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Counts to three, reporting progress.
+#[tool]
+async fn count() -> Result<String, String> {
+    let request = McpRequest::current().ok_or("not called over MCP")?;
+    for step in 1..=3 {
+        let progress = request.progress(f64::from(step), Some(3.0), Some("counting"));
+        progress.await.map_err(|error| error.to_string())?;
+    }
+    Ok(format!("counted for {}", request.principal().name()))
+}
+
+static WAIT_STARTED: Semaphore = Semaphore::const_new(0);
+/// The cancellation of the `wait` call.
+static WAIT_CANCELLATION: OnceLock<CancellationToken> = OnceLock::new();
+
+/// Waits until cancelled.
+#[tool]
+async fn wait(ctx: ToolContext) -> &'static str {
+    WAIT_CANCELLATION.get_or_init(|| ctx.cancellation().clone());
+    WAIT_STARTED.add_permits(1);
+    ctx.cancellation().cancelled().await;
+    "cancelled"
+}
+
+static STARTED: Semaphore = Semaphore::const_new(0);
+static RELEASE: Semaphore = Semaphore::const_new(0);
+
+/// Waits until released.
+#[tool]
+async fn hold() -> &'static str {
+    STARTED.add_permits(1);
+    match RELEASE.acquire().await {
+        Ok(permit) => permit.forget(),
+        Err(_) => return "closed",
+    }
+    "released"
+}
+
+/// A server on a free port, stopped when dropped.
+struct Served {
+    addr: std::net::SocketAddr,
+    url: String,
+    stop: CancellationToken,
+    client: reqwest::Client,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn serve() -> Served {
+    let server = McpServer::new(Registry::from_inventory().expect("valid tools"));
+    let stop = CancellationToken::new();
+    let http = server.http().shutdown_on(stop.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let addr = listener.local_addr().expect("bound");
+    let url = format!("http://{addr}/mcp");
+    tokio::spawn(http.serve_on(listener));
+    Served {
+        addr,
+        url,
+        stop,
+        client: reqwest::Client::new(),
+    }
+}
+
+/// Which path a request is meant to take: a lane, or rmcp's own (a weighted `Accept`, which
+/// lanes leave to rmcp, means the same to it).
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    Lane,
+    Rmcp,
+}
+
+struct Reply {
+    status: StatusCode,
+    content_type: String,
+    messages: Vec<Value>,
+}
+
+impl Served {
+    fn request(
+        &self,
+        path: Path,
+        id: u32,
+        method: &str,
+        mut params: Value,
+    ) -> reqwest::RequestBuilder {
+        let meta = params
+            .as_object_mut()
+            .expect("params are an object")
+            .entry("_meta")
+            .or_insert_with(|| json!({}));
+        meta["io.modelcontextprotocol/protocolVersion"] = json!(NEWEST);
+        meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "test", "version": "1"});
+        meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+        let accept = match path {
+            Path::Lane => "application/json, text/event-stream",
+            Path::Rmcp => "application/json;q=1, text/event-stream;q=0.9",
+        };
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", accept)
+            .header("mcp-protocol-version", NEWEST)
+            .header("mcp-method", method)
+            .body(
+                json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+            );
+        if let Some(name) = params.get("name").and_then(Value::as_str) {
+            request = request.header("mcp-name", name);
+        }
+        request
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
+        let response = tokio::time::timeout(TIMEOUT, request.send())
+            .await
+            .expect("answered in time")
+            .expect("the server answers");
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let text = tokio::time::timeout(TIMEOUT, response.text())
+            .await
+            .expect("read in time")
+            .expect("a body");
+        let messages = if content_type.starts_with("text/event-stream") {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .filter(|data| !data.is_empty())
+                .map(|data| serde_json::from_str(data).expect("JSON events"))
+                .collect()
+        } else {
+            vec![serde_json::from_str(&text).unwrap_or_else(|_| panic!("JSON: {text}"))]
+        };
+        Reply {
+            status,
+            content_type,
+            messages,
+        }
+    }
+
+    async fn call(&self, path: Path, id: u32, method: &str, params: Value) -> Reply {
+        self.send(self.request(path, id, method, params)).await
+    }
+}
+
+#[tokio::test]
+async fn lanes_answer_what_rmcp_answers() {
+    let served = serve().await;
+    let requests = [
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": "two", "b": 3}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 9223372036854775807_i64, "b": 1}}),
+        ),
+        ("tools/call", json!({"name": "nothing", "arguments": {}})),
+        (
+            "tools/call",
+            json!({"name": "count", "_meta": {"progressToken": "p-1"}}),
+        ),
+    ];
+    for (id, (method, params)) in (1..).zip(requests) {
+        let lane = served.call(Path::Lane, id, method, params.clone()).await;
+        let rmcp = served.call(Path::Rmcp, id, method, params.clone()).await;
+        assert_eq!(lane.status, rmcp.status, "{method} {params}");
+        assert_eq!(lane.content_type, rmcp.content_type, "{method} {params}");
+        assert_eq!(lane.messages, rmcp.messages, "{method} {params}");
+    }
+    let sum = served
+        .call(
+            Path::Lane,
+            9,
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+        )
+        .await;
+    assert_eq!(sum.status, StatusCode::OK);
+    assert_eq!(sum.messages[0]["result"]["content"][0]["text"], json!("5"));
+}
+
+#[tokio::test]
+async fn a_call_that_reports_progress_is_answered_as_an_event_stream() {
+    let served = serve().await;
+    let counted = served
+        .call(
+            Path::Lane,
+            1,
+            "tools/call",
+            json!({"name": "count", "_meta": {"progressToken": "p-1"}}),
+        )
+        .await;
+    assert_eq!(counted.status, StatusCode::OK);
+    assert!(
+        counted.content_type.starts_with("text/event-stream"),
+        "{}",
+        counted.content_type
+    );
+    let progress: Vec<&Value> = counted
+        .messages
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{:?}", counted.messages);
+    assert_eq!(progress[2]["params"]["progressToken"], json!("p-1"));
+    let answer = counted.messages.last().expect("an answer");
+    assert_eq!(answer["id"], json!(1));
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("counted for anonymous")
+    );
+
+    // Without a progress token the same call is one JSON answer, and the lanes serve on.
+    for id in 2..5 {
+        let quiet = served
+            .call(Path::Lane, id, "tools/call", json!({"name": "count"}))
+            .await;
+        assert_eq!(quiet.status, StatusCode::OK);
+        assert_eq!(quiet.content_type, "application/json");
+        assert_eq!(quiet.messages[0]["id"], json!(id));
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_its_call() {
+    let served = serve().await;
+    // A raw connection, so that going away is closing it.
+    let request = served
+        .request(Path::Lane, 1, "tools/call", json!({"name": "wait"}))
+        .build()
+        .expect("a request");
+    let body = request
+        .body()
+        .and_then(|body| body.as_bytes())
+        .expect("a body");
+    let mut head = format!(
+        "POST {} HTTP/1.1\r\nhost: {}\r\ncontent-length: {}\r\n",
+        request.url().path(),
+        served.addr,
+        body.len()
+    );
+    for (name, value) in request.headers() {
+        head.push_str(&format!("{name}: {}\r\n", value.to_str().expect("text")));
+    }
+    head.push_str("\r\n");
+    let mut connection = tokio::net::TcpStream::connect(served.addr)
+        .await
+        .expect("connected");
+    connection.write_all(head.as_bytes()).await.expect("sent");
+    connection.write_all(body).await.expect("sent");
+    tokio::time::timeout(TIMEOUT, WAIT_STARTED.acquire())
+        .await
+        .expect("the call started")
+        .expect("open")
+        .forget();
+    drop(connection);
+    tokio::time::timeout(TIMEOUT, async {
+        while !WAIT_CANCELLATION
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the call is cancelled");
+
+    let sum = served
+        .call(
+            Path::Lane,
+            2,
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
+        )
+        .await;
+    assert_eq!(sum.messages[0]["result"]["content"][0]["text"], json!("2"));
+}
+
+#[tokio::test]
+async fn calls_beyond_the_lanes_are_answered_by_rmcp() {
+    let served = serve().await;
+    let calls: Vec<_> = (0..BEYOND_THE_LANES)
+        .map(|id| {
+            let request =
+                served.request(Path::Lane, id as u32, "tools/call", json!({"name": "hold"}));
+            let served = &served;
+            async move { served.send(request).await }
+        })
+        .collect();
+    let all = futures_util::future::join_all(calls);
+    let release = async {
+        // Every call is running at once before any is released.
+        let started = STARTED.acquire_many(BEYOND_THE_LANES as u32);
+        tokio::time::timeout(TIMEOUT, started)
+            .await
+            .expect("every call started")
+            .expect("open")
+            .forget();
+        RELEASE.add_permits(BEYOND_THE_LANES);
+    };
+    let (replies, ()) = tokio::join!(all, release);
+    for (id, reply) in replies.iter().enumerate() {
+        assert_eq!(reply.status, StatusCode::OK);
+        assert_eq!(reply.messages[0]["id"], json!(id));
+        assert_eq!(
+            reply.messages[0]["result"]["content"][0]["text"],
+            json!("released")
+        );
+    }
+}
