@@ -60,10 +60,11 @@ pub(super) struct Lanes {
     keep_alive: Option<Duration>,
 }
 
-/// One kept service: what goes in, what comes out.
+/// One kept service: what goes in, what comes out. The messages are boxed: a channel keeps
+/// room for 32 of what it carries, which for the messages themselves is 15 KiB a channel.
 struct Lane {
-    input: mpsc::UnboundedSender<ClientJsonRpcMessage>,
-    output: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    input: mpsc::UnboundedSender<Box<ClientJsonRpcMessage>>,
+    output: mpsc::UnboundedReceiver<Box<ServerJsonRpcMessage>>,
     /// Dropping it cancels the service, and with it a request it is still answering.
     _service: RunningService<RoleServer, McpConnection>,
 }
@@ -110,10 +111,13 @@ impl Lanes {
         // What a tool left behind after its answer (a notification from a task it spawned)
         // is not this request's.
         while lane.output.try_recv().is_ok() {}
-        if let Err(returned) = lane.input.send(ClientJsonRpcMessage::Request(request)) {
+        if let Err(returned) = lane
+            .input
+            .send(Box::new(ClientJsonRpcMessage::Request(request)))
+        {
             // The lane's service has stopped (the server is stopping): rmcp answers.
             lease.discard();
-            return match returned.0 {
+            return match *returned.0 {
                 ClientJsonRpcMessage::Request(mut request) => {
                     match request.request.extensions_mut().remove::<Parts>() {
                         Some(parts) => Err((request, parts)),
@@ -131,7 +135,7 @@ impl Lanes {
             lease.release();
             return Ok(json_answer(&first));
         }
-        Ok(self.event_stream(first, lease, id))
+        Ok(self.event_stream(*first, lease, id))
     }
 
     fn lease(self: &Arc<Self>) -> Option<Lease> {
@@ -263,7 +267,7 @@ impl Stream for Events {
                     return Poll::Ready(None);
                 };
                 match std::task::ready!(lane.output.poll_recv(cx)) {
-                    Some(message) => message,
+                    Some(message) => *message,
                     None => {
                         // The service stopped: dropping the lease closes the lane.
                         self.lease = None;
@@ -420,8 +424,8 @@ fn sends_json(headers: &HeaderMap) -> bool {
 /// A lane's side of rmcp's service loop: what the lane's requests bring in, what the service
 /// sends out, in the order it sends it.
 struct LaneTransport {
-    incoming: mpsc::UnboundedReceiver<ClientJsonRpcMessage>,
-    outgoing: mpsc::UnboundedSender<ServerJsonRpcMessage>,
+    incoming: mpsc::UnboundedReceiver<Box<ClientJsonRpcMessage>>,
+    outgoing: mpsc::UnboundedSender<Box<ServerJsonRpcMessage>>,
 }
 
 impl Transport<RoleServer> for LaneTransport {
@@ -433,12 +437,12 @@ impl Transport<RoleServer> for LaneTransport {
     ) -> impl Future<Output = Result<(), Infallible>> + Send + 'static {
         // Sent now, not when rmcp's task polls the future: messages leave in the order the
         // service sends them. Nobody listening (the client went away) loses nothing it wants.
-        let _ = self.outgoing.send(message);
+        let _ = self.outgoing.send(Box::new(message));
         std::future::ready(Ok(()))
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
-        self.incoming.recv().await
+        self.incoming.recv().await.map(|message| *message)
     }
 
     async fn close(&mut self) -> Result<(), Infallible> {
