@@ -1,7 +1,7 @@
 //! Stateless (2026-07-28) calls answered on lanes, the rmcp services the server keeps between
 //! requests: the same answers as rmcp's own path gives, event streams for calls that report
-//! progress, a call cancelled when its client goes away, and calls beyond the lanes answered
-//! by rmcp.
+//! progress, a call cancelled when its client goes away, a call in flight at the shutdown
+//! answered, and calls beyond the lanes answered by rmcp.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -56,6 +56,20 @@ static RELEASE: Semaphore = Semaphore::const_new(0);
 async fn hold() -> &'static str {
     STARTED.add_permits(1);
     match RELEASE.acquire().await {
+        Ok(permit) => permit.forget(),
+        Err(_) => return "closed",
+    }
+    "released"
+}
+
+static LINGER_STARTED: Semaphore = Semaphore::const_new(0);
+static LINGER_RELEASE: Semaphore = Semaphore::const_new(0);
+
+/// Waits until released (on its own, so that the shutdown test does not share `hold`'s).
+#[tool]
+async fn linger() -> &'static str {
+    LINGER_STARTED.add_permits(1);
+    match LINGER_RELEASE.acquire().await {
         Ok(permit) => permit.forget(),
         Err(_) => return "closed",
     }
@@ -352,4 +366,26 @@ async fn calls_beyond_the_lanes_are_answered_by_rmcp() {
             json!("released")
         );
     }
+}
+
+#[tokio::test]
+async fn a_call_in_flight_at_the_shutdown_gets_its_answer() {
+    let served = serve().await;
+    let request = served.request(Path::Lane, 1, "tools/call", json!({"name": "linger"}));
+    let call = tokio::spawn(request.send());
+    tokio::time::timeout(TIMEOUT, LINGER_STARTED.acquire())
+        .await
+        .expect("the call started")
+        .expect("open")
+        .forget();
+    served.stop.cancel();
+    LINGER_RELEASE.add_permits(1);
+    let response = tokio::time::timeout(TIMEOUT, call)
+        .await
+        .expect("answered in time")
+        .expect("the call's task")
+        .expect("an answer");
+    assert_eq!(response.status(), StatusCode::OK);
+    let message: Value = response.json().await.expect("JSON");
+    assert_eq!(message["result"]["content"][0]["text"], json!("released"));
 }
