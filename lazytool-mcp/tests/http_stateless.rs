@@ -48,32 +48,52 @@ async fn wait(ctx: ToolContext) -> &'static str {
     "cancelled"
 }
 
-static STARTED: Semaphore = Semaphore::const_new(0);
-static RELEASE: Semaphore = Semaphore::const_new(0);
+/// Calls of a tool that wait until the test releases them.
+struct Gate {
+    started: Semaphore,
+    release: Semaphore,
+}
+
+impl Gate {
+    const fn new() -> Self {
+        Gate {
+            started: Semaphore::const_new(0),
+            release: Semaphore::const_new(0),
+        }
+    }
+
+    async fn pass(&self) -> &'static str {
+        self.started.add_permits(1);
+        match self.release.acquire().await {
+            Ok(permit) => permit.forget(),
+            Err(_) => return "closed",
+        }
+        "released"
+    }
+
+    /// Waits until `calls` calls have started.
+    async fn started(&self, calls: u32) {
+        tokio::time::timeout(TIMEOUT, self.started.acquire_many(calls))
+            .await
+            .expect("the calls started")
+            .expect("open")
+            .forget();
+    }
+}
+
+static HOLD: Gate = Gate::new();
+static LINGER: Gate = Gate::new();
 
 /// Waits until released.
 #[tool]
 async fn hold() -> &'static str {
-    STARTED.add_permits(1);
-    match RELEASE.acquire().await {
-        Ok(permit) => permit.forget(),
-        Err(_) => return "closed",
-    }
-    "released"
+    HOLD.pass().await
 }
 
-static LINGER_STARTED: Semaphore = Semaphore::const_new(0);
-static LINGER_RELEASE: Semaphore = Semaphore::const_new(0);
-
-/// Waits until released (on its own, so that the shutdown test does not share `hold`'s).
+/// Waits until released (apart from `hold`, whose test runs at the same time).
 #[tool]
 async fn linger() -> &'static str {
-    LINGER_STARTED.add_permits(1);
-    match LINGER_RELEASE.acquire().await {
-        Ok(permit) => permit.forget(),
-        Err(_) => return "closed",
-    }
-    "released"
+    LINGER.pass().await
 }
 
 /// A server on a free port, stopped when dropped.
@@ -349,13 +369,8 @@ async fn calls_beyond_the_lanes_are_answered_by_rmcp() {
     let all = futures_util::future::join_all(calls);
     let release = async {
         // Every call is running at once before any is released.
-        let started = STARTED.acquire_many(BEYOND_THE_LANES as u32);
-        tokio::time::timeout(TIMEOUT, started)
-            .await
-            .expect("every call started")
-            .expect("open")
-            .forget();
-        RELEASE.add_permits(BEYOND_THE_LANES);
+        HOLD.started(BEYOND_THE_LANES as u32).await;
+        HOLD.release.add_permits(BEYOND_THE_LANES);
     };
     let (replies, ()) = tokio::join!(all, release);
     for (id, reply) in replies.iter().enumerate() {
@@ -373,13 +388,9 @@ async fn a_call_in_flight_at_the_shutdown_gets_its_answer() {
     let served = serve().await;
     let request = served.request(Path::Lane, 1, "tools/call", json!({"name": "linger"}));
     let call = tokio::spawn(request.send());
-    tokio::time::timeout(TIMEOUT, LINGER_STARTED.acquire())
-        .await
-        .expect("the call started")
-        .expect("open")
-        .forget();
+    LINGER.started(1).await;
     served.stop.cancel();
-    LINGER_RELEASE.add_permits(1);
+    LINGER.release.add_permits(1);
     let response = tokio::time::timeout(TIMEOUT, call)
         .await
         .expect("answered in time")
