@@ -6,10 +6,14 @@
 //! serves one request at a time, through channels of its own, and goes back to the pool once
 //! the request is answered. Only `tools/call` and `tools/list` requests whose headers and body
 //! rmcp would take as they are ([`lane_request`]) use a lane; any other request, and any
-//! request while every lane is busy, goes to rmcp as before.
+//! request while every lane is busy, goes to rmcp as before. A notification a tool sends after
+//! its answer, from a task it left running, is dropped when the lane is next taken, or reaches
+//! the next request on the lane if it comes later (clients drop progress of tokens they do not
+//! know).
 
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -54,7 +58,7 @@ pub(super) struct Lanes {
     server: Arc<McpServer>,
     idle: Mutex<Vec<Lane>>,
     /// Lanes in existence, idle or busy.
-    open: Mutex<usize>,
+    open: AtomicUsize,
     /// Cancelled when the server has stopped: every lane's service stops.
     stopped: CancellationToken,
     keep_alive: Option<Duration>,
@@ -87,7 +91,7 @@ impl Lanes {
         Lanes {
             server,
             idle: Mutex::default(),
-            open: Mutex::new(0),
+            open: AtomicUsize::new(0),
             stopped,
             keep_alive,
         }
@@ -150,12 +154,11 @@ impl Lanes {
         let lane = match idle {
             Some(lane) => lane,
             None => {
-                let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-                if *open >= MAX_LANES {
-                    return None;
-                }
-                *open += 1;
-                drop(open);
+                self.open
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                        (open < MAX_LANES).then_some(open + 1)
+                    })
+                    .ok()?;
                 self.open_lane()
             }
         };
@@ -234,12 +237,7 @@ impl Lease {
 
     fn close(&self, lane: Lane) {
         drop(lane);
-        let mut open = self
-            .lanes
-            .open
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        *open = open.saturating_sub(1);
+        self.lanes.open.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
