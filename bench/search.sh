@@ -5,6 +5,8 @@
 # target/bench-search (downloaded on the first run, never committed), extracts its
 # single-turn sets with bench/search/bfcl.py, then builds bench/search (its own workspace:
 # the workspace's Cargo.lock versions plus tantivy) in release and runs it.
+# `target/bench-search/release/lazytool-bench-search target/bench-search/data features FILE`
+# then dumps what the search weighs per question, for bench/search/fit.py (see its top).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/target/bench-search"

@@ -30,6 +30,8 @@
 
 mod analysis;
 mod family;
+#[cfg(feature = "search-features")]
+mod features;
 mod fields;
 mod fuzzy;
 mod query;
@@ -47,6 +49,8 @@ use foldhash::HashMap;
 use serde_json::Value;
 
 use family::{FAMILY_DECAY, family_key};
+#[cfg(feature = "search-features")]
+pub use features::{FeatureCandidate, FeatureTerm, SearchFeatures};
 use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
 use fuzzy::FuzzyTerms;
 use query::{QueryTerm, coverage_of};
@@ -83,6 +87,9 @@ pub(crate) struct SearchIndex {
     /// The terms by character trigram, for query words the index does not know.
     fuzzy: FuzzyTerms,
     scratch: ScratchPool,
+    /// The frequencies behind the postings' scores, for [`SearchIndex::features`].
+    #[cfg(feature = "search-features")]
+    raw: features::RawIndex,
 }
 
 /// A term's scores in one document.
@@ -233,6 +240,15 @@ impl SearchIndex {
         }
         let terms = terms.into_ids();
         SearchIndex {
+            #[cfg(feature = "search-features")]
+            raw: features::RawIndex {
+                occurrences,
+                ends,
+                lengths,
+                average,
+                idf,
+                whole_idf,
+            },
             fuzzy: FuzzyTerms::new(terms.iter().map(|(term, &id)| (&**term, id))),
             terms,
             offsets,
