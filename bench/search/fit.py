@@ -6,10 +6,8 @@ maximising R@1 + R@3 + R@5 of the BFCL live questions, with random restarts and 
 cross-validation on the live questions; the held-out questions and the GitHub requests are
 only scored.
 
-    bash bench/search.sh quality          # builds target/bench-search (data and binary)
+    bash bench/search.sh features target/bench-search/features.jsonl
     target/bench-search/venv/bin/pip install numpy
-    target/bench-search/release/lazytool-bench-search target/bench-search/data \
-        features target/bench-search/features.jsonl
     target/bench-search/venv/bin/python bench/search/fit.py target/bench-search/features.jsonl
 
 The features file (`bench/search/src/features.rs`) holds, per question, the terms searched

@@ -12,6 +12,7 @@ mod allocated;
 mod cpu_time;
 mod data;
 mod engines;
+#[cfg(feature = "search-features")]
 mod features;
 #[path = "../../../tests/src/github_queries.rs"]
 mod github_queries;
@@ -62,9 +63,20 @@ fn run() -> Result<(), String> {
     let families = read_families(&data.join("families.json"))?;
     if what == "features" {
         let path = misses.ok_or(usage)?;
-        let github = github_catalog()?;
-        let requests = github_requests();
-        return features::write(&path, &catalog, &questions, &families, &github, &requests);
+        #[cfg(feature = "search-features")]
+        return features::write(
+            &path,
+            &catalog,
+            &questions,
+            &families,
+            &github_catalog()?,
+            &github_requests(),
+        );
+        #[cfg(not(feature = "search-features"))]
+        return Err(format!(
+            "{}: built without the search-features feature (run `bash bench/search.sh features FILE`)",
+            path.display()
+        ));
     }
     if what != "scale" {
         bfcl(&catalog, &questions, &families, misses.as_deref())?;
