@@ -34,6 +34,9 @@ static ALLOCATOR: allocated::Counting = allocated::Counting;
 
 const TOP: usize = 10;
 
+/// A set of questions: its title, and which questions are in it.
+type Split = (&'static str, fn(&Question) -> bool);
+
 fn main() {
     if let Err(error) = run() {
         eprintln!("bench-search: {error}");
@@ -121,7 +124,7 @@ fn bfcl(
         "BFCL v4 single-turn questions, one catalog of {} tools; a hit is a function the ground truth calls in the top k.\n",
         catalog.len()
     );
-    let splits: [(&str, fn(&Question) -> bool); 3] = [
+    let splits: [Split; 3] = [
         ("live (tune)", |question| question.split == "live"),
         ("held-out", |question| question.split == "held_out"),
         ("all", |_| true),
