@@ -19,17 +19,20 @@ through a synonym). From these the script recomputes the whole ranking of
 (field weights, k1 and b per field), the coverage factor (power, credit of a synonym-only
 word), synonym weight, the named-tool rule, family decay, and the reordering of the best few
 by per-field score and BM25F (depth, share, BM25F's k1 and field weights); and one signal the
-scorer lacks, name coverage (`namecov`, 0 today). With today's
-constants it reproduces the bench's figures (checked at start: `today` line). Each
-evaluation of all 2,627 questions takes a few milliseconds.
+scorer lacks, name coverage (`namecov`, 0 today). With today's constants it reproduces the
+bench's figures (checked at start: the `today` line). One evaluation of all 2,627 questions
+takes about 30 ms.
 
-`--restarts N` sets the random starts (3). The output ends with the cross-validated figures (each fold's
-best setting fitted on the other four folds, scored on its own) beside the in-sample ones.
+`--keys` chooses the constants fitted (names as in TODAY), `--github-floor 123 98` refuses
+settings that rank fewer GitHub requests in the top three or first, `--restarts N` sets the
+random starts (3), `--folds 0` skips the cross-validation. The output ends with the
+cross-validated figures (each fold ranked with the setting fitted on the other folds) beside
+the in-sample ones, and the setting fitted on all live questions. The fifth round's kept fit:
+`--github-floor 123 98 --keys w0,w2,w3,w4,k0,k2,k3,k4,b0,b2,b3,b4`.
 """
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
