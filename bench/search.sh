@@ -5,6 +5,8 @@
 # target/bench-search (downloaded on the first run, never committed), extracts its
 # single-turn sets with bench/search/bfcl.py, then builds bench/search (its own workspace:
 # the workspace's Cargo.lock versions plus tantivy) in release and runs it.
+#   bash bench/search.sh features FILE     # what the search weighs per question, for
+#                                          # bench/search/fit.py (see its top)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/target/bench-search"
@@ -19,5 +21,11 @@ DATA_DIR="$("$VENV/bin/python" -c 'import importlib.util as u, pathlib; print(pa
 "$VENV/bin/python" "$ROOT/bench/search/bfcl.py" "$DATA_DIR" "$OUT/data"
 cp "$ROOT/Cargo.lock" "$ROOT/bench/search/Cargo.lock"
 export CARGO_TARGET_DIR="$OUT"
-cargo build --release --quiet --manifest-path "$ROOT/bench/search/Cargo.toml"
+FEATURES=()
+if [ "${1:-}" = features ]; then
+    # Only then: the index keeps the frequencies behind its scores, which would count in the
+    # scale figures.
+    FEATURES=(--features search-features)
+fi
+cargo build --release --quiet --manifest-path "$ROOT/bench/search/Cargo.toml" "${FEATURES[@]}"
 exec "$OUT/release/lazytool-bench-search" "$OUT/data" "$@"

@@ -378,6 +378,8 @@ pub use call::{
     ToolContext, ToolErrorKind, ToolResult,
 };
 pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
+#[cfg(feature = "search-features")]
+pub use discovery::{FeatureCandidate, FeatureTerm, SearchFeatures};
 #[cfg(feature = "signing")]
 pub use discovery::{SigningKey, SigningKeyError};
 pub use dispatch::ToolOutput;

@@ -12,6 +12,8 @@ mod allocated;
 mod cpu_time;
 mod data;
 mod engines;
+#[cfg(feature = "search-features")]
+mod features;
 #[path = "../../../tests/src/github_queries.rs"]
 mod github_queries;
 mod plain_bm25;
@@ -32,6 +34,9 @@ static ALLOCATOR: allocated::Counting = allocated::Counting;
 
 const TOP: usize = 10;
 
+/// A set of questions: its title, and which questions are in it.
+type Split = (&'static str, fn(&Question) -> bool);
+
 fn main() {
     if let Err(error) = run() {
         eprintln!("bench-search: {error}");
@@ -41,13 +46,17 @@ fn main() {
 
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: lazytool-bench-search DATA_DIR [quality|scale|all] [--misses FILE]";
+    let usage = "usage: lazytool-bench-search DATA_DIR [quality|scale|all] [--misses FILE] | DATA_DIR features FILE";
     let data = PathBuf::from(args.next().ok_or(usage)?);
     let mut what = "all".to_owned();
     let mut misses = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--misses" => misses = Some(PathBuf::from(args.next().ok_or(usage)?)),
+            "features" => {
+                what = arg;
+                misses = Some(PathBuf::from(args.next().ok_or(usage)?));
+            }
             "quality" | "scale" | "all" => what = arg,
             _ => return Err(usage.to_owned()),
         }
@@ -55,6 +64,23 @@ fn run() -> Result<(), String> {
     let catalog = read_catalog(&data.join("catalog.json"))?;
     let questions = read_questions(&data.join("questions.jsonl"))?;
     let families = read_families(&data.join("families.json"))?;
+    if what == "features" {
+        let path = misses.ok_or(usage)?;
+        #[cfg(feature = "search-features")]
+        return features::write(
+            &path,
+            &catalog,
+            &questions,
+            &families,
+            &github_catalog()?,
+            &github_requests(),
+        );
+        #[cfg(not(feature = "search-features"))]
+        return Err(format!(
+            "{}: built without the search-features feature (run `bash bench/search.sh features FILE`)",
+            path.display()
+        ));
+    }
     if what != "scale" {
         bfcl(&catalog, &questions, &families, misses.as_deref())?;
         github(misses.as_deref())?;
@@ -98,7 +124,7 @@ fn bfcl(
         "BFCL v4 single-turn questions, one catalog of {} tools; a hit is a function the ground truth calls in the top k.\n",
         catalog.len()
     );
-    let splits: [(&str, fn(&Question) -> bool); 3] = [
+    let splits: [Split; 3] = [
         ("live (tune)", |question| question.split == "live"),
         ("held-out", |question| question.split == "held_out"),
         ("all", |_| true),
@@ -164,16 +190,25 @@ fn bfcl(
     Ok(())
 }
 
-/// The requests of `tests/search_quality.rs` on the GitHub MCP server's catalog.
-fn github(misses: Option<&Path>) -> Result<(), String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/github-mcp-tools.json");
-    let catalog = read_catalog(&path)?;
-    let mut engines = Engines::new(&catalog)?;
-    let cases: Vec<(&str, &str)> = github_queries::TUNING
+/// The GitHub MCP server's tools.
+fn github_catalog() -> Result<Vec<CatalogTool>, String> {
+    read_catalog(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/github-mcp-tools.json"))
+}
+
+/// The GitHub requests of the tests crate, with the tool each intends.
+fn github_requests() -> Vec<(&'static str, &'static str)> {
+    github_queries::TUNING
         .iter()
         .chain(github_queries::LATER)
         .copied()
-        .collect();
+        .collect()
+}
+
+/// The requests of `tests/search_quality.rs` on the GitHub MCP server's catalog.
+fn github(misses: Option<&Path>) -> Result<(), String> {
+    let catalog = github_catalog()?;
+    let mut engines = Engines::new(&catalog)?;
+    let cases = github_requests();
     let mut scores = [Scores::default(); 3];
     let mut missed = String::new();
     for (query, intended) in &cases {

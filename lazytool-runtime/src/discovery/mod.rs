@@ -23,6 +23,8 @@ pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};
 pub(crate) use presentation::Presentation;
 pub(crate) use record::{read_result, read_result_text};
+#[cfg(feature = "search-features")]
+pub use search::{FeatureCandidate, FeatureTerm, SearchFeatures};
 pub(crate) use search::{SearchDocument, SearchIndex};
 pub(crate) use signing::Signer;
 #[cfg(not(feature = "signing"))]

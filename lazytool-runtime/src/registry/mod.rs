@@ -307,24 +307,7 @@ impl Registry {
         allowed: impl Fn(&Tool) -> bool,
     ) -> Vec<&Tool> {
         let tools = &self.0.tools;
-        let search =
-            self.0.lazy_search.get_or_init(|| {
-                let positions: Vec<usize> =
-                    (0..tools.len()).filter(|&i| tools[i].is_lazy()).collect();
-                let tags: Vec<Vec<&str>> = positions
-                    .iter()
-                    .map(|&i| tools[i].tags().collect())
-                    .collect();
-                let index = SearchIndex::new(positions.iter().zip(&tags).map(|(&i, tags)| {
-                    SearchDocument {
-                        name: tools[i].name(),
-                        description: tools[i].description(),
-                        input_schema: tools[i].input_schema(),
-                        tags,
-                    }
-                }));
-                LazySearch { index, positions }
-            });
+        let search = self.lazy_search();
         let tool = |hit: usize| search.positions.get(hit).map(|&position| &tools[position]);
         search
             .index
@@ -332,6 +315,62 @@ impl Registry {
             .into_iter()
             .filter_map(tool)
             .collect()
+    }
+
+    /// The index of the lazy tools, built the first time.
+    fn lazy_search(&self) -> &LazySearch {
+        let tools = &self.0.tools;
+        self.0.lazy_search.get_or_init(|| {
+            let positions: Vec<usize> = (0..tools.len()).filter(|&i| tools[i].is_lazy()).collect();
+            let tags: Vec<Vec<&str>> = positions
+                .iter()
+                .map(|&i| tools[i].tags().collect())
+                .collect();
+            let index =
+                SearchIndex::new(
+                    positions
+                        .iter()
+                        .zip(&tags)
+                        .map(|(&i, tags)| SearchDocument {
+                            name: tools[i].name(),
+                            description: tools[i].description(),
+                            input_schema: tools[i].input_schema(),
+                            tags,
+                        }),
+                );
+            LazySearch { index, positions }
+        })
+    }
+
+    /// What [`Registry::search`] weighs for `query`: each candidate tool with the query
+    /// terms it holds, how often in each field, and the share of the query's words it
+    /// matches, so that a ranking's constants can be fitted outside the index
+    /// (`bench/search/fit.py`).
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry};
+    /// use serde_json::json;
+    ///
+    /// let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather in a city.",
+    ///     json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+    ///     |_, _| async { Ok::<_, String>(json!("Sunny")) })
+    ///     .lazy(true);
+    /// let registry = Registry::builder().without_inventory().tools([forecast]).build().unwrap();
+    /// let features = registry.search_features("weather tomorrow");
+    /// assert_eq!(features.words, 2);
+    /// assert_eq!(features.candidates[0].tool, "get_forecast");
+    /// assert_eq!(features.candidates[0].words, 2);
+    /// ```
+    #[cfg(feature = "search-features")]
+    pub fn search_features(&self, query: &str) -> crate::discovery::SearchFeatures {
+        let search = self.lazy_search();
+        let tools = &self.0.tools;
+        search.index.features(query, |hit| {
+            search
+                .positions
+                .get(hit)
+                .map_or_else(String::new, |&position| tools[position].name().to_owned())
+        })
     }
 
     /// The presentation of the lazy tools that ungated sessions with this `key` share, built

@@ -30,6 +30,8 @@
 
 mod analysis;
 mod family;
+#[cfg(feature = "search-features")]
+mod features;
 mod fields;
 mod fuzzy;
 mod query;
@@ -47,6 +49,8 @@ use foldhash::HashMap;
 use serde_json::Value;
 
 use family::{FAMILY_DECAY, family_key};
+#[cfg(feature = "search-features")]
+pub use features::{FeatureCandidate, FeatureTerm, SearchFeatures};
 use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
 use fuzzy::FuzzyTerms;
 use query::{QueryTerm, coverage_of};
@@ -83,6 +87,9 @@ pub(crate) struct SearchIndex {
     /// The terms by character trigram, for query words the index does not know.
     fuzzy: FuzzyTerms,
     scratch: ScratchPool,
+    /// The frequencies behind the postings' scores, for [`SearchIndex::features`].
+    #[cfg(feature = "search-features")]
+    raw: features::RawIndex,
 }
 
 /// A term's scores in one document.
@@ -103,11 +110,17 @@ struct Occurrences {
     frequency: [u8; FIELD_COUNT],
 }
 
-/// BM25 term-frequency saturation: tool texts are short, and a word a tool repeats (in its
-/// name, description and parameters) says more about it than in prose.
-const K1: f32 = 3.0;
-/// BM25 length normalisation.
-const B: f32 = 0.75;
+/// BM25 term-frequency saturation, by field (see [`FIELD_WEIGHTS`]): tool texts are short,
+/// and a word a tool repeats (in its name, description and parameters) says more about it
+/// than in prose. The name's and the parameter names' values, and [`B`]'s for parameter
+/// names, were fitted jointly with the field weights on BFCL's live questions
+/// (`bench/search/fit.py`, BENCHMARKS.md "Search", fifth round): a name word a tool repeats
+/// (`get_user_by_user_id`) and a parameter name shared by several of its parameters
+/// (`start_date`, `end_date`) keep counting for more.
+const K1: [f32; FIELD_COUNT] = [20.0, 3.0, 3.0, 8.0, 3.0];
+/// BM25 length normalisation, by field: a tool with many parameters has its parameter
+/// names normalised fully by their number.
+const B: [f32; FIELD_COUNT] = [0.75, 0.75, 0.75, 1.0, 0.75];
 /// BM25F's saturation, applied once to a term's weighted frequencies in all fields: they
 /// add up to much more than one field's, so it saturates later.
 const WHOLE_K1: f32 = 8.0;
@@ -233,6 +246,15 @@ impl SearchIndex {
         }
         let terms = terms.into_ids();
         SearchIndex {
+            #[cfg(feature = "search-features")]
+            raw: features::RawIndex {
+                occurrences,
+                ends,
+                lengths,
+                average,
+                idf,
+                whole_idf,
+            },
             fuzzy: FuzzyTerms::new(terms.iter().map(|(term, &id)| (&**term, id))),
             terms,
             offsets,
@@ -506,9 +528,9 @@ fn bm25(
     (0..FIELD_COUNT)
         .filter(|&field| frequency[field] > 0.0)
         .map(|field| {
-            let normalisation = 1.0 - B + B * length[field] / average[field];
-            let saturation =
-                frequency[field] * (K1 + 1.0) / (frequency[field] + K1 * normalisation);
+            let normalisation = 1.0 - B[field] + B[field] * length[field] / average[field];
+            let saturation = frequency[field] * (K1[field] + 1.0)
+                / (frequency[field] + K1[field] * normalisation);
             FIELD_WEIGHTS[field] * idf[field] * saturation
         })
         .sum()
@@ -526,7 +548,7 @@ fn bm25f(
     let frequency: f32 = (0..FIELD_COUNT)
         .filter(|&field| frequency[field] > 0.0)
         .map(|field| {
-            let normalisation = 1.0 - B + B * length[field] / average[field];
+            let normalisation = 1.0 - B[field] + B[field] * length[field] / average[field];
             FIELD_WEIGHTS[field] * frequency[field] / normalisation
         })
         .sum();
