@@ -22,6 +22,7 @@ use http::{Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
+use rmcp::transport::common::http_header::EVENT_STREAM_MIME_TYPE;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
@@ -131,10 +132,11 @@ fn take(
 }
 
 fn is_event_stream(response: &Response<RmcpBody>) -> bool {
-    response
-        .headers()
-        .get(CONTENT_TYPE)
-        .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"))
+    response.headers().get(CONTENT_TYPE).is_some_and(|value| {
+        value
+            .as_bytes()
+            .starts_with(EVENT_STREAM_MIME_TYPE.as_bytes())
+    })
 }
 
 /// The frames of a stream that has ended, as one body of known length.

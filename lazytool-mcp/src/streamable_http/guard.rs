@@ -28,6 +28,7 @@ use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ConstString, ErrorCode, InitializeResultMethod,
     SubscriptionsListenRequestMethod,
 };
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use serde::Deserialize;
 use serde_json::Value;
@@ -47,8 +48,6 @@ use super::stateless::{self, Lanes};
 use crate::connection::McpConnection;
 use crate::decode::{self, Decoded};
 use crate::principal::Principal;
-
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
 /// [`McpHttp::service`](crate::McpHttp::service)). Cheap to clone.
@@ -243,7 +242,7 @@ impl Guard {
     {
         let session = parts
             .headers
-            .get(SESSION_HEADER)
+            .get(HEADER_SESSION_ID)
             .and_then(|id| id.to_str().ok());
         if let Some(session) = session {
             answer.busy = self.table.busy(session);

@@ -32,26 +32,20 @@ use rmcp::model::{
 };
 use rmcp::service::{RunningService, serve_directly_with_ct};
 use rmcp::transport::Transport;
+use rmcp::transport::common::http_header::{
+    BASE64_HEADER_PREFIX, EVENT_STREAM_MIME_TYPE, HEADER_MCP_METHOD, HEADER_MCP_NAME,
+    HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID, JSON_MIME_TYPE,
+};
 use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio::sync::mpsc;
 
-use super::body::error_response;
+use super::body::{error_response, json_response};
 use crate::connection::McpConnection;
 use crate::decode;
 use crate::server::McpServer;
 
 /// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.
 pub(super) const MAX_LANES: usize = 64;
-
-const SESSION_HEADER: &str = "mcp-session-id";
-const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-const METHOD_HEADER: &str = "mcp-method";
-const NAME_HEADER: &str = "mcp-name";
-/// How SEP-2243 marks a header value carried in Base64: rmcp decodes it, the lanes leave it
-/// to rmcp.
-const BASE64_PREFIX: &str = "=?base64?";
-const JSON: &str = "application/json";
-const EVENT_STREAM: &str = "text/event-stream";
 
 /// The pool of one server's lanes.
 pub(super) struct Lanes {
@@ -206,7 +200,10 @@ impl Lanes {
         };
         let mut response = Response::new(body);
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(EVENT_STREAM));
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(EVENT_STREAM_MIME_TYPE),
+        );
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
         response
@@ -320,14 +317,7 @@ fn json_answer(message: &ServerJsonRpcMessage) -> Response {
         _ => StatusCode::OK,
     };
     match serde_json::to_vec(message) {
-        Ok(body) => {
-            let mut response = Response::new(Body::from(body));
-            *response.status_mut() = status;
-            response
-                .headers_mut()
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));
-            response
-        }
+        Ok(body) => json_response(status, body),
         Err(error) => {
             tracing::warn!(target: "lazytool::mcp", %error, "cannot serialise an answer");
             no_answer()
@@ -350,8 +340,8 @@ fn no_answer() -> Response {
 /// version requires. Anything else is left to rmcp, which answers it as the protocol says.
 pub(super) fn lane_request(parts: &Parts, body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
     let headers = &parts.headers;
-    if headers.contains_key(SESSION_HEADER)
-        || sole(headers, PROTOCOL_VERSION_HEADER)? != ProtocolVersion::V_2026_07_28.as_str()
+    if headers.contains_key(HEADER_SESSION_ID)
+        || sole(headers, HEADER_MCP_PROTOCOL_VERSION)? != ProtocolVersion::V_2026_07_28.as_str()
         || !accepts_json_and_events(headers)
         || !sends_json(headers)
     {
@@ -370,13 +360,14 @@ pub(super) fn lane_request(parts: &Parts, body: &[u8]) -> Option<JsonRpcRequest<
         || !meta
             .missing_required_keys(&ProtocolVersion::V_2026_07_28)
             .is_empty()
-        || sole(headers, METHOD_HEADER)? != request.request.method()
+        || sole(headers, HEADER_MCP_METHOD)? != request.request.method()
     {
         return None;
     }
     if let Some(name) = name {
-        let named = sole(headers, NAME_HEADER)?;
-        if named.starts_with(BASE64_PREFIX) || named != name {
+        // rmcp decodes a value carried in Base64 (SEP-2243); the lanes leave it to rmcp.
+        let named = sole(headers, HEADER_MCP_NAME)?;
+        if named.starts_with(BASE64_HEADER_PREFIX) || named != name {
             return None;
         }
     }
@@ -405,8 +396,8 @@ fn accepts_json_and_events(headers: &HeaderMap) -> bool {
             if range.contains(';') {
                 return false;
             }
-            json |= range.eq_ignore_ascii_case(JSON);
-            events |= range.eq_ignore_ascii_case(EVENT_STREAM);
+            json |= range.eq_ignore_ascii_case(JSON_MIME_TYPE);
+            events |= range.eq_ignore_ascii_case(EVENT_STREAM_MIME_TYPE);
         }
     }
     json && events
@@ -415,7 +406,7 @@ fn accepts_json_and_events(headers: &HeaderMap) -> bool {
 fn sends_json(headers: &HeaderMap) -> bool {
     sole(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
         let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
-        essence.trim().eq_ignore_ascii_case(JSON)
+        essence.trim().eq_ignore_ascii_case(JSON_MIME_TYPE)
     })
 }
 
