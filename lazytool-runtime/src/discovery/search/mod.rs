@@ -41,6 +41,7 @@ mod script;
 mod stem;
 mod terms;
 mod vocabulary;
+mod wordnet;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -6,6 +6,7 @@ use super::analysis::{Analysis, Analyzer, WRITTEN, words};
 use super::fields::name_key;
 use super::scratch::TermMatch;
 use super::vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
+use super::wordnet::{RARE_SHARE, WORDNET_WEIGHT, related_terms};
 use super::{COVERAGE_POWER, MAX_SPLIT_BYTES, Posting, SearchIndex};
 
 impl SearchIndex {
@@ -72,9 +73,27 @@ impl SearchIndex {
                     add(id, word_count, Some(SYNONYM_WEIGHT));
                 }
             }
+            if self.is_rare(&word_terms) {
+                for term in &word_terms {
+                    related_terms(term, &mut |related| {
+                        if let Some(&id) = self.terms.get(related) {
+                            add(id, word_count, Some(WORDNET_WEIGHT));
+                        }
+                    });
+                }
+            }
             word_count += 1;
         }
         QueryTerms { terms, word_count }
+    }
+
+    /// Whether at most one document in [`RARE_SHARE`] holds any of `terms` (none may).
+    fn is_rare(&self, terms: &[&str]) -> bool {
+        let most = self.families.len() / RARE_SHARE;
+        terms
+            .iter()
+            .filter_map(|term| self.terms.get(*term))
+            .all(|&id| self.postings(id).len() <= most)
     }
 
     /// `term` itself, unless the index does not know it but knows its end, after a prefix

@@ -1,7 +1,7 @@
 //! A light English stemmer: plurals, inflections and a few derivations.
 
 /// A light, deterministic suffix stripper in the spirit of Porter's: plurals, `-ed` and
-/// `-ing`, agent nouns and `-tion`, then a doubled final consonant, `y` → `i` and a final
+/// `-ing`, agent nouns, `-ment` and `-tion`, then a doubled final consonant, `y` → `i` and a final
 /// `e`, so that `create`, `creates`, `created`, `creating` and `creation` all become
 /// `creat`. Only plain lowercase ASCII words are stemmed, in place.
 pub(super) fn stem(stem: &mut String) {
@@ -73,10 +73,10 @@ pub(super) fn strip_inflection(word: &str) -> &str {
     word
 }
 
-/// `reviewer` → review, `assignee` → assign, `reaction` → react; not `owner`, `user` or
-/// `action`.
+/// `reviewer` → review, `assignee` → assign, `director` → direct, `payment` → pay,
+/// `reaction` → react; not `owner`, `user`, `author`, `comment` or `action`.
 pub(super) fn strip_derivation(word: &str) -> &str {
-    for suffix in ["er", "ee"] {
+    for suffix in ["er", "ee", "or", "ment"] {
         if let Some(base) = word.strip_suffix(suffix)
             && measure(base) > 1
         {

@@ -125,6 +125,10 @@ fn stems_related_forms_alike() {
         ["assign", "assignee", "assignees"],
         ["react", "reaction", "reactions"],
         ["tag", "tagged", "tags"],
+        ["direct", "director", "directed"],
+        ["edit", "editor", "editors"],
+        ["manage", "management", "managed"],
+        ["assign", "assignment", "assignments"],
     ];
     for forms in alike {
         let stems = forms.map(stem);
@@ -134,7 +138,8 @@ fn stems_related_forms_alike() {
         );
     }
     for word in [
-        "status", "need", "string", "owner", "user", "action", "pull", "call", "class",
+        "status", "need", "string", "owner", "user", "action", "pull", "call", "class", "author",
+        "vendor", "color", "error", "comment", "element", "moment",
     ] {
         assert_eq!(stem(word), word);
     }
@@ -292,6 +297,32 @@ fn a_misspelt_word_finds_the_tools_spelt_like_it() {
         scored[0].1 < exact[0].1,
         "a word spelt alike counts less than the word itself: {scored:?} {exact:?}"
     );
+}
+
+#[test]
+fn a_word_the_catalog_lacks_finds_tools_by_its_related_nouns() {
+    let index = small_index(&[
+        ("book_ride", "Books a cab to a destination."),
+        ("find_movies", "Finds movies playing nearby."),
+        ("get_forecast", "Gets the weather forecast for a city."),
+    ]);
+    assert_eq!(index.search("a taxi to the airport", 3), [0]);
+    assert_eq!(index.search("a film with Tom Hanks", 3), [1]);
+    let related = index.search_scored("taxi", 1, |_| true);
+    let own = index.search_scored("cab", 1, |_| true);
+    assert!(
+        related[0].1 < own[0].1,
+        "a related noun counts less than the word itself: {related:?} {own:?}"
+    );
+}
+
+#[test]
+fn a_word_the_catalog_uses_is_not_searched_by_its_related_nouns() {
+    let index = small_index(&[
+        ("find_movies", "Finds movies playing nearby."),
+        ("apply_film", "Applies a protective film to a screen."),
+    ]);
+    assert_eq!(index.search("film", 2), [1]);
 }
 
 #[test]

@@ -1,0 +1,102 @@
+//! Related nouns from WordNet 3.0, for the query words a catalog hardly uses: a question asking
+//! for a `taxi` finds the tool that books a `cab`, and one for a `film` the tool that finds
+//! movies. `wordnet.tsv` is written by `bench/search/wordnet.py` (its licence heads it): for
+//! each noun people commonly write, the nouns of its most frequent sense and of what that
+//! sense is a kind of.
+
+use std::sync::LazyLock;
+
+use foldhash::HashMap;
+
+use super::analysis::{Analysis, Analyzer};
+
+/// The weight of a related noun, relative to the query word.
+pub(super) const WORDNET_WEIGHT: f32 = 0.25;
+
+/// Only a word that at most one tool in this many holds is searched by its related nouns
+/// too: a word the catalog uses more often is the catalog's own word, and its WordNet
+/// relatives would mostly find the tools that happen to use them in another sense.
+pub(super) const RARE_SHARE: usize = 200;
+
+const TABLE: &str = include_str!("wordnet.tsv");
+
+/// The table's lines by the term of their noun: the related nouns as written, space
+/// separated (a term can stand for several nouns: `director` and `direction`).
+static RELATED: LazyLock<HashMap<String, Vec<&'static str>>> = LazyLock::new(|| {
+    let mut related: HashMap<String, Vec<&'static str>> = HashMap::default();
+    let mut analyzer = Analyzer::default();
+    for line in TABLE.lines().filter(|line| !line.starts_with('#')) {
+        let Some((noun, nouns)) = line.split_once('\t') else {
+            continue;
+        };
+        if let Some(term) = first_term(&mut analyzer, noun) {
+            related.entry(term).or_default().push(nouns);
+        }
+    }
+    related
+});
+
+/// Hands `emit` the term of each noun related to a noun whose term is `term`.
+pub(super) fn related_terms(term: &str, emit: &mut impl FnMut(&str)) {
+    let Some(lines) = RELATED.get(term) else {
+        return;
+    };
+    let mut analyzer = Analyzer::default();
+    for noun in lines.iter().flat_map(|nouns| nouns.split(' ')) {
+        let mut first = true;
+        analyzer.word(noun, Analysis::Prose, &mut |term| {
+            if std::mem::take(&mut first) {
+                emit(term);
+            }
+        });
+    }
+}
+
+/// The first term of `word`: its stem (a stop word has none).
+fn first_term(analyzer: &mut Analyzer, word: &str) -> Option<String> {
+    let mut first = None;
+    analyzer.word(word, Analysis::Prose, &mut |term| {
+        if first.is_none() {
+            first = Some(term.to_owned());
+        }
+    });
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn related(word: &str) -> Vec<String> {
+        let term = first_term(&mut Analyzer::default(), word).expect("a noun has a term");
+        let mut terms = Vec::new();
+        related_terms(&term, &mut |term| terms.push(term.to_owned()));
+        terms
+    }
+
+    #[test]
+    fn relates_a_noun_to_its_synonyms_and_what_it_is_a_kind_of() {
+        assert!(related("taxi").contains(&"cab".to_owned()));
+        assert!(related("films").contains(&"movi".to_owned()));
+        assert!(related("film").contains(&"movi".to_owned()));
+        assert!(related("rain").contains(&"precipitat".to_owned()));
+        assert!(related("zzyzx").is_empty());
+    }
+
+    #[test]
+    fn the_table_is_sorted_lines_of_plain_words_under_its_licence() {
+        assert!(TABLE.starts_with("# WordNet 3.0 Copyright 2006 by Princeton University."));
+        let lines: Vec<&str> = TABLE
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .collect();
+        assert!(lines.len() > 8_000, "{}", lines.len());
+        assert!(lines.is_sorted());
+        for line in lines {
+            let (noun, nouns) = line.split_once('\t').expect("a tab after the noun");
+            for word in std::iter::once(noun).chain(nouns.split(' ')) {
+                assert!(word.bytes().all(|b| b.is_ascii_lowercase()), "{line:?}");
+            }
+        }
+    }
+}
