@@ -61,6 +61,8 @@ fn run() -> Result<(), String> {
             _ => return Err(usage.to_owned()),
         }
     }
+    // Before any search, so that the table is built here.
+    let related_nouns = matches!(what.as_str(), "scale" | "all").then(scale::related_noun_table);
     let catalog = read_catalog(&data.join("catalog.json"))?;
     let questions = read_questions(&data.join("questions.jsonl"))?;
     let families = read_families(&data.join("families.json"))?;
@@ -100,6 +102,9 @@ fn run() -> Result<(), String> {
             "{}",
             scale::table(&catalog, &queries, &[1_000, 10_000, 100_000])
         );
+        if let Some(related_nouns) = related_nouns {
+            println!("\n{related_nouns}");
+        }
     }
     Ok(())
 }

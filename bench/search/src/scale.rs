@@ -57,6 +57,39 @@ fn percentile(sorted: &[Duration], share: f64) -> Duration {
     sorted[at]
 }
 
+/// What WordNet's table of related nouns costs: the heap it holds and the time it takes to
+/// build, once per process, at the first query word rare enough to be searched by them. Run
+/// before any other search.
+pub fn related_noun_table() -> String {
+    let registry = Registry::builder()
+        .without_inventory()
+        .tools([tool(
+            "get_weather".to_owned(),
+            "Gets the weather.".to_owned(),
+            &CatalogTool {
+                name: String::new(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type": "object"}),
+            },
+        )])
+        .build();
+    let Ok(registry) = registry else {
+        return "related nouns: the registry failed".to_owned();
+    };
+    // Builds the index: `weather` is the catalog's own word, not searched by related nouns.
+    registry.search("weather", 5);
+    let before = held();
+    let (started, cpu_started) = (Instant::now(), thread_cpu_time());
+    registry.search("taxi", 5);
+    let (wall, cpu) = (started.elapsed(), thread_cpu_time().saturating_sub(cpu_started));
+    let kib = held().saturating_sub(before) as f64 / 1024.0;
+    format!(
+        "WordNet's related nouns, built once per process at the first rare query word: {kib:.0} KiB held, {:.1} / {:.1} ms wall / CPU to build",
+        wall.as_secs_f64() * 1e3,
+        cpu.as_secs_f64() * 1e3,
+    )
+}
+
 /// One line per catalog size: build, first search (builds the index), queries, memory.
 pub fn table(catalog: &[CatalogTool], queries: &[&str], sizes: &[usize]) -> String {
     let mut table = String::new();

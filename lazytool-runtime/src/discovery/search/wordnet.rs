@@ -6,8 +6,6 @@
 
 use std::sync::LazyLock;
 
-use foldhash::HashMap;
-
 use super::analysis::{Analysis, Analyzer};
 
 /// The weight of a related noun, relative to the query word.
@@ -20,29 +18,32 @@ pub(super) const RARE_SHARE: usize = 200;
 
 const TABLE: &str = include_str!("wordnet.tsv");
 
-/// The table's lines by the term of their noun: the related nouns as written, space
-/// separated (a term can stand for several nouns: `director` and `direction`).
-static RELATED: LazyLock<HashMap<String, Vec<&'static str>>> = LazyLock::new(|| {
-    let mut related: HashMap<String, Vec<&'static str>> = HashMap::default();
+/// The table's lines by the term of their noun, sorted by it: the term, and the related
+/// nouns as written, space separated (a term can stand for several nouns: `director` and
+/// `direction`). A sorted list holds about a third of what a map would.
+static RELATED: LazyLock<Vec<(Box<str>, &'static str)>> = LazyLock::new(|| {
     let mut analyzer = Analyzer::default();
-    for line in TABLE.lines().filter(|line| !line.starts_with('#')) {
-        let Some((noun, nouns)) = line.split_once('\t') else {
-            continue;
-        };
-        if let Some(term) = first_term(&mut analyzer, noun) {
-            related.entry(term).or_default().push(nouns);
-        }
-    }
+    let mut related: Vec<(Box<str>, &'static str)> = TABLE
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let (noun, nouns) = line.split_once('\t')?;
+            Some((first_term(&mut analyzer, noun)?.into_boxed_str(), nouns))
+        })
+        .collect();
+    related.sort_unstable();
+    related.shrink_to_fit();
     related
 });
 
 /// Hands `emit` the term of each noun related to a noun whose term is `term`.
 pub(super) fn related_terms(term: &str, emit: &mut impl FnMut(&str)) {
-    let Some(lines) = RELATED.get(term) else {
-        return;
-    };
+    let start = RELATED.partition_point(|(noun, _)| &**noun < term);
+    let lines = RELATED[start..]
+        .iter()
+        .take_while(|(noun, _)| &**noun == term);
     let mut analyzer = Analyzer::default();
-    for noun in lines.iter().flat_map(|nouns| nouns.split(' ')) {
+    for noun in lines.flat_map(|(_, nouns)| nouns.split(' ')) {
         let mut first = true;
         analyzer.word(noun, Analysis::Prose, &mut |term| {
             if std::mem::take(&mut first) {
