@@ -34,6 +34,7 @@ mod family;
 mod features;
 mod fields;
 mod fuzzy;
+mod kinds;
 mod query;
 mod rerank;
 mod scratch;

@@ -2,8 +2,9 @@
 //! synonyms, unknown words split into known terms or matched to terms spelt alike), the tools
 //! it names, and the share of its words a tool matches.
 
-use super::analysis::{Analysis, Analyzer, WRITTEN, words};
+use super::analysis::{Analysis, Analyzer, WRITTEN, analyze, words};
 use super::fields::name_key;
+use super::kinds::{KIND_WEIGHT, word_kind, written_kinds};
 use super::scratch::TermMatch;
 use super::vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 use super::wordnet::{RARE_SHARE, WORDNET_WEIGHT, related_terms};
@@ -82,9 +83,26 @@ impl SearchIndex {
                     });
                 }
             }
+            if let Some(id) = word_kind(word).and_then(|kind| self.kind_term(kind)) {
+                add(id, word_count, Some(KIND_WEIGHT));
+            }
+            word_count += 1;
+        }
+        for id in written_kinds(query).filter_map(|kind| self.kind_term(kind)) {
+            add(id, word_count, Some(KIND_WEIGHT));
             word_count += 1;
         }
         QueryTerms { terms, word_count }
+    }
+
+    /// The id of the term of `kind` (see [`word_kind`]), if the index knows it.
+    fn kind_term(&self, kind: &str) -> Option<u32> {
+        let mut terms = Vec::new();
+        analyze(kind, Analysis::Prose, &mut terms);
+        terms
+            .first()
+            .and_then(|term| self.terms.get(term.as_str()))
+            .copied()
     }
 
     /// Whether at most one document in [`RARE_SHARE`] holds any of `terms` (none may).

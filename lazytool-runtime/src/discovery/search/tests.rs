@@ -326,6 +326,28 @@ fn a_word_the_catalog_uses_is_not_searched_by_its_related_nouns() {
 }
 
 #[test]
+fn a_date_or_time_a_question_writes_favours_tools_that_take_one() {
+    let index = small_index(&[
+        ("current_weather", "Gets the weather now in a city."),
+        ("weather_on_day", "Gets the weather in a city on a date."),
+        (
+            "restaurant_opening_hours",
+            "Tells when a restaurant opens, for any restaurant.",
+        ),
+        (
+            "restaurant_booking",
+            "Books a table for a party of guests at a given time.",
+        ),
+    ]);
+    assert_eq!(index.search("weather in Paris", 1), [0]);
+    assert_eq!(index.search("weather in Paris next Friday", 1), [1]);
+    assert_eq!(index.search("weather in Paris on 2023-04-20", 1), [1]);
+    assert_eq!(index.search("a restaurant in Rome", 1), [2]);
+    assert_eq!(index.search("a restaurant in Rome at 8 pm", 1), [3]);
+    assert_eq!(index.search("a restaurant in Rome at 20:30", 1), [3]);
+}
+
+#[test]
 fn indexes_tags_and_nested_parameters() {
     let schema = json!({
         "type": "object",

@@ -1,0 +1,142 @@
+//! Arguments a question writes, searched also as their kind: `next Friday` or `2023-04-20`
+//! asks for a tool that takes a `date`, `14:00` or `4 pm` for one that takes a `time`. The
+//! argument's own words rarely appear in any tool (no tool's text says `Friday`), while its
+//! kind is in the parameters of the tools that need it.
+
+use super::analysis::fold;
+
+/// The weight of a kind, relative to a word of the query.
+pub(super) const KIND_WEIGHT: f32 = 0.25;
+
+/// The kind of argument a word of prose names, if any: months, weekdays and the days said
+/// relative to today are dates.
+pub(super) fn word_kind(word: &str) -> Option<&'static str> {
+    let folded = fold(word);
+    matches!(
+        folded.as_str(),
+        "january"
+            | "february"
+            | "march"
+            | "april"
+            | "may"
+            | "june"
+            | "july"
+            | "august"
+            | "september"
+            | "october"
+            | "november"
+            | "december"
+            | "jan"
+            | "feb"
+            | "mar"
+            | "apr"
+            | "jun"
+            | "jul"
+            | "aug"
+            | "sep"
+            | "sept"
+            | "oct"
+            | "nov"
+            | "dec"
+            | "monday"
+            | "tuesday"
+            | "wednesday"
+            | "thursday"
+            | "friday"
+            | "saturday"
+            | "sunday"
+            | "today"
+            | "tomorrow"
+            | "yesterday"
+            | "tonight"
+            | "weekend"
+    )
+    .then_some("date")
+}
+
+/// The kinds of the arguments `query` writes in digits, one for each: dates (`2023-04-20`,
+/// `2023.10.1`, `05/10/2023`) and times of day (`14:00`, `4pm`, `4 pm`). These are no words
+/// (the analysis drops numbers), so each counts as a word of its own that only its kind
+/// matches.
+pub(super) fn written_kinds(query: &str) -> impl Iterator<Item = &'static str> + '_ {
+    let mut previous = "";
+    query.split_whitespace().filter_map(move |token| {
+        let token = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        let after_number = is_hour(previous);
+        previous = token;
+        if is_date(token) {
+            Some("date")
+        } else if is_clock_time(token)
+            || (after_number && matches!(token.to_ascii_lowercase().as_str(), "am" | "pm"))
+        {
+            Some("time")
+        } else {
+            None
+        }
+    })
+}
+
+/// `2023-04-20`, `2023.10.1`, `05/10/2023`, `5-10-23`: three runs of digits joined by one
+/// separator, the year first (four digits) or last (two or four).
+fn is_date(token: &str) -> bool {
+    let Some(separator) = token.chars().find(|c| matches!(c, '-' | '.' | '/')) else {
+        return false;
+    };
+    let parts: Vec<&str> = token.split(separator).collect();
+    let [first, second, third] = parts[..] else {
+        return false;
+    };
+    let digits = |part: &str, lengths: &[usize]| {
+        lengths.contains(&part.len()) && part.bytes().all(|byte| byte.is_ascii_digit())
+    };
+    digits(second, &[1, 2])
+        && ((digits(first, &[4]) && digits(third, &[1, 2]))
+            || (digits(first, &[1, 2]) && digits(third, &[2, 4])))
+}
+
+/// `14:00`, `9:30pm`, `4pm`, `11am`.
+fn is_clock_time(token: &str) -> bool {
+    let lower = token.to_ascii_lowercase();
+    let (clock, suffixed) = match lower.strip_suffix("am").or(lower.strip_suffix("pm")) {
+        Some(clock) => (clock, true),
+        None => (lower.as_str(), false),
+    };
+    match clock.split_once(':') {
+        Some((hour, minute)) => {
+            is_hour(hour) && minute.len() == 2 && minute.bytes().all(|byte| byte.is_ascii_digit())
+        }
+        None => suffixed && is_hour(clock),
+    }
+}
+
+/// One or two digits.
+fn is_hour(token: &str) -> bool {
+    (1..=2).contains(&token.len()) && token.bytes().all(|byte| byte.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_days_and_months_are_dates() {
+        for word in ["Friday", "april", "tomorrow", "weekend", "Sept"] {
+            assert_eq!(word_kind(word), Some("date"), "{word}");
+        }
+        for word in ["weather", "day", "marching", "may_be"] {
+            assert_eq!(word_kind(word), None, "{word}");
+        }
+    }
+
+    #[test]
+    fn dates_and_times_written_in_digits_are_found() {
+        let kinds = |query| written_kinds(query).collect::<Vec<_>>();
+        assert_eq!(kinds("on 2023-04-20, please"), ["date"]);
+        assert_eq!(kinds("from 05/10/2023 to 5/12/23"), ["date", "date"]);
+        assert_eq!(kinds("today is 2023.10.1"), ["date"]);
+        assert_eq!(kinds("at 14:00 or 9:30pm"), ["time", "time"]);
+        assert_eq!(kinds("at 4pm, or at 4 pm"), ["time", "time"]);
+        assert!(kinds("I am at 192.168.0.1 with 3.14 and 2 apples, version 1.2.3").is_empty());
+        assert!(kinds("I am bored").is_empty());
+    }
+}
