@@ -1,7 +1,8 @@
 //! Arguments a question writes, searched also as their kind: `next Friday` or `2023-04-20`
-//! asks for a tool that takes a `date`, `14:00` or `4 pm` for one that takes a `time`. The
-//! argument's own words rarely appear in any tool (no tool's text says `Friday`), while its
-//! kind is in the parameters of the tools that need it.
+//! asks for a tool that takes a `date`, `14:00` or `4 pm` for one that takes a `time`, `$40`
+//! for one that takes an `amount`, `docs/old.md` for one that takes a `file`. The argument's
+//! own words rarely appear in any tool (no tool's text says `Friday`), while its kind is in
+//! the parameters of the tools that need it.
 
 use super::analysis::fold;
 
@@ -54,25 +55,50 @@ pub(super) fn word_kind(word: &str) -> Option<&'static str> {
     .then_some("date")
 }
 
-/// The kinds of the arguments `query` writes in digits, one for each: dates (`2023-04-20`,
-/// `2023.10.1`, `05/10/2023`) and times of day (`14:00`, `4pm`, `4 pm`). These are no words
-/// (the analysis drops numbers), so each counts as a word of its own that only its kind
-/// matches.
+/// The kinds of the arguments `query` writes in digits or as file names, one for each: dates
+/// (`2023-04-20`, `2023.10.1`, `05/10/2023`), times of day (`14:00`, `4pm`, `4 pm`), sums of
+/// money (`$59.99`, `100€`, `10 euros`) and file names (`image.png`, `docs/old.md`). These
+/// are no words (the analysis drops numbers and splits file names), so each counts as a word
+/// of its own that only its kind matches.
 pub(super) fn written_kinds(query: &str) -> impl Iterator<Item = &'static str> + '_ {
     let mut previous = "";
     query.split_whitespace().filter_map(move |token| {
+        let money = token.trim_matches(|c: char| !c.is_ascii_alphanumeric() && !is_currency(c));
         let token = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
         let after_number = is_hour(previous);
+        let after_amount =
+            !previous.is_empty() && previous.bytes().all(|b| b.is_ascii_digit() || b == b'.');
         previous = token;
+        let lower = token.to_ascii_lowercase();
         if is_date(token) {
             Some("date")
-        } else if is_clock_time(token)
-            || (after_number && matches!(token.to_ascii_lowercase().as_str(), "am" | "pm"))
-        {
+        } else if is_clock_time(token) || (after_number && matches!(lower.as_str(), "am" | "pm")) {
             Some("time")
+        } else if (money.chars().any(is_currency) && money.bytes().any(|b| b.is_ascii_digit()))
+            || (after_amount
+                && matches!(lower.as_str(), "dollars" | "euros" | "usd" | "eur" | "gbp"))
+        {
+            Some("amount")
+        } else if is_file_name(token) {
+            Some("file")
         } else {
             None
         }
+    })
+}
+
+fn is_currency(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥')
+}
+
+/// `image.png`, `docs/old.md`, `test.py`: a name with a letter, a dot and an extension of two
+/// to four letters; not `e.g` or `3.14`.
+fn is_file_name(token: &str) -> bool {
+    let name = token.rsplit(['/', '\\']).next().unwrap_or(token);
+    name.rsplit_once('.').is_some_and(|(stem, extension)| {
+        stem.bytes().any(|b| b.is_ascii_alphabetic())
+            && (2..=4).contains(&extension.len())
+            && extension.bytes().all(|b| b.is_ascii_alphabetic())
     })
 }
 
@@ -136,7 +162,13 @@ mod tests {
         assert_eq!(kinds("today is 2023.10.1"), ["date"]);
         assert_eq!(kinds("at 14:00 or 9:30pm"), ["time", "time"]);
         assert_eq!(kinds("at 4pm, or at 4 pm"), ["time", "time"]);
+        assert_eq!(
+            kinds("it costs $59.99, or 100€, or 10 euros"),
+            ["amount"; 3]
+        );
+        assert_eq!(kinds("open 'image.png' and docs/old.md"), ["file", "file"]);
         assert!(kinds("I am at 192.168.0.1 with 3.14 and 2 apples, version 1.2.3").is_empty());
+        assert!(kinds("e.g. the euros of $ and U.S. law").is_empty());
         assert!(kinds("I am bored").is_empty());
     }
 }
