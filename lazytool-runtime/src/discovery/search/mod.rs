@@ -19,7 +19,11 @@
 //! also split into words on case changes and digits; queries keep both forms. Each word of a query is
 //! then expanded with a small table of synonyms at a reduced weight, and a word the index
 //! does not know is split into known terms when it can be (`reopen` → open), or else matched
-//! to the terms spelt most like it, as a synonym (`profressional` → professional, [`fuzzy`]). A document's
+//! to the terms spelt most like it, as a synonym (`profressional` → professional, [`fuzzy`]).
+//! A word at most one tool in [`RARE_SHARE`](wordnet::RARE_SHARE) holds is also searched by
+//! its related nouns from WordNet (`taxi` → cab, [`wordnet`]), and the dates, times, sums of
+//! money and file names a question writes also by their kind (`next Friday` → date,
+//! [`kinds`]), both weighted less than the words themselves. A document's
 //! score is then scaled by the share of the query's words it matches (to the power
 //! [`COVERAGE_POWER`]). A tool whose exact name is the whole query, or one of its words
 //! written as an identifier (`list_tags`, `listTags`), ranks first. Finally, tools of one
