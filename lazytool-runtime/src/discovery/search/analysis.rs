@@ -34,6 +34,17 @@ pub(super) fn analyze(text: &str, analysis: Analysis, terms: &mut Vec<String>) {
     Analyzer::default().text(text, analysis, &mut |term| terms.push(term.to_owned()));
 }
 
+/// The first term of `word` as prose: its stem (a stop word has none).
+pub(super) fn first_term(analyzer: &mut Analyzer, word: &str) -> Option<String> {
+    let mut first = None;
+    analyzer.word(word, Analysis::Prose, &mut |term| {
+        if first.is_none() {
+            first = Some(term.to_owned());
+        }
+    });
+    first
+}
+
 /// Turns words into terms in buffers it reuses, handing each term to a callback: building
 /// an index of 100,000 tools analyses millions of words, and a `String` for each would
 /// dominate its cost.

@@ -2,7 +2,7 @@
 //! synonyms, unknown words split into known terms or matched to terms spelt alike), the tools
 //! it names, and the share of its words a tool matches.
 
-use super::analysis::{Analysis, Analyzer, WRITTEN, analyze, words};
+use super::analysis::{Analysis, Analyzer, WRITTEN, first_term, words};
 use super::fields::name_key;
 use super::kinds::{KIND_WEIGHT, word_kind, written_kinds};
 use super::scratch::TermMatch;
@@ -97,12 +97,8 @@ impl SearchIndex {
 
     /// The id of the term of `kind` (see [`word_kind`]), if the index knows it.
     fn kind_term(&self, kind: &str) -> Option<u32> {
-        let mut terms = Vec::new();
-        analyze(kind, Analysis::Prose, &mut terms);
-        terms
-            .first()
-            .and_then(|term| self.terms.get(term.as_str()))
-            .copied()
+        let term = first_term(&mut Analyzer::default(), kind)?;
+        self.terms.get(term.as_str()).copied()
     }
 
     /// Whether at most one document in [`RARE_SHARE`] holds any of `terms` (none may).

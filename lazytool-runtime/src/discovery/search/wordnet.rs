@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::analysis::{Analysis, Analyzer};
+use super::analysis::{Analysis, Analyzer, first_term};
 
 /// The weight of a related noun, relative to the query word.
 pub(super) const WORDNET_WEIGHT: f32 = 0.25;
@@ -51,17 +51,6 @@ pub(super) fn related_terms(term: &str, emit: &mut impl FnMut(&str)) {
             }
         });
     }
-}
-
-/// The first term of `word`: its stem (a stop word has none).
-fn first_term(analyzer: &mut Analyzer, word: &str) -> Option<String> {
-    let mut first = None;
-    analyzer.word(word, Analysis::Prose, &mut |term| {
-        if first.is_none() {
-            first = Some(term.to_owned());
-        }
-    });
-    first
 }
 
 #[cfg(test)]
