@@ -2,7 +2,9 @@
 //! asks for a tool that takes a `date`, `14:00` or `4 pm` for one that takes a `time`, `$40`
 //! for one that takes an `amount`, `docs/old.md` for one that takes a `file`. The argument's
 //! own words rarely appear in any tool (no tool's text says `Friday`), while its kind is in
-//! the parameters of the tools that need it.
+//! the parameters of the tools that need it. So does a person the question names (`songs by
+//! Adele`, `a movie with Tom Hanks`): the tools that take one call them an `artist`, an
+//! `actor`, the `cast`.
 
 use super::analysis::fold;
 
@@ -135,6 +137,39 @@ fn is_clock_time(token: &str) -> bool {
     }
 }
 
+/// The roles a person a question names can have in a tool's parameters (see
+/// [`names_person`]).
+pub(super) const PERSON_ROLES: [&str; 7] = [
+    "artist",
+    "actor",
+    "cast",
+    "author",
+    "director",
+    "performer",
+    "singer",
+];
+
+/// Whether `query` names a person: a capitalised word right after `by`, `with`, `featuring`
+/// or `starring` (`songs by Adele`, `a movie with Tom Hanks`), other than a month or a
+/// weekday (`by Friday`).
+pub(super) fn names_person(query: &str) -> bool {
+    let mut previous = "";
+    query.split_whitespace().any(|token| {
+        let after = previous;
+        previous = token;
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = word.chars();
+        let capitalised = chars.next().is_some_and(char::is_uppercase)
+            && word.chars().count() > 1
+            && chars.all(char::is_lowercase);
+        capitalised
+            && word_kind(word).is_none()
+            && ["by", "with", "featuring", "starring"]
+                .iter()
+                .any(|before| after.eq_ignore_ascii_case(before))
+    })
+}
+
 /// One or two digits.
 fn is_hour(token: &str) -> bool {
     (1..=2).contains(&token.len()) && token.bytes().all(|byte| byte.is_ascii_digit())
@@ -152,6 +187,17 @@ mod tests {
         for word in ["weather", "day", "marching", "may_be"] {
             assert_eq!(word_kind(word), None, "{word}");
         }
+    }
+
+    #[test]
+    fn a_capitalised_name_after_by_or_with_is_a_person() {
+        assert!(names_person("play some songs by Käärijä"));
+        assert!(names_person("a movie with Zoe Margaret Colletti in it"));
+        assert!(names_person("a drama featuring Utkarsh Ambudkar"));
+        assert!(!names_person("a movie with subtitles"));
+        assert!(!names_person("done by Friday"));
+        assert!(!names_person("files by ID"));
+        assert!(!names_person("By the way, list my repos"));
     }
 
     #[test]

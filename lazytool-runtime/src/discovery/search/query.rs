@@ -4,7 +4,7 @@
 
 use super::analysis::{Analysis, Analyzer, WRITTEN, first_term, words};
 use super::fields::name_key;
-use super::kinds::{KIND_WEIGHT, word_kind, written_kinds};
+use super::kinds::{KIND_WEIGHT, PERSON_ROLES, names_person, word_kind, written_kinds};
 use super::scratch::TermMatch;
 use super::vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 use super::wordnet::{RARE_SHARE, WORDNET_WEIGHT, related_terms};
@@ -91,6 +91,18 @@ impl SearchIndex {
         for id in written_kinds(query).filter_map(|kind| self.kind_term(kind)) {
             add(id, word_count, Some(KIND_WEIGHT));
             word_count += 1;
+        }
+        if names_person(query) {
+            let roles: Vec<u32> = PERSON_ROLES
+                .iter()
+                .filter_map(|role| self.kind_term(role))
+                .collect();
+            for &id in &roles {
+                add(id, word_count, Some(KIND_WEIGHT));
+            }
+            if !roles.is_empty() {
+                word_count += 1;
+            }
         }
         QueryTerms { terms, word_count }
     }
