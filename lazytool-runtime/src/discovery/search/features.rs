@@ -62,9 +62,11 @@ pub struct SearchFeatures {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FeatureTerm {
-    /// 1 for a word of the query, else the weight of the synonym or the term spelt alike.
+    /// 1 for a word of the query, else the weight of the synonym, the term spelt alike, the
+    /// related noun or the kind of an argument the query writes.
     pub weight: f32,
-    /// Whether the term stands only for synonyms or misspellings of the query's words.
+    /// Whether the term stands only for synonyms, misspellings or related nouns of the
+    /// query's words (an argument's kind stands for its word).
     pub synonym: bool,
     /// Its inverse document frequency in each field.
     pub idf: [f32; FIELD_COUNT],

@@ -8,7 +8,8 @@
 
 use super::analysis::fold;
 
-/// The weight of a kind, relative to a word of the query.
+/// The weight of a kind, relative to a word of the query. In the share of the query's words
+/// a tool matches, a kind counts as its word.
 pub(super) const KIND_WEIGHT: f32 = 0.25;
 
 /// The kind of argument a word of prose names, if any: months, weekdays and the days said

@@ -14,7 +14,7 @@ impl SearchIndex {
     /// The terms searched for `query`, and how many of its words have terms.
     pub(super) fn query_terms(&self, query: &str) -> QueryTerms {
         let mut terms: Vec<QueryTerm> = Vec::new();
-        let mut add = |id: u32, word: usize, synonym: Option<f32>| {
+        let mut add = |id: u32, word: usize, found: Found| {
             let position = match terms.iter().position(|term| term.id == id) {
                 Some(position) => position,
                 None => {
@@ -27,12 +27,19 @@ impl SearchIndex {
             };
             let entry = &mut terms[position];
             let bit = 1 << word.min(u64::BITS as usize - 1);
-            if let Some(weight) = synonym {
-                entry.weight = entry.weight.max(weight);
-                entry.synonym_words |= bit;
-            } else {
-                entry.weight = 1.0;
-                entry.words |= bit;
+            match found {
+                Found::Written => {
+                    entry.weight = 1.0;
+                    entry.words |= bit;
+                }
+                Found::Synonym(weight) => {
+                    entry.weight = entry.weight.max(weight);
+                    entry.synonym_words |= bit;
+                }
+                Found::Kind => {
+                    entry.weight = entry.weight.max(KIND_WEIGHT);
+                    entry.words |= bit;
+                }
             }
         };
         let mut analyzer = Analyzer::default();
@@ -59,11 +66,11 @@ impl SearchIndex {
             }
             for term in &word_terms {
                 if let Some(&id) = self.terms.get(*term) {
-                    add(id, word_count, None);
+                    add(id, word_count, Found::Written);
                 }
             }
             for (id, similarity) in alike {
-                add(id, word_count, Some(SYNONYM_WEIGHT * similarity));
+                add(id, word_count, Found::Synonym(SYNONYM_WEIGHT * similarity));
             }
             for synonym in word_terms
                 .iter()
@@ -71,25 +78,25 @@ impl SearchIndex {
                 .flatten()
             {
                 if let Some(&id) = self.terms.get(synonym.as_str()) {
-                    add(id, word_count, Some(SYNONYM_WEIGHT));
+                    add(id, word_count, Found::Synonym(SYNONYM_WEIGHT));
                 }
             }
             if self.is_rare(&word_terms) {
                 for term in &word_terms {
                     related_terms(term, &mut |related| {
                         if let Some(&id) = self.terms.get(related) {
-                            add(id, word_count, Some(WORDNET_WEIGHT));
+                            add(id, word_count, Found::Synonym(WORDNET_WEIGHT));
                         }
                     });
                 }
             }
             if let Some(id) = word_kind(word).and_then(|kind| self.kind_term(kind)) {
-                add(id, word_count, Some(KIND_WEIGHT));
+                add(id, word_count, Found::Kind);
             }
             word_count += 1;
         }
         for id in written_kinds(query).filter_map(|kind| self.kind_term(kind)) {
-            add(id, word_count, Some(KIND_WEIGHT));
+            add(id, word_count, Found::Kind);
             word_count += 1;
         }
         if names_person(query) {
@@ -98,7 +105,7 @@ impl SearchIndex {
                 .filter_map(|role| self.kind_term(role))
                 .collect();
             for &id in &roles {
-                add(id, word_count, Some(KIND_WEIGHT));
+                add(id, word_count, Found::Kind);
             }
             if !roles.is_empty() {
                 word_count += 1;
@@ -172,6 +179,20 @@ fn is_identifier(word: &str) -> bool {
         .zip(word.chars().skip(1))
         .any(|(before, c)| before.is_lowercase() && c.is_uppercase());
     inner_capital || word.contains(['_', '-', '.'])
+}
+
+/// How a term stands for a word of the query.
+#[derive(Clone, Copy)]
+enum Found {
+    /// As written (or stemmed, or split).
+    Written,
+    /// As a synonym, a word spelt alike or a related noun, at this weight: a document
+    /// matching only these matches half the word (see [`coverage_of`]).
+    Synonym(f32),
+    /// As the kind of an argument the query writes ([`word_kind`]): at [`KIND_WEIGHT`], but
+    /// matching the whole word, since a tool never holds the argument itself (`Friday`,
+    /// `2023-04-20`) and its kind is what the word asks of it.
+    Kind,
 }
 
 /// A term searched for a query.

@@ -350,7 +350,10 @@ fn a_date_or_time_a_question_writes_favours_tools_that_take_one() {
 #[test]
 fn a_person_a_question_names_favours_tools_that_take_one() {
     let index = small_index(&[
-        ("movie_showtimes", "Finds when a movie plays: any movie, any theater."),
+        (
+            "movie_showtimes",
+            "Finds when a movie plays: any movie, any theater.",
+        ),
         ("movie_search", "Finds films by genre, director or cast."),
     ]);
     assert_eq!(index.search("a movie tonight", 1), [0]);
