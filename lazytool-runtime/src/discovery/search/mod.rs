@@ -22,8 +22,8 @@
 //! to the terms spelt most like it, as a synonym (`profressional` → professional, [`fuzzy`]).
 //! A word at most one tool in [`RARE_SHARE`](wordnet::RARE_SHARE) holds is also searched by
 //! its related nouns from WordNet (`taxi` → cab, [`wordnet`]), and the dates, times, sums of
-//! money and file names a question writes also by their kind (`next Friday` → date,
-//! [`kinds`]), both weighted less than the words themselves. A document's
+//! money, file names and persons a question writes also by their kind (`next Friday` → date,
+//! `songs by Adele` → artist, [`kinds`]), both weighted less than the words themselves. A document's
 //! score is then scaled by the share of the query's words it matches (to the power
 //! [`COVERAGE_POWER`]). A tool whose exact name is the whole query, or one of its words
 //! written as an identifier (`list_tags`, `listTags`), ranks first. Finally, tools of one
