@@ -34,15 +34,20 @@ pub(super) fn analyze(text: &str, analysis: Analysis, terms: &mut Vec<String>) {
     Analyzer::default().text(text, analysis, &mut |term| terms.push(term.to_owned()));
 }
 
-/// The first term of `word` as prose: its stem (a stop word has none).
-pub(super) fn first_term(analyzer: &mut Analyzer, word: &str) -> Option<String> {
-    let mut first = None;
+/// `use_term` applied to the first term of `word` as prose: its stem (a stop word has none).
+pub(super) fn with_first_term<R>(
+    analyzer: &mut Analyzer,
+    word: &str,
+    use_term: impl FnOnce(&str) -> R,
+) -> Option<R> {
+    let mut use_term = Some(use_term);
+    let mut result = None;
     analyzer.word(word, Analysis::Prose, &mut |term| {
-        if first.is_none() {
-            first = Some(term.to_owned());
+        if let Some(use_term) = use_term.take() {
+            result = Some(use_term(term));
         }
     });
-    first
+    result
 }
 
 /// Turns words into terms in buffers it reuses, handing each term to a callback: building

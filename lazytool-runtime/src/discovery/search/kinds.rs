@@ -6,11 +6,35 @@
 //! Adele`, `a movie with Tom Hanks`): the tools that take one call them an `artist`, an
 //! `actor`, the `cast`.
 
-use super::analysis::fold;
+use std::sync::LazyLock;
+
+use super::analysis::{Analyzer, fold, with_first_term};
 
 /// The weight of a kind, relative to a word of the query. In the share of the query's words
 /// a tool matches, a kind counts as its word.
 pub(super) const KIND_WEIGHT: f32 = 0.25;
+
+/// The kinds [`word_kind`] and [`written_kinds`] name.
+const KINDS: [&str; 4] = ["date", "time", "amount", "file"];
+
+/// The term of each kind and of each of [`PERSON_ROLES`], analysed once rather than for every
+/// query that names one.
+static TERMS: LazyLock<Vec<(&'static str, String)>> = LazyLock::new(|| {
+    let mut analyzer = Analyzer::default();
+    KINDS
+        .iter()
+        .chain(&PERSON_ROLES)
+        .filter_map(|&kind| Some((kind, with_first_term(&mut analyzer, kind, str::to_owned)?)))
+        .collect()
+});
+
+/// The term `kind` (a kind or one of [`PERSON_ROLES`]) is searched as.
+pub(super) fn term_of(kind: &str) -> Option<&'static str> {
+    TERMS
+        .iter()
+        .find(|(known, _)| *known == kind)
+        .map(|(_, term)| term.as_str())
+}
 
 /// The kind of argument a word of prose names, if any: months, weekdays and the days said
 /// relative to today are dates.
@@ -179,6 +203,15 @@ fn is_hour(token: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_and_role_has_a_term() {
+        for kind in KINDS.iter().chain(&PERSON_ROLES) {
+            assert!(term_of(kind).is_some(), "{kind}");
+        }
+        assert_eq!(term_of("date"), Some("dat"));
+        assert_eq!(term_of("weather"), None);
+    }
 
     #[test]
     fn names_of_days_and_months_are_dates() {

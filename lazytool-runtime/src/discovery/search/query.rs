@@ -2,9 +2,9 @@
 //! synonyms, unknown words split into known terms or matched to terms spelt alike), the tools
 //! it names, and the share of its words a tool matches.
 
-use super::analysis::{Analysis, Analyzer, WRITTEN, first_term, words};
+use super::analysis::{Analysis, Analyzer, WRITTEN, words};
 use super::fields::name_key;
-use super::kinds::{KIND_WEIGHT, PERSON_ROLES, names_person, word_kind, written_kinds};
+use super::kinds::{KIND_WEIGHT, PERSON_ROLES, names_person, term_of, word_kind, written_kinds};
 use super::scratch::TermMatch;
 use super::vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
 use super::wordnet::{RARE_SHARE, WORDNET_WEIGHT, related_terms};
@@ -116,8 +116,7 @@ impl SearchIndex {
 
     /// The id of the term of `kind` (see [`word_kind`]), if the index knows it.
     fn kind_term(&self, kind: &str) -> Option<u32> {
-        let term = first_term(&mut Analyzer::default(), kind)?;
-        self.terms.get(term.as_str()).copied()
+        self.terms.get(term_of(kind)?).copied()
     }
 
     /// Whether at most one document in [`RARE_SHARE`] holds any of `terms` (none may).

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::analysis::{Analysis, Analyzer, first_term};
+use super::analysis::{Analyzer, with_first_term};
 
 /// The weight of a related noun, relative to the query word.
 pub(super) const WORDNET_WEIGHT: f32 = 0.25;
@@ -28,7 +28,10 @@ static RELATED: LazyLock<Vec<(Box<str>, &'static str)>> = LazyLock::new(|| {
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| {
             let (noun, nouns) = line.split_once('\t')?;
-            Some((first_term(&mut analyzer, noun)?.into_boxed_str(), nouns))
+            Some((
+                with_first_term(&mut analyzer, noun, |term| Box::<str>::from(term))?,
+                nouns,
+            ))
         })
         .collect();
     related.sort_unstable();
@@ -44,12 +47,7 @@ pub(super) fn related_terms(term: &str, emit: &mut impl FnMut(&str)) {
         .take_while(|(noun, _)| &**noun == term);
     let mut analyzer = Analyzer::default();
     for noun in lines.flat_map(|(_, nouns)| nouns.split(' ')) {
-        let mut first = true;
-        analyzer.word(noun, Analysis::Prose, &mut |term| {
-            if std::mem::take(&mut first) {
-                emit(term);
-            }
-        });
+        with_first_term(&mut analyzer, noun, |term| emit(term));
     }
 }
 
@@ -58,7 +56,8 @@ mod tests {
     use super::*;
 
     fn related(word: &str) -> Vec<String> {
-        let term = first_term(&mut Analyzer::default(), word).expect("a noun has a term");
+        let term = with_first_term(&mut Analyzer::default(), word, str::to_owned)
+            .expect("a noun has a term");
         let mut terms = Vec::new();
         related_terms(&term, &mut |term| terms.push(term.to_owned()));
         terms
