@@ -224,7 +224,11 @@ impl McpServer {
         self
     }
 
-    /// The name and version clients are told in `serverInfo`.
+    /// The name and version clients are told in `serverInfo`: the `initialize` result up to
+    /// protocol 2025-11-25, and `server/discover` from 2026-07-28. Clients show and log them;
+    /// nothing else depends on them. Without this call they are `lazytool` and the version of
+    /// `lazytool-mcp`, so a server of your own should set its package's name and version, as
+    /// below.
     ///
     /// ```
     /// use lazytool_mcp::McpServer;
