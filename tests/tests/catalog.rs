@@ -103,7 +103,7 @@ fn a_definition_over_the_bound_is_reported_with_its_size() {
     );
 
     let error = echo(&catalog).expect_err("over the default bound");
-    assert_eq!(error.problems(), [problem.clone()]);
+    assert_eq!(error.problems(), std::slice::from_ref(&problem));
 
     let (tools, error) = CatalogReader::new()
         .read_partial(&catalog, |_, _, _| async { Ok::<_, String>(Value::Null) });

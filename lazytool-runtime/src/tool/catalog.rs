@@ -75,7 +75,7 @@ where
 /// assert_eq!(tools.iter().map(|tool| tool.name()).collect::<Vec<_>>(), ["small"]);
 /// assert_eq!(
 ///     error.unwrap().problems(),
-///     ["tool 1: `wide`: its definition is 14,345 bytes, over the bound of 4,096 bytes"]
+///     ["tool 1: `wide`: its definition is 14,169 bytes, over the bound of 4,096 bytes"]
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
