@@ -387,3 +387,22 @@ fn bad_oauth_settings_are_problems_with_their_paths() {
         "{problems:#?}"
     );
 }
+
+#[test]
+fn the_definition_bound_is_a_positive_number_of_bytes() {
+    let text = json!({
+        "mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}},
+        "lazytool": {"maxDefinitionBytes": 0, "servers": {"b": {"maxDefinitionBytes": "64k"}}},
+    })
+    .to_string();
+    let error = parse(&text, env).expect_err("invalid");
+    assert_eq!(
+        error.problems,
+        [
+            "$.lazytool.maxDefinitionBytes: expected a positive whole number of bytes, found 0",
+            "$.lazytool.servers.b.maxDefinitionBytes: expected a positive whole number of bytes, found \"64k\"",
+        ]
+    );
+    let text = text.replace(":0,", ":1000000,").replace("\"64k\"", "16384");
+    assert_eq!(parse(&text, env).expect("valid").servers.len(), 2);
+}

@@ -185,6 +185,66 @@ async fn what_a_model_reads_of_an_upstream_is_clean_and_bounded() {
 }
 
 #[tokio::test]
+async fn a_tool_definition_over_the_bound_is_left_out_with_its_size() {
+    // 8,000 properties described in 100 characters each: no text is cut, the whole is 1.1 MB.
+    let wide = || hostile(None).env("HOSTILE_WIDE", "8000");
+    let sources = [
+        McpSource::new("hostile", wide()),
+        McpSource::new("roomy", wide()).max_definition_bytes(2 << 20),
+    ];
+    let catalog = McpCatalog::start(|| Registry::builder().without_inventory(), sources)
+        .await
+        .expect("the catalog builds whatever an upstream lists");
+    let registry = catalog.registry();
+    assert!(
+        registry.get("hostile__wide").is_none(),
+        "served over the bound"
+    );
+    assert_eq!(
+        call(&registry, "hostile__echo", json!({"text": "still"})).await,
+        (false, "still".into())
+    );
+
+    let roomy = registry
+        .get("roomy__wide")
+        .expect("served under a larger bound");
+    let definition = json!({
+        "name": "hostile__wide",
+        "description": roomy.description(),
+        "inputSchema": roomy.input_schema(),
+    });
+    let bytes = definition.to_string().len();
+    assert!(bytes > 1_000_000, "{bytes}");
+    let reports = catalog.reports();
+    let wide_notes = |index: usize| -> Vec<String> {
+        (reports[index].left_out.iter())
+            .filter(|note| note.tool == "wide")
+            .map(ToString::to_string)
+            .collect()
+    };
+    let grouped = format!(
+        "{},{:03},{:03}",
+        bytes / 1_000_000,
+        bytes / 1_000 % 1_000,
+        bytes % 1_000
+    );
+    assert_eq!(
+        wide_notes(0),
+        [format!(
+            "wide: its definition is {grouped} bytes, over the bound of 65,536 bytes"
+        )]
+    );
+    assert!(
+        reports[0]
+            .tools
+            .as_ref()
+            .is_ok_and(|names| names.contains(&"hostile__echo".to_owned()))
+    );
+    assert!(wide_notes(1).is_empty(), "{:?}", reports[1].left_out);
+    catalog.shutdown().await;
+}
+
+#[tokio::test]
 async fn an_answer_that_is_not_json_rpc_fails_its_call_at_once() {
     let source = McpSource::new("hostile", hostile(None)).call_timeout(Duration::from_secs(600));
     let registry = support::registry_of(&source).await;

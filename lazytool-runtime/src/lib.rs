@@ -386,7 +386,8 @@ pub use dispatch::ToolOutput;
 pub use registry::{Registry, RegistryBuilder, RegistryError, RegistryProblem};
 pub use session::{CatalogChange, Session, SessionOptions};
 pub use tool::{
-    CALL_THROUGH_TOOL_NAME, CatalogError, DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN,
-    SchemaError, SourceLocation, State, Tool, ToolAnnotations, ToolDefinition, ToolMethods,
-    ToolNameError, ToolSpec, catalog_tools, validate_tool_name,
+    CALL_THROUGH_TOOL_NAME, CatalogError, CatalogReader, DEFAULT_MAX_DEFINITION_BYTES,
+    DISCOVERY_TOOL_NAME, DynamicTool, MAX_TOOL_NAME_LEN, SchemaError, SourceLocation, State, Tool,
+    ToolAnnotations, ToolDefinition, ToolMethods, ToolNameError, ToolSpec, catalog_tools,
+    validate_tool_name,
 };

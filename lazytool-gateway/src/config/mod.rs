@@ -76,6 +76,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "startTimeoutMs",
     "callTimeoutMs",
     "maxDescriptionChars",
+    "maxDefinitionBytes",
 ];
 /// The default of `maxDescriptionChars`.
 const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -196,6 +197,12 @@ impl Reader<'_> {
             MAX_DESCRIPTION_CHARS as u64,
             "characters",
         );
+        let max_definition = self.positive(
+            lazytool.get("maxDefinitionBytes"),
+            "$.lazytool.maxDefinitionBytes",
+            lazytool_runtime::DEFAULT_MAX_DEFINITION_BYTES as u64,
+            "bytes",
+        );
         let settings = match lazytool.get("servers") {
             Some(servers) => self.object(servers, "$.lazytool.servers").unwrap_or(&empty),
             None => &empty,
@@ -253,11 +260,16 @@ impl Reader<'_> {
             let mut server = McpSource::new(name.as_str(), upstream)
                 .start_timeout(start)
                 .call_timeout(call)
-                .max_description_chars(max_description as usize);
+                .max_description_chars(max_description as usize)
+                .max_definition_bytes(usize::try_from(max_definition).unwrap_or(usize::MAX));
             if let Some(source) = source {
                 server = (server.selection(source.selection))
                     .max_description_chars(source.max_description as usize)
                     .pin(source.pin);
+                if let Some(bytes) = source.max_definition {
+                    server =
+                        server.max_definition_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+                }
                 if let Some(idle) = source.idle_timeout {
                     server = server.idle_timeout(idle);
                 }

@@ -17,6 +17,7 @@ pub(super) const SERVER_SETTINGS: &[&str] = &[
     "prefix",
     "inheritEnv",
     "maxDescriptionChars",
+    "maxDefinitionBytes",
     "oauth",
     "idleTimeoutMs",
     "pin",
@@ -28,6 +29,8 @@ pub(super) struct ServerSettings {
     pub(super) prefix: Option<String>,
     pub(super) inherit_env: Option<InheritEnv>,
     pub(super) max_description: u64,
+    /// `maxDefinitionBytes`, when the server sets its own.
+    pub(super) max_definition: Option<u64>,
     pub(super) oauth: Option<OAuth>,
     /// `idleTimeoutMs`: zero keeps the server up.
     pub(super) idle_timeout: Option<Duration>,
@@ -93,6 +96,10 @@ impl Reader<'_> {
             max_description,
             "characters",
         );
+        let max_definition = (settings.get("maxDefinitionBytes")).map(|bytes| {
+            let path = child(path, "maxDefinitionBytes");
+            self.positive(Some(bytes), &path, 0, "bytes")
+        });
         let oauth =
             (settings.get("oauth")).map(|oauth| self.oauth(oauth, &child(path, "oauth"), tokens));
         let idle_path = child(path, "idleTimeoutMs");
@@ -122,6 +129,7 @@ impl Reader<'_> {
             prefix,
             inherit_env,
             max_description,
+            max_definition,
             oauth,
             idle_timeout,
             pin,

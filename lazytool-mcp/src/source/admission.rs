@@ -3,6 +3,8 @@
 
 use lazytool_runtime::{DynamicTool, Registry, RegistryProblem};
 
+use super::sanitize::grouped;
+
 /// Something said about one upstream tool: why it was left out, or what was removed from
 /// its text. `tool` is its name on the upstream server.
 ///
@@ -26,9 +28,19 @@ impl std::fmt::Display for ToolNote {
     }
 }
 
-/// `Ok` when `tool` builds into a registry on its own (a valid, unreserved name and an
-/// input schema that compiles), else why not.
-pub(crate) fn admit(tool: &DynamicTool) -> Result<(), String> {
+/// `Ok` when `tool`'s definition is at most `max_definition_bytes` and it builds into a
+/// registry on its own (a valid, unreserved name and an input schema that compiles), else
+/// why not.
+pub(crate) fn admit(tool: &DynamicTool, max_definition_bytes: usize) -> Result<(), String> {
+    // Measured first: a definition too large to serve is not worth compiling.
+    let bytes = tool.definition_bytes();
+    if bytes > max_definition_bytes {
+        return Err(format!(
+            "its definition is {} bytes, over the bound of {} bytes",
+            grouped(bytes),
+            grouped(max_definition_bytes)
+        ));
+    }
     let built = Registry::builder()
         .without_inventory()
         .tools([tool.clone()])

@@ -39,8 +39,10 @@ type Base = Box<dyn Fn() -> RegistryBuilder + Send + Sync>;
 ///   given to another source's tool while the catalog lives: a discovery made earlier can
 ///   never run another server's tool.
 /// - An upstream tool that cannot be served (a reserved or invalid name, an input schema
-///   that does not compile) is left out and reported; the rest of its server and every
-///   other server are served, at the start and on every later listing.
+///   that does not compile, a definition over its source's
+///   [`max_definition_bytes`](McpSource::max_definition_bytes)) is left out and reported;
+///   the rest of its server and every other server are served, at the start and on every
+///   later listing.
 /// - It is also a [`PromptProvider`](crate::PromptProvider) and a
 ///   [`ResourceProvider`](crate::ResourceProvider) of the sources' prompts (named
 ///   `SERVER__PROMPT`) and resources (under their own URIs), each request routed to its
@@ -92,7 +94,8 @@ pub struct SourceReport {
     pub tools: Result<Vec<String>, String>,
     /// Its tools left out because another tool had the name already.
     pub collisions: Vec<String>,
-    /// Its tools left out because they cannot be served, and why.
+    /// Its tools left out because they cannot be served (a name, a schema that does not
+    /// compile, a definition over [`McpSource::max_definition_bytes`]), and why.
     pub left_out: Vec<ToolNote>,
     /// Its tools whose text was cleaned, and what was removed.
     pub cleaned: Vec<ToolNote>,

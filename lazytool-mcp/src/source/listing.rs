@@ -138,7 +138,7 @@ impl McpSource {
             let upstream_name = tool.name.to_string();
             let eager = self.selection.is_eager(&tool.name);
             let dynamic = tool::dynamic_tool(&self.prefix, tool, forward.clone()).lazy(!eager);
-            match admission::admit(&dynamic) {
+            match admission::admit(&dynamic, self.max_definition_bytes) {
                 Ok(()) => {
                     record
                         .origins

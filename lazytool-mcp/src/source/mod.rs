@@ -85,8 +85,10 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 ///   logged and reported ([`cleaned`](McpSource::cleaned)).
 /// - No error, log line or report about the server shows the values of its `env` or
 ///   `headers`, or the user information or query values of a URL.
-/// - An upstream tool that cannot be served is left out and reported
-///   ([`left_out`](McpSource::left_out)); the server's other tools are served.
+/// - An upstream tool that cannot be served (an invalid name, a schema that does not
+///   compile, a definition over [`max_definition_bytes`](McpSource::max_definition_bytes))
+///   is left out and reported ([`left_out`](McpSource::left_out)); the server's other tools
+///   are served.
 /// - With a [`Lock`] entry made for its command or URL ([`lock`](McpSource::lock)), the
 ///   source lists its tools from the entry without starting the server, starts it on the
 ///   first call and stops it after [`idle_timeout`](McpSource::idle_timeout) without calls.
@@ -115,6 +117,7 @@ pub struct McpSource {
     call_timeout: Duration,
     backoff: Backoff,
     max_description_chars: usize,
+    max_definition_bytes: usize,
     relay: Option<Relay>,
     entry: Option<ServerLock>,
     lock_state: LockState,
@@ -156,6 +159,7 @@ impl McpSource {
                 max: Duration::from_secs(60),
             },
             max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
+            max_definition_bytes: lazytool_runtime::DEFAULT_MAX_DEFINITION_BYTES,
             relay: None,
             entry: None,
             lock_state: LockState::Unlocked,
@@ -420,6 +424,28 @@ impl McpSource {
         self
     }
 
+    /// The largest definition one of its tools may have as a model reads it, in bytes: its
+    /// exposed name, description, input schema, and output schema, title and annotations
+    /// when it has them, as compact JSON after cleaning (exactly what
+    /// [`DynamicTool::definition_bytes`](lazytool_runtime::DynamicTool::definition_bytes)
+    /// measures). A larger tool is left out, logged and reported
+    /// ([`left_out`](McpSource::left_out)) with its size and the bound; the server's other
+    /// tools are served. Default:
+    /// [`DEFAULT_MAX_DEFINITION_BYTES`](lazytool_runtime::DEFAULT_MAX_DEFINITION_BYTES)
+    /// (64 KiB, about 16,000 tokens).
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let git = McpSource::new("git", Upstream::command("uvx", ["mcp-server-git"]))
+    ///     .max_definition_bytes(16 * 1024);
+    /// # drop(git);
+    /// ```
+    pub fn max_definition_bytes(mut self, bytes: usize) -> Self {
+        self.max_definition_bytes = bytes;
+        self
+    }
+
     /// Changes each time the server announces `list_changed` (of its tools, prompts or
     /// resources) or was restarted.
     pub fn tools_changed(&self) -> watch::Receiver<u64> {
@@ -441,7 +467,8 @@ impl McpSource {
     }
 
     /// The tools of the last listing that were left out, and why: a name that cannot be
-    /// used (`__lazy__tool__discovery__`, say) or an input schema that does not compile.
+    /// used (`__lazy__tool__discovery__`, say), an input schema that does not compile or a
+    /// definition over [`max_definition_bytes`](McpSource::max_definition_bytes).
     /// The server's other tools are served.
     pub fn left_out(&self) -> Vec<ToolNote> {
         self.listed().left_out.clone()

@@ -332,7 +332,7 @@ fn counted(count: usize, noun: &str) -> String {
 }
 
 /// `count` with its digits in groups of three: 997,952.
-fn grouped(count: usize) -> String {
+pub(crate) fn grouped(count: usize) -> String {
     let digits = count.to_string();
     let mut out = String::with_capacity(digits.len() * 4 / 3);
     for (index, digit) in digits.chars().enumerate() {

@@ -3,13 +3,11 @@
 //! answer holds each listed tool once, one error for all unknown names and one for the tools
 //! that did not fit.
 
-use std::io;
-
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::call::{escaped_len, fit, quote};
-use crate::tool::{MAX_TOOL_NAME_LEN, Tool};
+use crate::tool::{MAX_TOOL_NAME_LEN, Tool, serialized_size};
 
 /// How many unknown names an error quotes; the others are counted.
 pub(super) const MAX_QUOTED_NAMES: usize = 16;
@@ -143,25 +141,6 @@ pub(super) fn name_list(names: &[String], max_bytes: usize) -> String {
     }
     list.push(']');
     list
-}
-
-/// The bytes of `value`'s compact JSON, counted as it is written, without keeping it.
-fn serialized_size(value: &impl Serialize) -> usize {
-    struct Count(usize);
-    impl io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        Err(_) => usize::MAX,
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{DynamicTool, ToolAnnotations};
+use super::{DEFAULT_MAX_DEFINITION_BYTES, DynamicTool, ToolAnnotations};
 use crate::call::{ToolContext, ToolResult};
 
 /// Reads the tools of a catalog shaped like an MCP `tools/list` result —
@@ -19,7 +19,10 @@ use crate::call::{ToolContext, ToolResult};
 /// [`RegistryBuilder::tools`](crate::RegistryBuilder::tools), which checks their names and
 /// schemas.
 ///
-/// Every entry that cannot be read is reported, not just the first.
+/// Every entry that cannot be read is reported, not just the first; so is every tool whose
+/// definition is over [`DEFAULT_MAX_DEFINITION_BYTES`] (64 KiB, measured as
+/// [`DynamicTool::definition_bytes`] says). [`CatalogReader`] sets another bound, and reads
+/// the entries it can while reporting the others.
 ///
 /// ```
 /// use lazytool_runtime::{Registry, catalog_tools};
@@ -49,54 +52,185 @@ where
     O: Into<ToolResult>,
     E: Display,
 {
-    let entries = match catalog {
-        Value::Array(entries) => entries,
-        Value::Object(object) => match object.get("tools") {
-            Some(Value::Array(entries)) => entries,
-            _ => {
-                return Err(CatalogError::new(vec![
-                    "the catalog has no `tools` array".to_owned(),
-                ]));
-            }
-        },
-        _ => {
-            return Err(CatalogError::new(vec![
-                "a catalog is an object with a `tools` array, or that array".to_owned(),
-            ]));
+    CatalogReader::new().read(catalog, handler)
+}
+
+/// How [`catalog_tools`] reads a catalog, with the bound on one tool's definition set:
+/// [`read`](CatalogReader::read) fails on any entry it cannot read or that is over the
+/// bound, [`read_partial`](CatalogReader::read_partial) keeps the others.
+///
+/// ```
+/// use lazytool_runtime::CatalogReader;
+/// use serde_json::{Value, json};
+///
+/// let wide: serde_json::Map<String, Value> = (0..100)
+///     .map(|n| (format!("p{n}"), json!({"type": "string", "description": "x".repeat(100)})))
+///     .collect();
+/// let catalog = json!([
+///     {"name": "small", "inputSchema": {"type": "object"}},
+///     {"name": "wide", "inputSchema": {"type": "object", "properties": wide}},
+/// ]);
+/// let reader = CatalogReader::new().max_definition_bytes(4 * 1024);
+/// let (tools, error) = reader.read_partial(&catalog, |_, _: Value, _| async { Ok::<_, String>(json!(null)) });
+/// assert_eq!(tools.iter().map(|tool| tool.name()).collect::<Vec<_>>(), ["small"]);
+/// assert_eq!(
+///     error.unwrap().problems(),
+///     ["tool 1: `wide`: its definition is 14,169 bytes, over the bound of 4,096 bytes"]
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogReader {
+    max_definition_bytes: usize,
+}
+
+impl Default for CatalogReader {
+    fn default() -> Self {
+        CatalogReader::new()
+    }
+}
+
+impl CatalogReader {
+    /// A reader with the bound at [`DEFAULT_MAX_DEFINITION_BYTES`].
+    ///
+    /// ```
+    /// use lazytool_runtime::CatalogReader;
+    ///
+    /// assert_eq!(CatalogReader::new(), CatalogReader::default());
+    /// ```
+    pub fn new() -> Self {
+        CatalogReader {
+            max_definition_bytes: DEFAULT_MAX_DEFINITION_BYTES,
         }
-    };
-    let handler = Arc::new(handler);
-    let mut tools = Vec::with_capacity(entries.len());
-    let mut problems = Vec::new();
-    for (index, entry) in entries.iter().enumerate() {
-        let entry = match read_entry(entry) {
-            Ok(entry) => entry,
-            Err(problem) => {
-                problems.push(format!("tool {index}: {problem}"));
-                continue;
+    }
+
+    /// The largest definition a tool may have, in bytes, measured as
+    /// [`DynamicTool::definition_bytes`] says. Default: [`DEFAULT_MAX_DEFINITION_BYTES`]
+    /// (64 KiB); `usize::MAX` takes any.
+    ///
+    /// ```
+    /// use lazytool_runtime::CatalogReader;
+    /// use serde_json::{Value, json};
+    ///
+    /// let catalog = json!([{"name": "get_me", "description": "Who am I?", "inputSchema": {"type": "object"}}]);
+    /// let handler = |_, _: Value, _| async { Ok::<_, String>(json!(null)) };
+    /// let error = CatalogReader::new().max_definition_bytes(40).read(&catalog, handler).unwrap_err();
+    /// assert_eq!(error.to_string(), "invalid tool catalog: tool 0: `get_me`: its definition is 75 bytes, over the bound of 40 bytes");
+    /// ```
+    pub fn max_definition_bytes(mut self, bytes: usize) -> Self {
+        self.max_definition_bytes = bytes;
+        self
+    }
+
+    /// Every tool of `catalog` (shaped as [`catalog_tools`] says), each run by `handler`;
+    /// an error naming every entry that cannot be read or is over the bound.
+    ///
+    /// ```
+    /// use lazytool_runtime::CatalogReader;
+    /// use serde_json::{Value, json};
+    ///
+    /// let catalog = json!([{"name": "get_me", "inputSchema": {"type": "object"}}]);
+    /// let tools = CatalogReader::new().read(&catalog, |_, _: Value, _| async { Ok::<_, String>(json!(null)) })?;
+    /// assert_eq!(tools[0].name(), "get_me");
+    /// # Ok::<(), lazytool_runtime::CatalogError>(())
+    /// ```
+    #[track_caller]
+    pub fn read<F, Fut, O, E>(
+        &self,
+        catalog: &Value,
+        handler: F,
+    ) -> Result<Vec<DynamicTool>, CatalogError>
+    where
+        F: Fn(Arc<str>, Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, E>> + Send + 'static,
+        O: Into<ToolResult>,
+        E: Display,
+    {
+        match self.read_partial(catalog, handler) {
+            (tools, None) => Ok(tools),
+            (_, Some(error)) => Err(error),
+        }
+    }
+
+    /// The tools of `catalog` that can be read and are within the bound, in catalog order,
+    /// and the error naming the others, if any: a catalog with one unusable entry still
+    /// serves the rest.
+    ///
+    /// ```
+    /// use lazytool_runtime::CatalogReader;
+    /// use serde_json::{Value, json};
+    ///
+    /// let catalog = json!([{"name": "get_me", "inputSchema": {"type": "object"}}, {"name": "schemaless"}]);
+    /// let (tools, error) = CatalogReader::new().read_partial(&catalog, |_, _: Value, _| async { Ok::<_, String>(json!(null)) });
+    /// assert_eq!(tools.len(), 1);
+    /// assert_eq!(error.unwrap().problems(), ["tool 1: `schemaless`: `inputSchema` is missing"]);
+    /// ```
+    #[track_caller]
+    pub fn read_partial<F, Fut, O, E>(
+        &self,
+        catalog: &Value,
+        handler: F,
+    ) -> (Vec<DynamicTool>, Option<CatalogError>)
+    where
+        F: Fn(Arc<str>, Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, E>> + Send + 'static,
+        O: Into<ToolResult>,
+        E: Display,
+    {
+        let entries = match catalog {
+            Value::Array(entries) => entries,
+            Value::Object(object) => match object.get("tools") {
+                Some(Value::Array(entries)) => entries,
+                _ => {
+                    return (
+                        Vec::new(),
+                        Some(CatalogError::one("the catalog has no `tools` array")),
+                    );
+                }
+            },
+            _ => {
+                let problem = "a catalog is an object with a `tools` array, or that array";
+                return (Vec::new(), Some(CatalogError::one(problem)));
             }
         };
-        let name: Arc<str> = entry.name.into();
-        let handler = Arc::clone(&handler);
-        let called = Arc::clone(&name);
-        let mut tool = DynamicTool::new(
-            name,
-            entry.description,
-            entry.input_schema,
-            move |arguments, context| handler(Arc::clone(&called), arguments, context),
-        );
-        if let Some(schema) = entry.output_schema {
-            tool = tool.output_schema(schema);
+        let handler = Arc::new(handler);
+        let mut tools = Vec::with_capacity(entries.len());
+        let mut problems = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let entry = match read_entry(entry) {
+                Ok(entry) => entry,
+                Err(problem) => {
+                    problems.push(format!("tool {index}: {problem}"));
+                    continue;
+                }
+            };
+            let name: Arc<str> = entry.name.into();
+            let handler = Arc::clone(&handler);
+            let called = Arc::clone(&name);
+            let mut tool = DynamicTool::new(
+                Arc::clone(&name),
+                entry.description,
+                entry.input_schema,
+                move |arguments, context| handler(Arc::clone(&called), arguments, context),
+            );
+            if let Some(schema) = entry.output_schema {
+                tool = tool.output_schema(schema);
+            }
+            if !entry.annotations.is_empty() {
+                tool = tool.annotations(entry.annotations);
+            }
+            let bytes = tool.definition_bytes();
+            if bytes > self.max_definition_bytes {
+                problems.push(format!(
+                    "tool {index}: `{name}`: its definition is {} bytes, over the bound of {} bytes",
+                    grouped(bytes),
+                    grouped(self.max_definition_bytes)
+                ));
+                continue;
+            }
+            tools.push(tool);
         }
-        if !entry.annotations.is_empty() {
-            tool = tool.annotations(entry.annotations);
-        }
-        tools.push(tool);
-    }
-    if problems.is_empty() {
-        Ok(tools)
-    } else {
-        Err(CatalogError::new(problems))
+        let error = (!problems.is_empty()).then(|| CatalogError::new(problems));
+        (tools, error)
     }
 }
 
@@ -190,6 +324,10 @@ impl CatalogError {
         CatalogError { problems }
     }
 
+    fn one(problem: &str) -> Self {
+        CatalogError::new(vec![problem.to_owned()])
+    }
+
     /// Every problem, in catalog order.
     ///
     /// ```
@@ -212,3 +350,16 @@ impl Display for CatalogError {
 }
 
 impl std::error::Error for CatalogError {}
+
+/// `count` with its digits in groups of three: 1,145,839.
+fn grouped(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() * 4 / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}

@@ -7,6 +7,7 @@
 mod annotations;
 mod catalog;
 mod definition;
+mod definition_size;
 mod dynamic;
 mod location;
 mod name;
@@ -20,8 +21,10 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use annotations::ToolAnnotations;
-pub use catalog::{CatalogError, catalog_tools};
+pub use catalog::{CatalogError, CatalogReader, catalog_tools};
 pub use definition::ToolDefinition;
+pub use definition_size::DEFAULT_MAX_DEFINITION_BYTES;
+pub(crate) use definition_size::serialized_size;
 pub use dynamic::DynamicTool;
 pub use location::SourceLocation;
 pub use name::{

@@ -17,6 +17,8 @@ tag characters, bidi overrides, zero-width characters and terminal escapes in it
 
 Set in its environment:
 - ``HOSTILE_TOOLS``: a JSON list of more tool names, each a plain tool answering its name.
+- ``HOSTILE_WIDE``: add ``wide``, whose input schema has that many properties, each described
+  in 100 characters (8000: a definition of about 1.1 MB, no text of it over 2,048 characters).
 - ``HOSTILE_SLEEP``: seconds to sleep before reading anything.
 - ``HOSTILE_STDERR_MB``: write one stderr line of that many MiB (its newline last), then
   ``HOSTILE_STDERR_LINES`` lines of ``HOSTILE_STDERR_LINE_BYTES`` bytes (default: short ones).
@@ -69,6 +71,9 @@ TOOLS = [
     tool("huge", "A" * 1_000_000),
 ]
 TOOLS += [tool(name, f"Answers {name}.") for name in json.loads(os.environ.get("HOSTILE_TOOLS", "[]"))]
+WIDE = {f"p{n:04}": {"type": "string", "description": f"Property {n:04}. ".ljust(100, "x")}
+        for n in range(int(os.environ.get("HOSTILE_WIDE", "0")))}
+TOOLS += [tool("wide", "Takes every property.", {"type": "object", "properties": WIDE})] if WIDE else []
 WRITING = threading.Lock()
 
 
