@@ -93,7 +93,9 @@ const PINNING_AT_ONCE: usize = 4;
 async fn pin_all(servers: &[&McpSource]) -> Vec<Result<ServerLock, String>> {
     use futures_util::StreamExt;
     let pinning = servers.iter().map(|server| async move {
-        let pinned = server.pin_now().await.map_err(|error| error.to_string());
+        // Not `error.to_string()`, which speaks of tools: the message says what failed.
+        let pinned = (server.pin_now().await)
+            .map_err(|error| format!("`{}`: {}", error.source_name(), error.message()));
         server.shutdown().await;
         pinned
     });

@@ -92,10 +92,10 @@ pub use source::oauth::{
     TokenStore, login, login_with,
 };
 pub use source::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, InheritEnv, LOCK_VERSION,
-    Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin, Pinned,
-    PromptsAndResources, Redactor, Relay, ServerLock, SourceReport, ToolNote, ToolSelection,
-    Upstream,
+    DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
+    InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
+    Pinned, PromptsAndResources, Redactor, Relay, ServerLock, SourceReport, ToolNote,
+    ToolSelection, Upstream,
 };
 pub use streamable_http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,

@@ -1,14 +1,18 @@
 //! Requests an upstream server sends its client during a call (sampling, elicitation) and
 //! its progress notifications, passed on by McpSource to the MCP client of that call, or
-//! refused with a JSON-RPC error that says why; against tests/mcp/gateway/asking_server.py
-//! (run by `python3`) and a client of this file's own that answers.
+//! refused with a JSON-RPC error that says why, or answered by the source's `Elicitor`;
+//! against tests/mcp/gateway/asking_server.py (run by `python3`) and a client of this file's
+//! own that answers.
 
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use lazytool_mcp::{McpServer, McpSource, Relay, ToolSelection, Upstream};
+use lazytool_mcp::rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use lazytool_mcp::{Elicited, Elicitor, McpServer, McpSource, Relay, ToolSelection, Upstream};
 use serde_json::{Value, json};
 use support::{Client, eventually, text};
 
@@ -250,5 +254,72 @@ async fn with_calls_of_two_clients_in_flight_a_stdio_servers_request_is_refused_
             "test-gateway cannot pass `sampling/createMessage` from the MCP server `asking` on to its client: 2 calls of different clients are in flight and nothing tells which one this request belongs to"
         );
     }
+    source.shutdown().await;
+}
+
+/// Accepts every elicitation with the name Grace, counting them and recording the message
+/// and server of the last.
+#[derive(Clone, Default)]
+struct Grace {
+    asked: Arc<AtomicUsize>,
+    last: Arc<std::sync::Mutex<String>>,
+}
+
+impl Elicitor for Grace {
+    fn elicit<'a>(&'a self, server: &'a str, request: ElicitRequestParams) -> Elicited<'a> {
+        Box::pin(async move {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
+                *self.last.lock().expect("not poisoned") = format!("{server}: {message}");
+            }
+            Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Grace"})))
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_elicitor_answers_what_no_client_can_and_a_client_that_can_is_asked_first() {
+    let grace = Grace::default();
+    let source = McpSource::new("asking", asking(None)).elicitor(grace.clone());
+    let registry = support::registry_of(&source).await;
+    let direct = |name: &'static str| {
+        let registry = &registry;
+        async move {
+            let result = registry.call(name, json!({})).await;
+            assert!(!result.is_error(), "{}", result.text());
+            let text = result.content().as_str().expect("a text answer").to_owned();
+            serde_json::from_str::<Value>(&text).expect("JSON text")
+        }
+    };
+
+    // With no client at all, the source announces elicitation: its elicitor answers.
+    let announced = direct("asking__capabilities").await;
+    assert!(announced.get("elicitation").is_some(), "{announced}");
+    assert!(announced.get("sampling").is_none(), "{announced}");
+    let answers = direct("asking__ask").await;
+    assert_eq!(answers["elicitation"]["action"], "accept", "{answers}");
+    assert_eq!(answers["elicitation"]["content"]["name"], "Grace");
+    assert_eq!(
+        *grace.last.lock().expect("not poisoned"),
+        "asking: Who are you?"
+    );
+    assert_eq!(answers["sampling"]["error"]["code"], -32601, "{answers}");
+    assert_eq!(
+        answers["sampling"]["error"]["message"],
+        "lazytool cannot pass `sampling/createMessage` from the MCP server `asking` on to its client: the call was not made by an MCP client"
+    );
+    assert_eq!(grace.asked.load(Ordering::SeqCst), 1);
+    source.shutdown().await;
+
+    // A client of the call that announced elicitation answers it; the elicitor is not asked.
+    let relay = Relay::new("test-gateway");
+    let source = eager(McpSource::new("asking", asking(None)).elicitor(grace.clone()));
+    let (server, source) = serve(source, &relay).await;
+    let mut client = Client::connect(server);
+    initialize(&mut client, json!({"elicitation": {}})).await;
+    let (response, requests) = call(&mut client, "asking__ask", None, Answers::Answer).await;
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(answered(&response)["elicitation"]["content"]["name"], "Ada");
+    assert_eq!(grace.asked.load(Ordering::SeqCst), 1, "the client answered");
     source.shutdown().await;
 }

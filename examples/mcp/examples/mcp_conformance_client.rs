@@ -19,10 +19,16 @@
 //! `auth/client-credentials-*` ones) and an [`Approver`] for the suite's authorization
 //! server, which approves every request at once: it follows the authorization URL without
 //! following the redirect and hands back where it points.
+//!
+//! An elicitation during a call has nobody to ask here: the source's [`Elicitor`] accepts
+//! it with the defaults of the requested schema (SEP-1034).
 
 use std::process::ExitCode;
 
-use lazytool_mcp::{Approval, Approver, Grant, McpSource, OAuth, TokenStore, Upstream};
+use lazytool_mcp::rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData};
+use lazytool_mcp::{
+    Approval, Approver, Elicited, Elicitor, Grant, McpSource, OAuth, TokenStore, Upstream,
+};
 use lazytool_runtime::source::ToolSource;
 use lazytool_runtime::{CancellationToken, Registry};
 use serde_json::{Value, json};
@@ -57,7 +63,7 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     if scenario.starts_with("auth/") {
         upstream = upstream.oauth(oauth(scenario)?);
     }
-    let source = McpSource::new(SERVER, upstream);
+    let source = McpSource::new(SERVER, upstream).elicitor(Defaults);
     let outcome = exercise(&source, scenario).await;
     source.shutdown().await;
     outcome
@@ -165,6 +171,35 @@ impl Approver for Headless {
                     response.status()
                 )
             })
+        })
+    }
+}
+
+/// Accepts a form elicitation with the default of each property of its schema that has one
+/// (SEP-1034); declines a URL elicitation, which nobody could open.
+struct Defaults;
+
+impl Elicitor for Defaults {
+    fn elicit<'a>(&'a self, server: &'a str, request: ElicitRequestParams) -> Elicited<'a> {
+        Box::pin(async move {
+            let ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } = request
+            else {
+                return Ok(ElicitResult::new(ElicitationAction::Decline));
+            };
+            let schema = serde_json::to_value(&requested_schema)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let defaults: serde_json::Map<String, Value> = (properties.into_iter().flatten())
+                .filter_map(|(name, property)| {
+                    Some((name.clone(), property.get("default")?.clone()))
+                })
+                .collect();
+            eprintln!("{server} asks {message:?}: answered with the defaults {defaults:?}");
+            Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(defaults)))
         })
     }
 }

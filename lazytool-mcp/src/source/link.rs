@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::child::StderrTail;
+use super::elicitor::Elicitor;
 use super::in_flight::InFlight;
 use super::redact::Redactor;
 use super::relay::{Announced, Relay};
@@ -100,6 +101,7 @@ impl Link {
         start_timeout: Duration,
         backoff: Backoff,
         relay: Option<Relay>,
+        elicitor: Option<Arc<dyn Elicitor>>,
         idle_timeout: Option<Duration>,
     ) -> Self {
         let in_flight = Arc::<InFlight>::default();
@@ -107,6 +109,7 @@ impl Link {
             program: Arc::from(relay.as_ref().map_or("lazytool", Relay::name)),
             server: Arc::clone(&server),
             in_flight: Arc::clone(&in_flight),
+            elicitor,
         });
         Link {
             idle_timeout,
@@ -178,7 +181,10 @@ impl Link {
     /// Waits at most the start timeout (plus the wait for a start already under way).
     pub(crate) async fn peer(self: &Arc<Self>) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
-        let relayed = self.relay.as_ref().map(Relay::current).unwrap_or_default();
+        let mut relayed = self.relay.as_ref().map(Relay::current).unwrap_or_default();
+        if self.requests.elicitor.is_some() {
+            relayed.answer_elicitation();
+        }
         if state.running.is_some() && state.announced.lacks(&relayed) && self.in_flight.is_empty() {
             tracing::info!(target: TARGET, server = %self.server, "restarting the upstream server to announce what the clients can answer");
             if let Some(Connected {

@@ -4,6 +4,7 @@
 mod admission;
 mod catalog;
 mod child;
+mod elicitor;
 mod http_failure;
 mod in_flight;
 mod link;
@@ -33,6 +34,7 @@ use tokio::sync::watch;
 pub use admission::ToolNote;
 pub use catalog::{McpCatalog, SourceReport};
 pub use child::InheritEnv;
+pub use elicitor::{Elicited, Elicitor};
 pub use lock::{LOCK_VERSION, Lock, LockError, LockState, Pin, Pinned, ServerLock};
 pub use offered::PromptsAndResources;
 pub use redact::Redactor;
@@ -119,6 +121,7 @@ pub struct McpSource {
     max_description_chars: usize,
     max_definition_bytes: usize,
     relay: Option<Relay>,
+    elicitor: Option<Arc<dyn Elicitor>>,
     entry: Option<ServerLock>,
     lock_state: LockState,
     pin: Pin,
@@ -161,6 +164,7 @@ impl McpSource {
             max_description_chars: sanitize::DEFAULT_MAX_DESCRIPTION_CHARS,
             max_definition_bytes: lazytool_runtime::DEFAULT_MAX_DEFINITION_BYTES,
             relay: None,
+            elicitor: None,
             entry: None,
             lock_state: LockState::Unlocked,
             pin: Pin::Block,
@@ -231,6 +235,31 @@ impl McpSource {
     /// ```
     pub fn relay(mut self, relay: Relay) -> Self {
         self.relay = Some(relay);
+        self
+    }
+
+    /// Answers the server's `elicitation/create` requests that no MCP client can be asked
+    /// (see [`Elicitor`]), and announces `elicitation` to the server. Without one, such a
+    /// request is refused with a JSON-RPC error that says why.
+    ///
+    /// ```
+    /// use lazytool_mcp::rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+    /// use lazytool_mcp::{Elicited, Elicitor, McpSource, Upstream};
+    ///
+    /// struct Decline;
+    ///
+    /// impl Elicitor for Decline {
+    ///     fn elicit<'a>(&'a self, _server: &'a str, _request: ElicitRequestParams) -> Elicited<'a> {
+    ///         Box::pin(async { Ok(ElicitResult::new(ElicitationAction::Decline)) })
+    ///     }
+    /// }
+    ///
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["@modelcontextprotocol/server-everything"]))
+    ///     .elicitor(Decline);
+    /// # drop(everything);
+    /// ```
+    pub fn elicitor(mut self, elicitor: impl Elicitor + 'static) -> Self {
+        self.elicitor = Some(Arc::new(elicitor));
         self
     }
 
@@ -501,6 +530,7 @@ impl McpSource {
                 self.start_timeout,
                 self.backoff,
                 self.relay.clone(),
+                self.elicitor.clone(),
                 self.stops_when_idle().then_some(self.idle_timeout),
             ))
         })

@@ -71,14 +71,22 @@ fn approved<T: serde::de::DeserializeOwned>(pinned: &Pinned) -> Option<T> {
     serde_json::from_value(pinned.definition.clone()).ok()
 }
 
-/// Every page of one list, within `timeout`.
+/// Every page of one list, within `timeout`. A server that announces the kind and does not
+/// know the method (-32601: the official Python SDK's low-level server registers
+/// `resources/list` without `resources/templates/list`) offers none of it: logged, not an
+/// error.
 async fn list<T>(
+    server: &str,
     what: &str,
     timeout: std::time::Duration,
     listing: impl Future<Output = Result<Vec<T>, ServiceError>>,
 ) -> Result<Vec<T>, String> {
     match tokio::time::timeout(timeout, listing).await {
         Ok(Ok(items)) => Ok(items),
+        Ok(Err(ServiceError::McpError(error))) if error.code == ErrorCode::METHOD_NOT_FOUND => {
+            tracing::warn!(target: TARGET, source = %server, list = %what, error = %error.message, "an MCP server announces the list but does not know {what} (-32601): it offers none");
+            Ok(Vec::new())
+        }
         Ok(Err(error)) => Err(format!("{what} failed: {error}")),
         Err(_) => Err(format!("{what} got no answer within {timeout:?}")),
     }
@@ -89,7 +97,8 @@ impl McpSource {
     /// [`start_timeout`](McpSource::start_timeout), which bounds each list too): every page
     /// of its prompts, resources and resource templates, as the gateway serves them (see
     /// [`PromptsAndResources`]); the cleaning of each is logged. A list the server does not
-    /// announce is empty; one that fails is an error.
+    /// announce is empty, and so is one it announces but answers with -32601 (method not
+    /// found: logged); one that fails otherwise is an error.
     ///
     /// ```rust,no_run
     /// use lazytool_mcp::{McpSource, Upstream};
@@ -268,20 +277,23 @@ impl McpSource {
             .map(|info| info.capabilities.clone())
             .unwrap_or_default();
         let mut offered = PromptsAndResources::default();
-        let timeout = self.start_timeout;
+        let (server, timeout) = (self.name.as_ref(), self.start_timeout);
         if capabilities.prompts.is_some() {
-            offered.prompts = list("prompts/list", timeout, peer.list_all_prompts())
+            let prompts = peer.list_all_prompts();
+            offered.prompts = list(server, "prompts/list", timeout, prompts)
                 .await
                 .map_err(&failed)?;
         }
         if capabilities.resources.is_some() {
-            offered.resources = list("resources/list", timeout, peer.list_all_resources())
+            let resources = peer.list_all_resources();
+            offered.resources = list(server, "resources/list", timeout, resources)
                 .await
                 .map_err(&failed)?;
             let templates = peer.list_all_resource_templates();
-            offered.resource_templates = list("resources/templates/list", timeout, templates)
-                .await
-                .map_err(&failed)?;
+            offered.resource_templates =
+                list(server, "resources/templates/list", timeout, templates)
+                    .await
+                    .map_err(&failed)?;
         }
         let mut names = HashMap::new();
         for prompt in &mut offered.prompts {
@@ -437,5 +449,31 @@ impl McpSource {
         if !removals.is_empty() {
             tracing::warn!(target: TARGET, source = %self.name, kind, item = what, %removals, "an upstream's text was cleaned");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: std::time::Duration = std::time::Duration::from_secs(1);
+
+    #[tokio::test]
+    async fn a_list_the_server_does_not_know_is_empty() {
+        for what in ["prompts/list", "resources/list", "resources/templates/list"] {
+            let unknown = ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None);
+            let listing = async { Err::<Vec<Prompt>, _>(ServiceError::McpError(unknown)) };
+            assert_eq!(list("s17", what, SECOND, listing).await, Ok(Vec::new()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_list_that_fails_otherwise_is_an_error_naming_it() {
+        let broken = ErrorData::internal_error("database down", None);
+        let listing = async { Err::<Vec<Prompt>, _>(ServiceError::McpError(broken)) };
+        let error = list("s17", "prompts/list", SECOND, listing).await;
+        let error = error.expect_err("-32603 is a failure");
+        assert!(error.starts_with("prompts/list failed: "), "{error}");
+        assert!(error.contains("database down"), "{error}");
     }
 }

@@ -103,7 +103,8 @@ impl Offers {
         match source.prompts_and_resources().await {
             Ok(fetched) => Some(fetched),
             Err(error) => {
-                tracing::warn!(target: TARGET, source = %source.name, %error, "an MCP server's prompts and resources cannot be listed");
+                // `error`'s own text is about tools: its message says which list failed.
+                tracing::warn!(target: TARGET, source = %source.name, error = error.message(), "an MCP server's prompts and resources cannot be listed");
                 None
             }
         }

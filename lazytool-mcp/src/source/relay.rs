@@ -58,6 +58,13 @@ impl Announced {
             || (self.elicitation.is_none() && other.elicitation.is_some())
     }
 
+    /// Announces `elicitation` (answered by the source's [`Elicitor`](crate::Elicitor)), unless
+    /// a client announced it already.
+    pub(crate) fn answer_elicitation(&mut self) {
+        self.elicitation
+            .get_or_insert_with(ElicitationCapability::default);
+    }
+
     /// The client capabilities that announce `self`.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();

@@ -1,5 +1,6 @@
 //! What an upstream server asks of its client during a call, passed on to the client of
-//! that call: sampling, elicitation and progress ([`UpstreamRequests`]).
+//! that call: sampling, elicitation and progress ([`UpstreamRequests`]); an elicitation no
+//! client can be asked goes to the source's [`Elicitor`], if it has one.
 #![expect(
     deprecated,
     reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
@@ -18,6 +19,7 @@ use rmcp::service::{InboundStreamOrigin, OriginatingRequestId, RequestContext, S
 
 use tokio::time::Instant;
 
+use super::elicitor::Elicitor;
 use super::in_flight::{InFlight, Owner};
 use crate::request::McpRequest;
 
@@ -30,6 +32,8 @@ pub(crate) struct UpstreamRequests {
     /// The upstream server's name.
     pub(crate) server: Arc<str>,
     pub(crate) in_flight: Arc<InFlight>,
+    /// Answers the elicitations no client can be asked.
+    pub(crate) elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 /// A request that can be passed on.
@@ -130,20 +134,20 @@ impl UpstreamRequests {
         let call = match self.in_flight.owner(origin).await {
             Owner::Call(call) => call,
             Owner::None => {
-                return Err(self.refusal(
-                    kind,
-                    ErrorCode::INVALID_PARAMS,
-                    "no call of this server is in flight (requests to the client are passed on only during a tool call)",
-                ));
+                return self
+                    .unreachable(
+                        kind,
+                        request,
+                        ErrorCode::INVALID_PARAMS,
+                        "no call of this server is in flight (requests to the client are passed on only during a tool call)",
+                    )
+                    .await;
             }
             Owner::Ambiguous(calls) => {
-                return Err(self.refusal(
-                    kind,
-                    ErrorCode::INVALID_PARAMS,
-                    &format!(
-                        "{calls} calls of different clients are in flight and nothing tells which one this request belongs to"
-                    ),
-                ));
+                let why = format!(
+                    "{calls} calls of different clients are in flight and nothing tells which one this request belongs to"
+                );
+                return (self.unreachable(kind, request, ErrorCode::INVALID_PARAMS, &why)).await;
             }
         };
         let ended = call.ended.clone();
@@ -208,25 +212,19 @@ impl UpstreamRequests {
         deadline: Instant,
     ) -> Result<ClientResult, ErrorData> {
         let Some(downstream) = downstream else {
-            return Err(self.refusal(
-                kind,
-                ErrorCode::METHOD_NOT_FOUND,
-                "the call was not made by an MCP client",
-            ));
+            let why = "the call was not made by an MCP client";
+            return (self.unreachable(kind, request, ErrorCode::METHOD_NOT_FOUND, why)).await;
         };
         let announced = downstream
             .context()
             .client_capabilities()
             .is_some_and(|capabilities| kind.announced_by(&capabilities));
         if !announced {
-            return Err(self.refusal(
-                kind,
-                ErrorCode::METHOD_NOT_FOUND,
-                &format!(
-                    "the client did not announce the `{}` capability",
-                    kind.capability()
-                ),
-            ));
+            let why = format!(
+                "the client did not announce the `{}` capability",
+                kind.capability()
+            );
+            return (self.unreachable(kind, request, ErrorCode::METHOD_NOT_FOUND, &why)).await;
         }
         // Over streamable HTTP, the request rides the stream of the call it belongs to.
         let originating = OriginatingRequestId(downstream.context().id.clone());
@@ -253,6 +251,25 @@ impl UpstreamRequests {
                 ErrorCode::INTERNAL_ERROR,
                 "the client did not answer within the call's timeout",
             )),
+        }
+    }
+
+    /// The answer to `request` when no client can be asked (`why`): the elicitor's, for an
+    /// elicitation when the source has one; else a refusal with `code`.
+    async fn unreachable(
+        &self,
+        kind: Kind,
+        request: ServerRequest,
+        code: ErrorCode,
+        why: &str,
+    ) -> Result<ClientResult, ErrorData> {
+        match (request, &self.elicitor) {
+            (ServerRequest::ElicitRequest(request), Some(elicitor)) => {
+                tracing::debug!(target: TARGET, server = %self.server, why, "an elicitation answered by the source's elicitor");
+                let answer = elicitor.elicit(&self.server, request.params).await?;
+                Ok(ClientResult::ElicitResult(answer))
+            }
+            _ => Err(self.refusal(kind, code, why)),
         }
     }
 
