@@ -4,6 +4,7 @@
 mod admission;
 mod catalog;
 mod child;
+mod health;
 mod http_failure;
 mod in_flight;
 mod link;
