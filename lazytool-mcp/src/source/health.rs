@@ -109,7 +109,7 @@ mod tests {
             retry_at: Instant::now() + Duration::from_secs(30),
             exited: false,
         };
-        let text = failed.down("time").unwrap();
+        let text = failed.down("time").expect("a failed server is down");
         assert!(
             text.starts_with("the MCP server `time` failed to start: cannot start `mcp-server-tme`: No such file or directory; its next start attempt is in "),
             "{text}"
