@@ -64,10 +64,13 @@ impl McpSource {
     /// What a model is told of this server when it is down, `None` when it is up or waits
     /// for its first call with its tools listed from the lock.
     pub(super) fn down(&self) -> Option<String> {
-        match self.link.get() {
-            Some(link) => link.health().down(&self.name),
-            None if self.lazy() => None,
-            None => Health::NotStarted.down(&self.name),
+        let health = self
+            .link
+            .get()
+            .map_or(Health::NotStarted, |link| link.health());
+        match health {
+            Health::NotStarted if self.lazy() => None,
+            health => health.down(&self.name),
         }
     }
 
