@@ -13,7 +13,7 @@ use lazytool_mcp::rmcp::model::JsonObject;
 use lazytool_mcp::{
     Lock, LockState, McpCatalog, McpSource, Pin, PromptProvider, ResourceProvider, Upstream,
 };
-use lazytool_runtime::{Registry, ToolResult};
+use lazytool_runtime::{Registry, ToolErrorKind, ToolResult};
 use serde_json::{Value, json};
 use support::eventually;
 
@@ -85,6 +85,10 @@ async fn a_locked_server_is_listed_from_the_lock_and_started_by_its_first_calls_
     assert_eq!(starts(&state).len(), 1, "listed without a start");
     assert!(!catalog.reports()[0].running);
     assert_eq!(catalog.reports()[0].protocol.as_deref(), Some("2025-11-25"));
+    // Not started yet is not down: a name the lock does not list stays an unknown tool.
+    let unlisted = registry.call("shifting__newcomer", json!({})).await;
+    assert_eq!(unlisted.error_kind(), Some(ToolErrorKind::UnknownTool));
+    assert_eq!(starts(&state).len(), 1, "still not started");
 
     let mut calls = tokio::task::JoinSet::new();
     for _ in 0..5 {

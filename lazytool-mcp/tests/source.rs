@@ -10,7 +10,8 @@ use std::time::Duration;
 use lazytool_mcp::{McpCatalog, McpServer, McpSource, ToolSelection, Upstream};
 use lazytool_runtime::source::ToolSource;
 use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, DynamicTool, Registry, ToolContext, ToolErrorKind, tool,
+    CancellationToken, DISCOVERY_TOOL_NAME, DiscoveryMode, DynamicTool, Registry, SessionOptions,
+    ToolContext, ToolErrorKind, tool,
 };
 use serde_json::{Value, json};
 use support::{Client, TIMEOUT, eventually, text};
@@ -246,6 +247,69 @@ async fn taken_names_and_failed_starts_are_reported_and_the_rest_served() {
     // rmcp skips lines that are not JSON-RPC: garbage is a start that never completes.
     assert!(failure(4).contains("failed to start"), "{}", failure(4));
     assert_eq!(catalog.registry().len(), 7);
+    catalog.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_failed_to_start_says_why_in_discovery_search_and_calls() {
+    let typo = Upstream::command("lazytool-no-such-command-tme", [] as [&str; 0]);
+    let sources = [
+        McpSource::new("faulty", faulty("ok", None)),
+        // A retry far away keeps its announcement in the future while the test runs.
+        McpSource::new("time", typo)
+            .restart_backoff(Duration::from_secs(600), Duration::from_secs(600)),
+    ];
+    let catalog = McpCatalog::start(|| Registry::builder().without_inventory(), sources)
+        .await
+        .expect("builds");
+    let down = |text: &str| {
+        text.contains(
+            "the MCP server `time` failed to start: cannot start `lazytool-no-such-command-tme`",
+        ) && text.contains("; its next start attempt is in ")
+    };
+    let registry = catalog.registry();
+    let errors = |result: &lazytool_runtime::ToolResult| -> Vec<String> {
+        serde_json::from_value(result.content()["errors"].clone()).unwrap_or_default()
+    };
+
+    let found = (registry.session())
+        .call(
+            DISCOVERY_TOOL_NAME,
+            json!({"toolNames": ["time__get_current_time"]}),
+        )
+        .await;
+    let [error] = &errors(&found)[..] else {
+        panic!("{:?}", found.content())
+    };
+    assert!(
+        error.starts_with("'time__get_current_time' is not available now: "),
+        "{error}"
+    );
+    assert!(down(error), "{error}");
+    assert!(!error.contains("Unknown tool"), "{error}");
+
+    let search = registry.session_with(SessionOptions::new().mode(DiscoveryMode::Search));
+    let found = search
+        .call(DISCOVERY_TOOL_NAME, json!({"query": "current time"}))
+        .await;
+    let note = (errors(&found).into_iter())
+        .find(|error| error.starts_with("The MCP server `time`"))
+        .unwrap_or_else(|| panic!("{:?}", found.content()));
+    assert!(down(&note.replacen("The", "the", 1)), "{note}");
+    assert!(
+        note.ends_with("none of its tools is searched until it starts."),
+        "{note}"
+    );
+
+    let called = (registry.session())
+        .call("time__get_current_time", json!({"timezone": "UTC"}))
+        .await;
+    assert_eq!(called.error_kind(), Some(ToolErrorKind::Unavailable));
+    let text = called.content().as_str().unwrap_or_default();
+    assert!(down(text), "{text}");
+    // A name of no configured server stays an unknown tool.
+    let unknown = registry.session().call("weather__today", json!({})).await;
+    assert_eq!(unknown.error_kind(), Some(ToolErrorKind::UnknownTool));
     catalog.shutdown().await;
 }
 

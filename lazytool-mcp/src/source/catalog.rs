@@ -19,6 +19,8 @@ const TARGET: &str = "lazytool::mcp";
 /// own backoff decides whether a listing restarts it).
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 const RETRY_MAX: Duration = Duration::from_secs(60);
+/// The shortest wait between two listings of a source without a catalog.
+const RETRY_FLOOR: Duration = Duration::from_millis(50);
 
 type Base = Box<dyn Fn() -> RegistryBuilder + Send + Sync>;
 
@@ -68,7 +70,7 @@ pub struct McpCatalog {
 
 struct Inner {
     base: Base,
-    sources: Vec<Arc<CachedSource<McpSource>>>,
+    sources: Vec<Arc<CachedSource<Arc<McpSource>>>>,
     live: LiveRegistry,
     state: Mutex<Published>,
     rebuilding: tokio::sync::Mutex<()>,
@@ -122,7 +124,7 @@ impl McpCatalog {
         let live = LiveRegistry::new(base().build()?);
         let sources: Vec<_> = sources
             .into_iter()
-            .map(|source| Arc::new(CachedSource::new(source, Duration::MAX)))
+            .map(|source| Arc::new(CachedSource::new(Arc::new(source), Duration::MAX)))
             .collect();
         let inner = Arc::new(Inner {
             base,
@@ -259,6 +261,13 @@ impl McpCatalog {
 }
 
 impl Inner {
+    /// The base with every source asked why a name of its is missing.
+    fn builder(&self) -> RegistryBuilder {
+        (self.sources.iter()).fold((self.base)(), |builder, source| {
+            builder.explain_missing(Arc::clone(source.source()) as Arc<dyn ToolSource>)
+        })
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, Published> {
         // Each field is replaced by one assignment: consistent after a panic elsewhere.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -339,7 +348,7 @@ impl Inner {
                 running: source.source().is_running(),
             });
         }
-        let registry = match (self.base)().tools(tools.iter().cloned()).build() {
+        let registry = match self.builder().tools(tools.iter().cloned()).build() {
             Ok(registry) => registry,
             // Each tool was checked alone by its source; whatever still fails together is
             // left out rather than taking every server's tools with it.
@@ -361,7 +370,7 @@ impl Inner {
                         }
                     }
                 }
-                (self.base)().tools(kept).build()?
+                self.builder().tools(kept).build()?
             }
         };
         let fingerprint: Vec<(String, String, Value)> = registry
@@ -411,9 +420,14 @@ async fn follow(inner: Weak<Inner>, index: usize) {
             None => return,
         };
         retry = if failed { retry } else { RETRY_FIRST };
+        // A server that failed to start is listed again when it may restart: the time its
+        // missing tools' errors announce.
+        let wait = (inner.upgrade())
+            .and_then(|inner| inner.sources[index].source().next_start_in())
+            .map_or(retry, |wait| wait.max(RETRY_FLOOR));
         tokio::select! {
             changed = changes.changed() => if changed.is_err() { return },
-            () = tokio::time::sleep(retry), if failed => retry = (retry * 2).min(RETRY_MAX),
+            () = tokio::time::sleep(wait), if failed => retry = (retry * 2).min(RETRY_MAX),
         }
         let Some(inner) = inner.upgrade() else { return };
         inner.sources[index].invalidate();

@@ -12,6 +12,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::child::StderrTail;
 use super::elicitor::Elicitor;
+use super::health::Health;
 use super::in_flight::InFlight;
 use super::redact::Redactor;
 use super::relay::{Announced, Relay};
@@ -62,6 +63,8 @@ pub(crate) struct Link {
     in_flight: Arc<InFlight>,
     /// What passes the server's requests during a call on to the client of the call.
     requests: Arc<UpstreamRequests>,
+    /// How it stands, readable while a start holds `state`.
+    health: std::sync::Mutex<Health>,
     state: Mutex<State>,
 }
 
@@ -126,6 +129,7 @@ impl Link {
             relay,
             in_flight,
             requests,
+            health: std::sync::Mutex::default(),
             state: Mutex::default(),
         }
     }
@@ -154,6 +158,18 @@ impl Link {
     /// The number of starts and `list_changed` so far.
     pub(crate) fn epoch(&self) -> u64 {
         *self.tools_changed.borrow()
+    }
+
+    /// How the server stands now.
+    pub(crate) fn health(&self) -> Health {
+        self.health
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_health(&self, health: Health) {
+        *self.health.lock().unwrap_or_else(PoisonError::into_inner) = health;
     }
 
     /// Whether the server runs now (a start under way counts as not yet).
@@ -211,10 +227,16 @@ impl Link {
                 // Whatever it left running in its group goes with it.
                 tokio::spawn(process.stop());
             }
-            let error = self.with_stderr("the server exited".to_owned()).await;
-            state.last_error = Some(self.redact(&error));
+            let error = self.redact(&self.with_stderr("the server exited".to_owned()).await);
             state.failures += 1;
-            state.retry_at = Some(Instant::now() + self.backoff.after(state.failures));
+            let retry_at = Instant::now() + self.backoff.after(state.failures);
+            state.retry_at = Some(retry_at);
+            self.set_health(Health::Failed {
+                error: error.clone(),
+                retry_at,
+                exited: true,
+            });
+            state.last_error = Some(error);
         }
         if let Some(at) = state.retry_at
             && Instant::now() < at
@@ -227,6 +249,15 @@ impl Link {
                 wait.as_secs_f64()
             ));
         }
+        let before = self.health();
+        self.set_health(Health::Starting {
+            last_error: state.last_error.clone(),
+        });
+        // A start dropped half way (its caller gave up) is no start under way.
+        let abandoned = StartGuard {
+            link: self,
+            before: Some(before),
+        };
         let notices = Notices {
             tools_changed: self.tools_changed.clone(),
             announced: relayed.capabilities(),
@@ -247,6 +278,7 @@ impl Link {
             Ok(connected) => Ok(connected),
             Err(error) => Err(self.redact(&self.with_stderr(error).await)),
         };
+        abandoned.finished();
         match started {
             Ok(connected) => {
                 let peer = connected.running.peer().clone();
@@ -261,6 +293,7 @@ impl Link {
                     self.tools_changed.clone(),
                 );
                 state.running = Some(connected);
+                self.set_health(Health::Running);
                 state.relay_watch = self.watch_relay(&relayed);
                 state.announced = relayed;
                 state.failures = 0;
@@ -282,7 +315,13 @@ impl Link {
                 state.failures += 1;
                 let wait = self.backoff.after(state.failures);
                 tracing::warn!(target: TARGET, server = %self.server, %error, failures = state.failures, retry_in_ms = wait.as_millis() as u64, "the upstream server failed to start");
-                state.retry_at = Some(Instant::now() + wait);
+                let retry_at = Instant::now() + wait;
+                state.retry_at = Some(retry_at);
+                self.set_health(Health::Failed {
+                    error: error.clone(),
+                    retry_at,
+                    exited: false,
+                });
                 state.last_error = Some(error.clone());
                 Err(format!(
                     "the MCP server `{}` failed to start: {error}",
@@ -348,6 +387,9 @@ impl Link {
             state.running.take()
         };
         let stopped = connected.is_some();
+        if stopped {
+            self.set_health(Health::Stopped);
+        }
         Self::close(connected).await;
         stopped
     }
@@ -356,6 +398,9 @@ impl Link {
     /// stopped (asked, then killed) within about a second.
     pub(crate) async fn shutdown(&self) {
         let connected = self.state.lock().await.running.take();
+        if connected.is_some() {
+            self.set_health(Health::Stopped);
+        }
         Self::close(connected).await;
     }
 
@@ -369,6 +414,26 @@ impl Link {
             if let Some(process) = process {
                 process.stop().await;
             }
+        }
+    }
+}
+
+/// Puts the health from before a start back if the start is dropped before it ends.
+struct StartGuard<'a> {
+    link: &'a Link,
+    before: Option<Health>,
+}
+
+impl StartGuard<'_> {
+    fn finished(mut self) {
+        self.before = None;
+    }
+}
+
+impl Drop for StartGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(before) = self.before.take() {
+            self.link.set_health(before);
         }
     }
 }

@@ -119,6 +119,19 @@ impl ToolSource for McpSource {
             Ok(tools)
         })
     }
+
+    fn missing_tool(&self, name: &str) -> Option<String> {
+        self.owns_name(name).then(|| self.down()).flatten()
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        let listed_none = self.listed().origins.is_empty();
+        let down = self.down().filter(|_| listed_none)?;
+        let down = down.strip_prefix("the ").unwrap_or(&down);
+        Some(format!(
+            "The {down}; none of its tools is searched until it starts."
+        ))
+    }
 }
 
 impl McpSource {

@@ -5,6 +5,7 @@ mod admission;
 mod catalog;
 mod child;
 mod elicitor;
+mod health;
 mod http_failure;
 mod in_flight;
 mod link;

@@ -15,7 +15,7 @@ use crate::resources::{ReadFuture, ResourceProvider};
 const TARGET: &str = "lazytool::mcp";
 
 pub(crate) struct Offers {
-    sources: Vec<Arc<CachedSource<McpSource>>>,
+    sources: Vec<Arc<CachedSource<Arc<McpSource>>>>,
     state: Mutex<State>,
     /// One refresh at a time: a slow fetch never overwrites a newer one.
     refreshing: tokio::sync::Mutex<()>,
@@ -46,7 +46,7 @@ struct Merged {
 }
 
 impl Offers {
-    pub(crate) fn new(sources: Vec<Arc<CachedSource<McpSource>>>) -> Self {
+    pub(crate) fn new(sources: Vec<Arc<CachedSource<Arc<McpSource>>>>) -> Self {
         let count = sources.len();
         Offers {
             sources,

@@ -100,6 +100,9 @@ pub enum ToolErrorKind {
     InvalidOutput,
     /// The call took longer than its timeout and was stopped.
     TimedOut,
+    /// No tool of that name is held now, and its source said why: a server that failed
+    /// to start, say ([`RegistryBuilder::explain_missing`](crate::RegistryBuilder::explain_missing)).
+    Unavailable,
 }
 
 impl ToolErrorKind {
@@ -119,6 +122,7 @@ impl ToolErrorKind {
             ToolErrorKind::Panicked => "panic",
             ToolErrorKind::InvalidOutput => "invalid_output",
             ToolErrorKind::TimedOut => "timed_out",
+            ToolErrorKind::Unavailable => "unavailable",
         }
     }
 }
@@ -175,6 +179,16 @@ impl ToolResult {
                 "Error: unknown tool '{name}'. Available tools: {}.",
                 available.join(", ")
             ),
+        )
+    }
+
+    /// The answer to a call of a tool that is missing for the reason `why`, given by its
+    /// source.
+    pub(crate) fn unavailable(name: &str, why: &str) -> Self {
+        let why = why.trim_end_matches('.');
+        ToolResult::error(
+            ToolErrorKind::Unavailable,
+            format!("Error: '{name}' is not available now: {why}."),
         )
     }
 

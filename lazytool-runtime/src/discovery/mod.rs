@@ -8,6 +8,7 @@
 mod answer;
 pub(crate) mod call_through;
 pub(crate) mod compaction;
+mod explained;
 mod listing;
 mod mode;
 mod name_match;

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::answer::{MAX_QUOTED_NAMES, answer, name_list, unknown_names_error};
+use super::explained::Explained;
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
 use super::name_match::{MAX_CLOSEST, Short, ShortNames, closest};
 use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
 use crate::call::{ToolErrorKind, ToolResult, quote};
+use crate::registry::Registry;
 use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
 
 /// The discovery tool of one session: its definition (fixed for the conversation, so that
@@ -120,7 +122,8 @@ impl DiscoveryTool {
 
     /// Answers a discovery call whose `arguments` passed the call limits (an object), in
     /// at most `max_bytes` of JSON. `lookup` finds a tool the session may use (lazy or
-    /// eager); `search` ranks the session's lazy tools for a query.
+    /// eager); `search` ranks the session's lazy tools for a query; `missing` says why a name
+    /// no tool has is missing, when its source knows, and what a search cannot offer.
     ///
     /// The work is linear in the arguments: each name is looked up once (repeats skipped),
     /// a query is at most [`MAX_QUERY_BYTES`](super::request::MAX_QUERY_BYTES).
@@ -130,6 +133,7 @@ impl DiscoveryTool {
         max_bytes: usize,
         lookup: impl Fn(&str) -> Option<&'t Tool>,
         search: impl FnOnce(&str, usize) -> Vec<&'t Tool>,
+        missing: &Registry,
     ) -> Discovery {
         let request = match Request::read(arguments, self.search) {
             Ok(request) => request,
@@ -155,6 +159,7 @@ impl DiscoveryTool {
                 let mut seen: HashSet<&str> = HashSet::new();
                 let mut listed: HashSet<&str> = HashSet::new();
                 let mut ambiguous = 0;
+                let mut explained = Explained::default();
                 for name in requested {
                     let name: &str = name;
                     if !seen.insert(name) {
@@ -170,6 +175,7 @@ impl DiscoveryTool {
                                 }
                                 None
                             }
+                            Short::None if explained.add(name, missing) => None,
                             Short::None => {
                                 unknown_count += 1;
                                 if unknown.len() < MAX_QUOTED_NAMES {
@@ -186,6 +192,7 @@ impl DiscoveryTool {
                         candidates.push(tool);
                     }
                 }
+                errors.extend(explained.errors());
                 if unknown_count > 0 {
                     errors.push(unknown_names_error(
                         &unknown,
@@ -201,6 +208,7 @@ impl DiscoveryTool {
                         "No tool matches '{query}'. Try other or fewer keywords."
                     ));
                 }
+                errors.extend(missing.unavailable());
             }
         }
         let answer = answer(&candidates, errors, max_bytes);

@@ -6,7 +6,9 @@ use std::sync::{Arc, OnceLock};
 
 use super::Registry;
 use super::error::{RegistryError, RegistryProblem};
+use super::missing::Missing;
 use crate::call::CallLimits;
+use crate::source::ToolSource;
 use crate::tool::{
     CompiledSchemas, DynamicTool, Handler, Registration, ResolvedStates, StateMap, Tool, ToolInner,
     ToolMetadata, ToolMethods, ToolSpec, validate_tool_name,
@@ -59,6 +61,7 @@ pub struct RegistryBuilder {
     use_inventory: bool,
     filter: Option<SpecFilter>,
     dynamic: Vec<DynamicTool>,
+    missing: Missing,
 }
 
 impl RegistryBuilder {
@@ -70,6 +73,7 @@ impl RegistryBuilder {
             use_inventory: true,
             filter: None,
             dynamic: Vec::new(),
+            missing: Missing::default(),
         }
     }
 
@@ -232,6 +236,48 @@ impl RegistryBuilder {
         self
     }
 
+    /// Asks `source` about a name the registry does not hold
+    /// ([`ToolSource::missing_tool`]), before it is an unknown tool: its answer is the
+    /// error of a discovery of the name and of a call to it (an error result of kind
+    /// [`ToolErrorKind::Unavailable`](crate::ToolErrorKind::Unavailable)). A search answer
+    /// carries what it cannot offer now ([`ToolSource::unavailable`]). Sources are asked
+    /// in the order given; the first answer wins.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// use lazytool_runtime::{CancellationToken, Registry, ToolErrorKind};
+    /// use serde_json::json;
+    ///
+    /// struct Hub;
+    ///
+    /// impl ToolSource for Hub {
+    ///     fn name(&self) -> &str {
+    ///         "hub"
+    ///     }
+    ///
+    ///     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    ///         Box::pin(async { Err(SourceError::new("hub", "401 Unauthorized")) })
+    ///     }
+    ///
+    ///     fn missing_tool(&self, name: &str) -> Option<String> {
+    ///         name.starts_with("hub__").then(|| "`hub` refused the listing: 401 Unauthorized".to_owned())
+    ///     }
+    /// }
+    ///
+    /// let registry = Registry::builder().without_inventory().explain_missing(Arc::new(Hub)).build().unwrap();
+    /// let result = registry.call("hub__search", json!({})).await;
+    /// assert_eq!(result.error_kind(), Some(ToolErrorKind::Unavailable));
+    /// assert_eq!(result.content(), "Error: 'hub__search' is not available now: `hub` refused the listing: 401 Unauthorized.");
+    /// assert_eq!(registry.call("weather", json!({})).await.error_kind(), Some(ToolErrorKind::UnknownTool));
+    /// # }
+    /// ```
+    pub fn explain_missing(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.missing.push(source);
+        self
+    }
+
     /// Checks every tool and builds the registry; all problems are reported together.
     ///
     /// ```
@@ -281,7 +327,7 @@ impl RegistryBuilder {
             }
         }
         if problems.is_empty() {
-            Ok(Registry::new(tools, self.limits))
+            Ok(Registry::new(tools, self.limits, self.missing))
         } else {
             Err(RegistryError::new(problems))
         }

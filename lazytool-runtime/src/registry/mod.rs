@@ -2,6 +2,7 @@
 
 mod builder;
 mod error;
+mod missing;
 
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -10,6 +11,8 @@ use serde_json::Value;
 
 pub use builder::RegistryBuilder;
 pub use error::{RegistryError, RegistryProblem};
+
+use missing::Missing;
 
 use crate::call::{CallLimits, ToolContext, ToolResult, quote};
 use crate::discovery::{
@@ -51,6 +54,8 @@ struct RegistryInner {
     lazy_costs: OnceLock<LazyCosts>,
     /// What ungated sessions share, per mode and listing, built by the first of them.
     presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
+    /// Whom to ask about a name it does not hold.
+    missing: Missing,
 }
 
 /// Mode, listing, and whether lazy tools are run through the call-through tool.
@@ -106,14 +111,40 @@ impl Registry {
     }
 
     /// A registry of `tools`, in name order (the builder checked them).
-    fn new(tools: Vec<Tool>, limits: CallLimits) -> Registry {
+    fn new(tools: Vec<Tool>, limits: CallLimits, missing: Missing) -> Registry {
         Registry(Arc::new(RegistryInner {
             tools,
             limits,
             lazy_search: OnceLock::new(),
             lazy_costs: OnceLock::new(),
             presentations: Mutex::new(Vec::new()),
+            missing,
         }))
+    }
+
+    /// Why `name`, which the registry does not hold, is missing, if a source given to
+    /// [`RegistryBuilder::explain_missing`] knows.
+    pub(crate) fn missing_tool(&self, name: &str) -> Option<String> {
+        self.0.missing.why(name)
+    }
+
+    /// What the sources given to [`RegistryBuilder::explain_missing`] cannot offer now.
+    pub(crate) fn unavailable(&self) -> Vec<String> {
+        self.0.missing.notes()
+    }
+
+    /// The answer to a call of `name`, which no tool the caller may use has: why it is
+    /// missing when a source knows, else an unknown tool with the `available` names.
+    pub(crate) fn not_held<'a>(
+        &self,
+        name: &str,
+        available: impl IntoIterator<Item = &'a str>,
+    ) -> ToolResult {
+        let quoted = quote(name, MAX_TOOL_NAME_LEN);
+        match self.missing_tool(name) {
+            Some(why) => ToolResult::unavailable(&quoted, &why),
+            None => ToolResult::unknown_tool(&quoted, available),
+        }
     }
 
     /// The tools, in name order (byte order).
@@ -263,10 +294,7 @@ impl Registry {
         let admitted = match self.get(name) {
             Some(tool) => admit(tool, arguments, context),
             None => {
-                let unknown = ToolResult::unknown_tool(
-                    &quote(name, MAX_TOOL_NAME_LEN),
-                    self.tools().map(Tool::name),
-                );
+                let unknown = self.not_held(name, self.tools().map(Tool::name));
                 Err(refuse(unknown, arguments, &self.0.limits))
             }
         };

@@ -7,10 +7,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Session;
-use crate::call::{CallLimits, ToolContext, ToolErrorKind, ToolResult, dispose};
+use crate::call::{CallLimits, ToolContext, ToolErrorKind, ToolResult, dispose, quote};
 use crate::discovery::{ResolvedMode, call_through};
 use crate::dispatch::{Admitted, admit, bound, recheck};
-use crate::tool::{CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, Tool, ToolDefinition};
+use crate::tool::{
+    CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition,
+};
 
 /// What the call-through routing made of a call.
 pub(super) enum Routed {
@@ -106,6 +108,9 @@ impl Session {
     /// The answer to a call-through naming a tool that does not exist or is not allowed: an
     /// error result (not an unknown tool: the call-through tool exists) listing what can run.
     fn not_runnable(&self, name: &str) -> ToolResult {
+        if let Some(why) = self.shared.registry.missing_tool(name) {
+            return ToolResult::unavailable(&quote(name, MAX_TOOL_NAME_LEN), &why);
+        }
         let lazy = self.lazy_tool_names();
         ToolResult::error(
             ToolErrorKind::InvalidArguments,

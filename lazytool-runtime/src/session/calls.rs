@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use super::Session;
 use super::call_through::Routed;
-use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult, quote};
+use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult};
 use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
 use crate::dispatch::{Admitted, admit, answered, bound, refuse, run, run_all, screen};
-use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool};
+use crate::tool::{DISCOVERY_TOOL_NAME, Tool};
 
 impl Session {
     /// Runs a tool call under the discovery rules; every failure is an error result.
@@ -162,6 +162,7 @@ impl Session {
             limits.max_output_bytes,
             |name| registry.get(name).filter(|tool| self.allowed(tool)),
             |query, limit| registry.search_lazy(query, limit, |tool| self.allowed(tool)),
+            registry,
         );
         let newly: Vec<&String> = {
             let mut state = self.lock();
@@ -203,6 +204,6 @@ impl Session {
         let available = (self.shared.eager.iter().map(Tool::name))
             .chain(discovery)
             .chain(state.discovered.iter().map(String::as_str));
-        ToolResult::unknown_tool(&quote(name, MAX_TOOL_NAME_LEN), available)
+        self.shared.registry.not_held(name, available)
     }
 }

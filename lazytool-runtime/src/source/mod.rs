@@ -17,6 +17,8 @@
 mod cached;
 mod live;
 #[cfg(test)]
+mod missing_tests;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;
@@ -138,6 +140,69 @@ pub trait ToolSource: Send + Sync + 'static {
     /// # }
     /// ```
     fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_>;
+
+    /// Why the tool `name`, which the registry does not hold, is missing, when the name is
+    /// this source's and the source knows: a server that failed to start, say. The text
+    /// answers a discovery of the name and a call to it; `None` (the default) leaves the
+    /// name an unknown tool. Asked through
+    /// [`RegistryBuilder::explain_missing`](crate::RegistryBuilder::explain_missing).
+    ///
+    /// ```
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// struct Hub;
+    ///
+    /// impl ToolSource for Hub {
+    ///     fn name(&self) -> &str {
+    ///         "hub"
+    ///     }
+    ///
+    ///     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    ///         Box::pin(async { Err(SourceError::new("hub", "401 Unauthorized")) })
+    ///     }
+    ///
+    ///     fn missing_tool(&self, name: &str) -> Option<String> {
+    ///         name.starts_with("hub__").then(|| "`hub` refused the listing: 401 Unauthorized".to_owned())
+    ///     }
+    /// }
+    ///
+    /// assert!(Hub.missing_tool("hub__search").is_some());
+    /// assert_eq!(Hub.missing_tool("weather"), None);
+    /// ```
+    fn missing_tool(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+
+    /// What this source cannot offer now and why, for a search, which cannot name the
+    /// tools it misses: `None` (the default) when nothing is missing.
+    ///
+    /// ```
+    /// # use lazytool_runtime::DynamicTool;
+    /// # use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
+    /// # use tokio_util::sync::CancellationToken;
+    /// struct Hub;
+    ///
+    /// impl ToolSource for Hub {
+    ///     fn name(&self) -> &str {
+    ///         "hub"
+    ///     }
+    ///
+    ///     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
+    ///         Box::pin(async { Err(SourceError::new("hub", "401 Unauthorized")) })
+    ///     }
+    ///
+    ///     fn unavailable(&self) -> Option<String> {
+    ///         Some("the tools of `hub` are not searched: it refused the listing".to_owned())
+    ///     }
+    /// }
+    ///
+    /// assert!(Hub.unavailable().is_some());
+    /// ```
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<P: ToolSource + ?Sized> ToolSource for Arc<P> {
@@ -148,6 +213,14 @@ impl<P: ToolSource + ?Sized> ToolSource for Arc<P> {
     fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_> {
         (**self).list_tools(cancel)
     }
+
+    fn missing_tool(&self, name: &str) -> Option<String> {
+        (**self).missing_tool(name)
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        (**self).unavailable()
+    }
 }
 
 impl<P: ToolSource + ?Sized> ToolSource for Box<P> {
@@ -157,6 +230,14 @@ impl<P: ToolSource + ?Sized> ToolSource for Box<P> {
 
     fn list_tools(&self, cancel: CancellationToken) -> ListToolsFuture<'_> {
         (**self).list_tools(cancel)
+    }
+
+    fn missing_tool(&self, name: &str) -> Option<String> {
+        (**self).missing_tool(name)
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        (**self).unavailable()
     }
 }
 

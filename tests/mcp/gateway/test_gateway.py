@@ -501,6 +501,52 @@ async def test_stdio_serves_and_stops_its_children(tmp_path: Path) -> None:
 
 
 
+DOWN = re.compile(
+    r"the MCP server `time` failed to start: cannot start `\S*/mcp-server-tme`: No such file or directory[^;]*; "
+    r"(its next start attempt is in \d+\.\d s|its next start attempt is due now|it is being started again now)"
+)
+
+
+@pytest.mark.parametrize("mode", ["names", "search"])
+async def test_a_server_that_failed_to_start_says_why_instead_of_unknown_tool(tmp_path: Path, mode: str) -> None:
+    config = {
+        "mcpServers": {
+            "memory": node_server("server-memory") | {"env": {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}},
+            # A typo in the command: mcp-server-time.
+            "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-tme"), "args": ["--local-timezone", "UTC"]},
+        },
+        "lazytool": {"mode": mode},
+    }
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(tmp_path / "gateway.json"), "-q"])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            found = await session.call_tool(DISCOVERY, {"toolNames": ["time__get_current_time"]})
+            assert not found.is_error, text(found)
+            [error] = json.loads(text(found))["errors"]
+            assert error.startswith("'time__get_current_time' is not available now: "), error
+            assert DOWN.search(error), error
+            assert "Unknown tool" not in error, error
+            if mode == "search":
+                searched = json.loads(text(await session.call_tool(DISCOVERY, {"query": "current time"})))
+                notes = [note for note in searched.get("errors", []) if note.startswith("The MCP server `time`")]
+                assert len(notes) == 1 and DOWN.search(notes[0].replace("The", "the", 1)), searched
+                assert notes[0].endswith("none of its tools is searched until it starts."), notes
+            called = await session.call_tool("time__get_current_time", {"timezone": "UTC"})
+            assert called.is_error, text(called)
+            assert text(called).startswith("Error: 'time__get_current_time' is not available now: "), text(called)
+            assert DOWN.search(text(called)), text(called)
+            # The good server is served, and a name of no server stays an unknown tool.
+            listed = await session.list_tools()
+            assert DISCOVERY in names(listed)
+            memory = await session.call_tool(DISCOVERY, {"toolNames": ["memory__read_graph"]})
+            assert [tool["name"] for tool in json.loads(text(memory))["tools"]] == ["memory__read_graph"], text(memory)
+            with pytest.raises(Exception, match="unknown tool 'weather__today'"):
+                unknown = await session.call_tool("weather__today", {})
+                raise AssertionError(text(unknown))
+
+
 @pytest.fixture
 def everything_over_http() -> Iterator[str]:
     """server-everything serving streamable HTTP on a free port of 127.0.0.1; its URL."""
