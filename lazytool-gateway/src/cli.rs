@@ -54,7 +54,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// The MCP servers file: {"mcpServers": {...}} or VS Code's {"servers": {...}}, comments
-    /// allowed [required].
+    /// allowed; required.
     // Global, so that it may follow the subcommand; clap refuses a global argument that is
     // required, so `try_parse_args` requires it.
     #[arg(long, global = true, value_name = "FILE")]
@@ -68,18 +68,20 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub lock: Option<PathBuf>,
     /// Start every server, print its tools, their token cost and how they stand with the
-    /// lock, then exit (1 if a server failed or differs from the lock).
+    /// lock, then exit (1 if a server failed or differs from the lock); only warnings are
+    /// logged unless -v.
     #[arg(long)]
     pub check: bool,
-    /// Serving over HTTP.
-    #[command(flatten)]
-    pub http: HttpServing,
     /// Log more: debug (-v), everything (-vv).
     #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
     /// Log less: warnings and errors only (-q), errors only (-qq).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub quiet: u8,
+    // After -v and -q: the flattened HTTP flags set the heading of every argument after them.
+    /// Serving over HTTP.
+    #[command(flatten)]
+    pub http: HttpServing,
 }
 
 /// What the gateway does instead of serving.

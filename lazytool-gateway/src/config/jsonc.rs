@@ -9,7 +9,7 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions, parse_to_ast};
 use serde_json::{Map, Number, Value};
 
-use super::reader::child;
+use super::reader::{Problems, child};
 
 /// The 1-based line and column of each value, by JSON path: the key's for an object's
 /// value, the item's own for an array's.
@@ -18,7 +18,7 @@ pub(super) type Places = BTreeMap<String, (usize, usize)>;
 /// `text` as a JSON value with the places of its values, or its problems as (JSON path,
 /// what is wrong): a syntax error with its place, or every key given twice in an object
 /// (each with both lines).
-pub(super) fn read(text: &str) -> Result<(Value, Places), (Vec<(String, String)>, Places)> {
+pub(super) fn read(text: &str) -> Result<(Value, Places), (Problems, Places)> {
     // Comments and trailing commas, nothing looser: the file stays JSON to other tools.
     let options = ParseOptions {
         allow_comments: true,
@@ -63,7 +63,7 @@ pub(super) fn read(text: &str) -> Result<(Value, Places), (Vec<(String, String)>
 
 struct Converter<'t> {
     text: &'t str,
-    problems: Vec<(String, String)>,
+    problems: Problems,
     places: Places,
 }
 

@@ -67,7 +67,7 @@ pub struct ConfigError {
 impl ConfigError {
     /// The problems of `problems` (JSON path, what is wrong), each placed by its path (or
     /// the nearest enclosing one) in `places`, sorted in file order.
-    fn placed(problems: Vec<(String, String)>, places: &jsonc::Places) -> Self {
+    fn placed(problems: reader::Problems, places: &jsonc::Places) -> Self {
         let mut placed: Vec<(Option<(usize, usize)>, String)> = (problems.into_iter())
             .map(|(path, message)| (place_of(&path, places), format!("{path}: {message}")))
             .collect();
@@ -87,7 +87,7 @@ impl ConfigError {
     /// let error = lazytool_gateway::parse("{\"mcpServers\": {}\n \"lazytool\": {}}", |_| None).unwrap_err();
     /// assert_eq!(
     ///     error.in_file("mcp.json").to_string(),
-    ///     "mcp.json has 1 problem:\n  mcp.json:2:2: $: not valid JSON: expected comma"
+    ///     "mcp.json has 1 problem:\n  mcp.json:1:18: $: not valid JSON: expected comma"
     /// );
     /// ```
     pub fn in_file(self, file: impl AsRef<Path>) -> Self {

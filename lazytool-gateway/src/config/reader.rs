@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 
 use super::expand::expand;
 
+/// Problems, each as its JSON path and what is wrong.
+pub(super) type Problems = Vec<(String, String)>;
+
 pub(super) struct Reader<'v> {
-    /// Each problem's JSON path and what is wrong.
-    pub(super) problems: Vec<(String, String)>,
+    pub(super) problems: Problems,
     pub(super) var: &'v dyn Fn(&str) -> Option<String>,
 }
 
