@@ -11,7 +11,7 @@ use serde_json::json;
 /// The report of `--check` for a started catalog, and whether every server listed its
 /// tools and matches its lock entry, if it has one (`stale`: the lock's entries for servers
 /// not configured, reported). Under a server that offers prompts or resources, a line counts
-/// them. Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
+/// those it has (`1 prompt, 3 resources`). Token counts are tiktoken's `o200k_base` over each tool's MCP listing JSON
 /// (`name`, `description`, `inputSchema`).
 ///
 /// ```no_run
@@ -33,9 +33,10 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions, stale: &[String]) -
                 let cost: usize = names.iter().map(|name| tool_tokens(&registry, name)).sum();
                 let protocol = source.protocol.as_deref().unwrap_or("unknown");
                 format!(
-                    "{}: {} tools, {cost} tokens when sent eagerly (MCP {protocol})",
+                    "{}: {}, {} when sent eagerly (MCP {protocol})",
                     source.name,
-                    names.len()
+                    counted(names.len(), "tool"),
+                    counted(cost, "token"),
                 )
             }
             Err(error) => {
@@ -45,17 +46,17 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions, stale: &[String]) -
         };
         let _ = writeln!(report, "{line}");
         if let Some((_, Some(offered))) = offered.get(index) {
-            let counts = [
-                offered.prompts.len(),
-                offered.resources.len(),
-                offered.resource_templates.len(),
-            ];
-            if counts != [0; 3] {
-                let [prompts, resources, templates] = counts;
-                let _ = writeln!(
-                    report,
-                    "  {prompts} prompts, {resources} resources, {templates} resource templates"
-                );
+            let counts: Vec<String> = [
+                (offered.prompts.len(), "prompt"),
+                (offered.resources.len(), "resource"),
+                (offered.resource_templates.len(), "resource template"),
+            ]
+            .into_iter()
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, noun)| counted(count, noun))
+            .collect();
+            if !counts.is_empty() {
+                let _ = writeln!(report, "  {}", counts.join(", "));
             }
         }
         if source.lock != LockState::Unlocked {
@@ -90,10 +91,20 @@ pub fn check(catalog: &McpCatalog, options: &SessionOptions, stale: &[String]) -
         .sum();
     let _ = write!(
         report,
-        "total: {} tools, {eager} tokens eagerly; the first request carries {first} tokens of tools",
-        registry.len()
+        "total: {}, {} eagerly; the first request carries {} of tools",
+        counted(registry.len(), "tool"),
+        counted(eager, "token"),
+        counted(first, "token"),
     );
     (report, all_listed)
+}
+
+/// `1 tool`, `2 tools`, `0 tools`.
+fn counted(count: usize, noun: &str) -> String {
+    match count {
+        1 => format!("1 {noun}"),
+        _ => format!("{count} {noun}s"),
+    }
 }
 
 fn tool_tokens(registry: &Registry, name: &str) -> usize {
@@ -108,4 +119,16 @@ fn definition_tokens(definition: &ToolDefinition) -> usize {
         "description": definition.description,
         "inputSchema": definition.input_schema,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn counts_are_singular_for_one_only() {
+        assert_eq!(counted(1, "tool"), "1 tool");
+        assert_eq!(counted(0, "tool"), "0 tools");
+        assert_eq!(counted(2, "resource template"), "2 resource templates");
+    }
 }

@@ -1,10 +1,12 @@
 //! The command line, with clap: [`Cli`], and [`HttpServing`], which adds `--http` to
 //! lazytool-mcp's serving flags.
 
+use std::ffi::OsString;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
 
 /// `lazytool-gateway --config FILE [--lock PATH] [--check] [--http ADDR [--token T |
 /// --token-file PATH]]`, or `lazytool-gateway --config FILE lock [--update SERVER...]`, or
@@ -14,14 +16,18 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 /// use clap::Parser;
 /// use lazytool_gateway::Cli;
 ///
-/// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "mcp.json", "--http", "8080", "-v"]).unwrap();
+/// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "mcp.json", "--http", "8080", "-v"]).unwrap();
 /// assert_eq!(cli.http.http, Some("127.0.0.1:8080".parse().unwrap()));
 /// assert_eq!(cli.default_log_filter(), "lazytool=debug,rmcp=off,info");
+/// // `--config`, `-q` and `-v` go before or after the subcommand.
+/// let cli = Cli::try_parse_args(["lazytool-gateway", "lock", "-q", "--config", "mcp.json"]).unwrap();
+/// assert_eq!((cli.config_file(), cli.quiet), (std::path::Path::new("mcp.json"), 1));
 /// ```
 #[derive(Debug, Parser)]
 #[command(
     name = "lazytool-gateway",
     version,
+    override_usage = "lazytool-gateway --config <FILE> [OPTIONS] [COMMAND]",
     about = "Lazy discovery in front of any MCP servers: point it at the mcpServers file your MCP client already has.",
     long_about = "Lazy discovery in front of any MCP servers: point it at the mcpServers file your MCP \
 client already has (Claude Desktop, Claude Code, Cursor, VS Code's .vscode/mcp.json). Each upstream \
@@ -36,17 +42,23 @@ section makes it eager. Serves MCP on stdio, or streamable HTTP at /mcp with --h
   lazytool-gateway --config mcp.json login linear           # authorize an OAuth server once
 
 With a lock file, servers start on their first call and are held to the definitions pinned.
+--config, -q and -v go before or after the command (`lock -q` works as `-q lock`).
 
-Logs go to stderr: RUST_LOG (such as RUST_LOG=lazytool=debug) overrides -q and -v."
+Logs go to stderr: RUST_LOG (such as RUST_LOG=lazytool=debug) overrides -q and -v. By default
+the log has what happens to the servers, and each tool call only with -v; --check logs only
+warnings, its report on stdout."
 )]
 pub struct Cli {
     /// What to do instead of serving.
     // A subcommand that finds the file another way needs `subcommand_negates_reqs`.
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// The MCP servers file: {"mcpServers": {...}} or VS Code's {"servers": {...}}, comments allowed.
-    #[arg(long, value_name = "FILE")]
-    pub config: PathBuf,
+    /// The MCP servers file: {"mcpServers": {...}} or VS Code's {"servers": {...}}, comments
+    /// allowed; required.
+    // Global, so that it may follow the subcommand; clap refuses a global argument that is
+    // required, so `try_parse_args` requires it.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// The file of OAuth servers' tokens [default: $XDG_CONFIG_HOME/lazytool/oauth-tokens.json,
     /// else ~/.config/lazytool/oauth-tokens.json].
     #[arg(long, global = true, value_name = "PATH")]
@@ -56,18 +68,20 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub lock: Option<PathBuf>,
     /// Start every server, print its tools, their token cost and how they stand with the
-    /// lock, then exit (1 if a server failed or differs from the lock).
+    /// lock, then exit (1 if a server failed or differs from the lock); only warnings are
+    /// logged unless -v.
     #[arg(long)]
     pub check: bool,
+    /// Log more: debug (-v), everything (-vv).
+    #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Log less: warnings and errors only (-q), errors only (-qq).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub quiet: u8,
+    // After -v and -q: the flattened HTTP flags set the heading of every argument after them.
     /// Serving over HTTP.
     #[command(flatten)]
     pub http: HttpServing,
-    /// Log more: debug (-v), everything (-vv).
-    #[arg(short, long, action = ArgAction::Count, conflicts_with = "quiet")]
-    pub verbose: u8,
-    /// Log less: warnings and errors only (-q), errors only (-qq).
-    #[arg(short, long, action = ArgAction::Count)]
-    pub quiet: u8,
 }
 
 /// What the gateway does instead of serving.
@@ -76,7 +90,7 @@ pub struct Cli {
 /// use clap::Parser;
 /// use lazytool_gateway::{Cli, Command};
 ///
-/// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "login", "linear", "--token-store", "t.json"]).unwrap();
+/// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "f", "login", "linear", "--token-store", "t.json"]).unwrap();
 /// assert!(matches!(cli.command, Some(Command::Login { server }) if server == "linear"));
 /// assert_eq!(cli.token_store, Some("t.json".into()));
 /// ```
@@ -105,7 +119,7 @@ pub enum Command {
 /// use clap::Parser;
 /// use lazytool_gateway::Cli;
 ///
-/// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--http", "0.0.0.0:80", "--allowed-host", "tools.example"]).unwrap();
+/// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "f", "--http", "0.0.0.0:80", "--allowed-host", "tools.example"]).unwrap();
 /// assert_eq!(cli.http.serving.allowed_hosts, ["tools.example"]);
 /// ```
 #[derive(Debug, Args)]
@@ -125,7 +139,7 @@ impl HttpServing {
     /// use clap::Parser;
     /// use lazytool_gateway::Cli;
     ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--max-sessions", "9"]).unwrap();
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "f", "--max-sessions", "9"]).unwrap();
     /// assert_eq!(cli.http.check().unwrap_err(), "--max-sessions needs --http");
     /// ```
     pub fn check(&self) -> Result<(), String> {
@@ -137,6 +151,50 @@ impl HttpServing {
 }
 
 impl Cli {
+    /// The command line of this process: `--help` and `--version` print and exit 0, a bad
+    /// command line (`--config` missing included) prints the error with the usage and exits 2.
+    pub fn parse_args() -> Self {
+        Self::try_parse_args(std::env::args_os()).unwrap_or_else(|error| error.exit())
+    }
+
+    /// The command line `args` (the program's name first), `--config` required.
+    ///
+    /// ```
+    /// use lazytool_gateway::Cli;
+    ///
+    /// let error = Cli::try_parse_args(["lazytool-gateway", "lock"]).unwrap_err();
+    /// assert!(error.to_string().contains("--config <FILE>"), "{error}");
+    /// assert!(Cli::try_parse_args(["lazytool-gateway", "lock", "--config", "mcp.json"]).is_ok());
+    /// ```
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let cli = Self::try_parse_from(args)?;
+        match cli.config {
+            Some(_) => Ok(cli),
+            None => Err(Self::command().error(
+                ErrorKind::MissingRequiredArgument,
+                "the following required arguments were not provided:\n  --config <FILE>",
+            )),
+        }
+    }
+
+    /// The configuration file: `--config FILE` (empty when it is missing, which
+    /// [`Cli::try_parse_args`] refuses).
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use lazytool_gateway::Cli;
+    ///
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "mcp.json"]).unwrap();
+    /// assert_eq!(cli.config_file(), Path::new("mcp.json"));
+    /// ```
+    pub fn config_file(&self) -> &Path {
+        self.config.as_deref().unwrap_or(Path::new(""))
+    }
+
     /// A serving flag given with a subcommand, which does not serve, or an HTTP serving flag
     /// without `--http`: an error.
     ///
@@ -144,7 +202,7 @@ impl Cli {
     /// use clap::Parser;
     /// use lazytool_gateway::Cli;
     ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "--check", "login", "linear"]).unwrap();
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "f", "--check", "login", "linear"]).unwrap();
     /// assert_eq!(cli.check_command().unwrap_err(), "`login` does not serve: --check, --http and their flags do not apply");
     /// ```
     pub fn check_command(&self) -> Result<(), String> {
@@ -168,15 +226,15 @@ impl Cli {
     /// use clap::Parser;
     /// use lazytool_gateway::Cli;
     ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "conf/mcp.json"]).unwrap();
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "conf/mcp.json"]).unwrap();
     /// assert_eq!(cli.lock_path(), Path::new("conf/lazytool.lock"));
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "mcp.json", "--lock", "/etc/l.lock"]).unwrap();
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "mcp.json", "--lock", "/etc/l.lock"]).unwrap();
     /// assert_eq!(cli.lock_path(), Path::new("/etc/l.lock"));
     /// ```
     pub fn lock_path(&self) -> PathBuf {
         match &self.lock {
             Some(path) => path.clone(),
-            None => (self.config.parent()).map_or_else(
+            None => (self.config_file().parent()).map_or_else(
                 || PathBuf::from("lazytool.lock"),
                 |dir| dir.join("lazytool.lock"),
             ),
@@ -189,7 +247,7 @@ impl Cli {
     /// use clap::Parser;
     /// use lazytool_gateway::Cli;
     ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "mcp.json"]).unwrap();
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "mcp.json"]).unwrap();
     /// assert_eq!(cli.approval_command("time"), "lazytool-gateway --config mcp.json lock --update time");
     /// ```
     pub fn approval_command(&self, server: &str) -> String {
@@ -199,26 +257,30 @@ impl Cli {
         };
         format!(
             "lazytool-gateway --config {}{lock} lock --update {server}",
-            self.config.display()
+            self.config_file().display()
         )
     }
 
-    /// The log filter when `RUST_LOG` is not set: lazytool's events at info and everything
-    /// else at warn (rmcp's off), moved by `-v` and `-q`.
+    /// The log filter when `RUST_LOG` is not set: lazytool's events at info (each tool call's
+    /// span and discovery only at debug) and everything else at warn (rmcp's off); warnings
+    /// only with `--check`, whose report is the output; moved by `-v` and `-q`.
     ///
     /// ```
-    /// use clap::Parser;
     /// use lazytool_gateway::Cli;
     ///
-    /// let cli = Cli::try_parse_from(["lazytool-gateway", "--config", "f", "-qq"]).unwrap();
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "f", "-qq"]).unwrap();
     /// assert_eq!(cli.default_log_filter(), "rmcp=off,error");
+    /// let cli = Cli::try_parse_args(["lazytool-gateway", "--config", "f", "--check"]).unwrap();
+    /// assert_eq!(cli.default_log_filter(), "rmcp=off,warn");
     /// ```
     pub fn default_log_filter(&self) -> &'static str {
         // rmcp's own lines are off below -vv: they print upstream URLs whole (secrets in
         // their query included) and Rust type names, and lazytool reports every upstream
-        // failure itself, secrets hidden.
+        // failure itself, secrets hidden. The execute_tool spans stay at info in the runtime
+        // (OpenTelemetry exporters want them), and are held back here: one line per call.
         match (self.verbose, self.quiet) {
-            (0, 0) => "lazytool=info,rmcp=off,warn",
+            (0, 0) if self.check => "rmcp=off,warn",
+            (0, 0) => "lazytool=info,lazytool::call=warn,lazytool::discovery=warn,rmcp=off,warn",
             (0, 1) => "rmcp=off,warn",
             (0, _) => "rmcp=off,error",
             (1, _) => "lazytool=debug,rmcp=off,info",
@@ -241,7 +303,7 @@ mod tests {
     #[test]
     fn flags_that_need_http_or_exclude_each_other_are_refused() {
         let parse = |args: &[&str]| {
-            Cli::try_parse_from(["lazytool-gateway", "--config", "f"].iter().chain(args))
+            Cli::try_parse_args(["lazytool-gateway", "--config", "f"].iter().chain(args))
         };
         for refused in [
             &["--http", "1", "--token", "a", "--token-file", "p"][..],
@@ -259,7 +321,7 @@ mod tests {
             assert!(cli.http.check().is_err(), "{needs_http:?}");
         }
         assert!(
-            Cli::try_parse_from(["lazytool-gateway"]).is_err(),
+            Cli::try_parse_args(["lazytool-gateway"]).is_err(),
             "--config is required"
         );
         let cli = parse(&["--http", "0.0.0.0:9000", "--token", "t"]).expect("valid");
@@ -293,6 +355,62 @@ mod tests {
         );
         let stdio = parse(&[]).expect("valid");
         assert_eq!(stdio.http.check(), Ok(()));
-        assert_eq!(stdio.default_log_filter(), "lazytool=info,rmcp=off,warn");
+        assert_eq!(
+            stdio.default_log_filter(),
+            "lazytool=info,lazytool::call=warn,lazytool::discovery=warn,rmcp=off,warn"
+        );
+    }
+
+    #[test]
+    fn config_quiet_and_verbose_go_before_or_after_the_subcommand() {
+        let parse = |args: &[&str]| Cli::try_parse_args(["lazytool-gateway"].iter().chain(args));
+        for args in [
+            &["--config", "m.json", "-q", "lock"][..],
+            &["--config", "m.json", "lock", "-q"],
+            &["lock", "-q", "--config", "m.json"],
+            &["-q", "lock", "--update", "time", "--config", "m.json"],
+        ] {
+            let cli = parse(args).unwrap_or_else(|error| panic!("{args:?}: {error}"));
+            assert_eq!(cli.quiet, 1, "{args:?}");
+            assert_eq!(cli.config_file(), Path::new("m.json"), "{args:?}");
+            assert!(
+                matches!(cli.command, Some(Command::Lock { .. })),
+                "{args:?}"
+            );
+        }
+        let login = parse(&["login", "linear", "-v", "--config", "m.json"]).expect("valid");
+        assert_eq!(login.verbose, 1);
+        assert_eq!(login.lock_path(), Path::new("lazytool.lock"));
+        for refused in [
+            &["lock", "-q"][..],
+            &["login", "x"],
+            &["lock", "-q", "-v", "--config", "m"],
+        ] {
+            assert!(parse(refused).is_err(), "{refused:?}");
+        }
+        let missing = parse(&["lock"]).expect_err("--config is required");
+        assert_eq!(missing.kind(), ErrorKind::MissingRequiredArgument);
+        assert_eq!(missing.exit_code(), 2);
+    }
+
+    #[test]
+    fn the_check_logs_warnings_only_and_serving_no_line_per_call() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_args(["lazytool-gateway", "--config", "f"].iter().chain(args))
+                .expect("valid")
+        };
+        assert_eq!(parse(&["--check"]).default_log_filter(), "rmcp=off,warn");
+        assert_eq!(
+            parse(&["--check", "-qq"]).default_log_filter(),
+            "rmcp=off,error"
+        );
+        assert_eq!(
+            parse(&["--check", "-v"]).default_log_filter(),
+            "lazytool=debug,rmcp=off,info"
+        );
+        let serving = parse(&[]).default_log_filter();
+        for per_call in ["lazytool::call=warn", "lazytool::discovery=warn"] {
+            assert!(serving.contains(per_call), "{serving}");
+        }
     }
 }

@@ -7,7 +7,6 @@ mod metrics;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use lazytool_gateway::{Cli, Command};
 use lazytool_mcp::{
     Lock, LockState, McpServer, McpSource, Redactor, Relay, TokenStore, shutdown_signal,
@@ -20,7 +19,7 @@ use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     // `--help` and `--version` print and exit 0 here; a bad argument exits 2 with usage.
-    let cli = Cli::parse();
+    let cli = Cli::parse_args();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -54,13 +53,14 @@ async fn gateway(cli: Cli) -> ExitCode {
 
 async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::error::Error>> {
     cli.check_command()?;
-    let path = &cli.config;
+    let path = cli.config_file();
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     let tokens =
         (cli.token_store.clone()).map_or_else(TokenStore::default_location, TokenStore::file);
     let config =
-        lazytool_gateway::parse_with_token_store(&text, |name| std::env::var(name).ok(), &tokens)?;
+        lazytool_gateway::parse_with_token_store(&text, |name| std::env::var(name).ok(), &tokens)
+            .map_err(|error| error.in_file(path))?;
     log.hide(
         (config.servers.iter()).fold(Redactor::default(), |all, server| {
             all.and(&server.upstream().redactor())

@@ -169,6 +169,110 @@ fn text_that_is_not_json_is_one_problem() {
 }
 
 #[test]
+fn a_missing_comma_is_shown_at_its_file_line_and_column() {
+    let text = "{\n  \"mcpServers\": {\n    \"time\": {\"command\": \"uvx\"}\n    \"git\": {\"command\": \"uvx\"}\n  }\n}\n";
+    let error = parse(text, env).expect_err("a comma is missing");
+    assert_eq!(error.problems, ["$: not valid JSON: expected comma"]);
+    assert_eq!(error.places, [Some((3, 31))]);
+    assert_eq!(
+        error.in_file("conf/mcp.json").to_string(),
+        "conf/mcp.json has 1 problem:\n  conf/mcp.json:3:31: $: not valid JSON: expected comma"
+    );
+}
+
+#[test]
+fn problems_are_listed_in_file_order_each_at_its_line_and_column() {
+    // The `lazytool` section is read first, but comes last in this file.
+    let text = r#"{
+  "mcpServers": {
+    "time": {"command": 3},
+    "web": {"url": "ftp://x"}
+  },
+  "lazytool": {
+    "mode": "everything",
+    "servers": {"time": {"pin": "never"}}
+  }
+}"#;
+    let error = parse(text, env).expect_err("invalid");
+    assert_eq!(
+        error.problems,
+        [
+            "$.mcpServers.time.command: expected a string, found a number",
+            "$.mcpServers.web.url: `ftp://x` is not an http:// or https:// URL",
+            "$.lazytool.mode: expected \"names\", \"search\" or \"auto\", found \"everything\"",
+            "$.lazytool.servers.time.pin: expected \"block\", \"warn\" or \"off\", found \"never\"",
+        ]
+    );
+    assert_eq!(
+        error.places,
+        [Some((3, 14)), Some((4, 13)), Some((7, 5)), Some((8, 26))]
+    );
+    let shown = error.in_file("mcp.json").to_string();
+    assert!(
+        shown.starts_with("mcp.json has 4 problems:\n  mcp.json:3:14: $.mcpServers.time.command: "),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_typo_of_a_key_names_the_closest_known_key() {
+    let text = json!({
+        "mcpServers": {"time": {"comand": "uvx", "args": ["mcp-server-time"]}, "web": {"uri": "https://x"}, "none": {"args": []}},
+        "lazytool": {"idleTimeout": 1000, "servers": {"web": {"denny": ["x"], "colour": "blue"}}},
+    })
+    .to_string();
+    let problems = parse(&text, env).expect_err("refused").problems;
+    assert_eq!(
+        problems,
+        [
+            "$.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
+            "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `uri` a typo of `url`?",
+            "$.mcpServers.none: needs `command` (a child process) or `url` (streamable HTTP)",
+            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv)",
+            "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin)",
+            "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin)",
+        ]
+    );
+}
+
+#[test]
+fn the_lazytool_section_gives_defaults_that_each_server_may_override() {
+    let text = json!({
+        "mcpServers": {"plain": {"command": "x"}, "own": {"command": "y"}},
+        "lazytool": {"idleTimeoutMs": 60000, "pin": "warn", "inheritEnv": true, "servers": {
+            "own": {"idleTimeoutMs": 0, "pin": "off", "inheritEnv": ["AWS_PROFILE"]},
+        }},
+    })
+    .to_string();
+    let config = parse(&text, env).expect("valid");
+    let [plain, own] = &config.servers[..] else {
+        panic!("two servers: {:?}", config.servers)
+    };
+    let (plain, own) = (format!("{plain:?}"), format!("{own:?}"));
+    assert!(plain.contains("pin: Warn, idle_timeout: 60s"), "{plain}");
+    assert!(plain.contains("inherit_env: All"), "{plain}");
+    assert!(own.contains("pin: Off, idle_timeout: 0ns"), "{own}");
+    assert!(
+        own.contains(r#"inherit_env: Names(["AWS_PROFILE"])"#),
+        "{own}"
+    );
+
+    let bad = json!({
+        "mcpServers": {"plain": {"command": "x"}},
+        "lazytool": {"idleTimeoutMs": -1, "pin": "sometimes", "inheritEnv": "yes"},
+    })
+    .to_string();
+    assert_eq!(
+        parse(&bad, env).expect_err("refused").problems,
+        [
+            "$.lazytool.idleTimeoutMs: expected a whole number of milliseconds (0 keeps the server up), found -1",
+            "$.lazytool.pin: expected \"block\", \"warn\" or \"off\", found \"sometimes\"",
+            "$.lazytool.inheritEnv: expected true, false or an array of variable names, found a string",
+        ]
+    );
+}
+
+#[test]
 fn without_a_lazytool_section_names_mode_lists_full_names() {
     let config = parse(r#"{"mcpServers": {"time": {"command": "uvx"}}}"#, env).expect("valid");
     assert_eq!(config.mode, DiscoveryMode::Names);
@@ -377,11 +481,11 @@ fn bad_oauth_settings_are_problems_with_their_paths() {
         problems,
         [
             "$.lazytool.servers.local.oauth: only a `url` server (streamable HTTP) can use OAuth",
-            "$.lazytool.servers.remote.oauth.secret: unknown key (expected one of: clientId, clientSecret, scopes, grant)",
             "$.lazytool.servers.remote.oauth.clientId: expected a string, found a number",
-            "$.lazytool.servers.remote.oauth.clientSecret: the environment variable `MISSING` is not set",
             "$.lazytool.servers.remote.oauth.scopes: expected an array of strings, found a string",
             "$.lazytool.servers.remote.oauth.grant: expected \"authorization_code\" or \"client_credentials\", found \"implicit\"",
+            "$.lazytool.servers.remote.oauth.secret: unknown key (expected one of: clientId, clientSecret, scopes, grant)",
+            "$.lazytool.servers.remote.oauth.clientSecret: the environment variable `MISSING` is not set",
             "$.lazytool.servers.odd.oauth: expected an object, found a boolean",
         ],
         "{problems:#?}"

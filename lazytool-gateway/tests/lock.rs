@@ -336,8 +336,8 @@ fn pin_and_idle_timeout_settings_are_checked() {
     assert_eq!(
         error.problems,
         [
-            "$.lazytool.servers.a.idleTimeoutMs: expected a whole number of milliseconds (0 keeps the server up), found -1",
             "$.lazytool.servers.a.pin: expected \"block\", \"warn\" or \"off\", found \"maybe\"",
+            "$.lazytool.servers.a.idleTimeoutMs: expected a whole number of milliseconds (0 keeps the server up), found -1",
         ]
     );
     let text = r#"{"mcpServers": {"a": {"command": "x"}}, "lazytool": {"servers": {"a": {"pin": "warn", "idleTimeoutMs": 0}}}}"#;

@@ -172,7 +172,7 @@ async fn a_server_that_needs_a_login_is_reported_and_left_out_while_the_other_se
         "{}",
         check.stdout
     );
-    assert!(check.stdout.contains("shop: 1 tools"), "{}", check.stdout);
+    assert!(check.stdout.contains("shop: 1 tool,"), "{}", check.stdout);
 
     let mut serving = gateway(&scratch.0, &["--config", config])
         .stdin(Stdio::piped())
@@ -413,11 +413,11 @@ async fn after_a_login_the_protected_server_serves_its_tools() {
     .await;
     assert!(check.success, "{}\n{}", check.stdout, check.stderr);
     assert!(
-        check.stdout.contains("tracker: 1 tools"),
+        check.stdout.contains("tracker: 1 tool,"),
         "{}",
         check.stdout
     );
-    assert!(check.stdout.contains("shop: 1 tools"), "{}", check.stdout);
+    assert!(check.stdout.contains("shop: 1 tool,"), "{}", check.stdout);
     for output in [&check.stdout, &check.stderr, &login.stderr, &rest] {
         assert!(!output.contains(ACCESS_TOKEN), "a token shown: {output}");
         assert!(!output.contains("n0t-for-logs"), "a secret shown: {output}");

@@ -1,7 +1,7 @@
 //! The gateway's configuration: the `mcpServers` file an MCP client already has (Claude
 //! Desktop, Claude Code, Cursor; VS Code's `servers`; JSON with comments and trailing
 //! commas), plus an optional `lazytool` section. Every problem is collected, each with its
-//! JSON path.
+//! JSON path and its line and column, in file order.
 
 mod expand;
 mod jsonc;
@@ -11,6 +11,7 @@ mod settings;
 mod shapes;
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use lazytool_mcp::{McpSource, TokenStore, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
@@ -38,30 +39,97 @@ pub struct Config {
     pub listing: DiscoveryListing,
 }
 
-/// Every problem of a configuration, each as `PATH: what is wrong`.
+/// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
+/// line and column; [`ConfigError::in_file`] names the file in front of each, as compilers do.
 ///
 /// ```
-/// let text = r#"{"mcpServers": {"git": {"command": "uvx", "args": [3]}, "web": {}}}"#;
+/// let text = "{\"mcpServers\": {\n  \"git\": {\"command\": \"uvx\", \"args\": [3]},\n  \"web\": {\"comand\": \"uvx\"}\n}}";
 /// let error = lazytool_gateway::parse(text, |_| None).unwrap_err();
 /// assert_eq!(error.problems, [
 ///     "$.mcpServers.git.args[0]: expected a string, found a number",
-///     "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP)",
+///     "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
 /// ]);
-/// assert!(error.to_string().starts_with("the configuration has 2 problems:"));
+/// assert_eq!(error.places, [Some((2, 38)), Some((3, 3))]);
+/// let error = error.in_file("mcp.json");
+/// assert!(error.to_string().starts_with("mcp.json has 2 problems:\n  mcp.json:2:38: $.mcpServers.git.args[0]: "));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The problems, in file order.
     pub problems: Vec<String>,
+    /// The 1-based line and column of each problem (of the key whose value is wrong, or of
+    /// the array item), when it has a place in the file.
+    pub places: Vec<Option<(usize, usize)>>,
+    /// The file, once [`ConfigError::in_file`] names it.
+    pub file: Option<PathBuf>,
+}
+
+impl ConfigError {
+    /// The problems of `problems` (JSON path, what is wrong), each placed by its path (or
+    /// the nearest enclosing one) in `places`, sorted in file order.
+    fn placed(problems: reader::Problems, places: &jsonc::Places) -> Self {
+        let mut placed: Vec<(Option<(usize, usize)>, String)> = (problems.into_iter())
+            .map(|(path, message)| (place_of(&path, places), format!("{path}: {message}")))
+            .collect();
+        // Stable: problems at one place keep the order they were found in.
+        placed.sort_by_key(|(place, _)| place.unwrap_or((0, 0)));
+        let (places, problems) = placed.into_iter().unzip();
+        ConfigError {
+            problems,
+            places,
+            file: None,
+        }
+    }
+
+    /// The same problems, read from `file`: shown as `FILE:LINE:COLUMN: PATH: what is wrong`.
+    ///
+    /// ```
+    /// let error = lazytool_gateway::parse("{\"mcpServers\": {}\n \"lazytool\": {}}", |_| None).unwrap_err();
+    /// assert_eq!(
+    ///     error.in_file("mcp.json").to_string(),
+    ///     "mcp.json has 1 problem:\n  mcp.json:1:18: $: not valid JSON: expected comma"
+    /// );
+    /// ```
+    pub fn in_file(self, file: impl AsRef<Path>) -> Self {
+        ConfigError {
+            file: Some(file.as_ref().to_path_buf()),
+            ..self
+        }
+    }
+}
+
+/// The place of `path`, or of the nearest path that holds it.
+fn place_of(path: &str, places: &jsonc::Places) -> Option<(usize, usize)> {
+    let mut path = path;
+    loop {
+        if let Some(place) = places.get(path) {
+            return Some(*place);
+        }
+        path = &path[..path.rfind(['.', '['])?];
+    }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.problems.len();
         let noun = if count == 1 { "problem" } else { "problems" };
-        write!(f, "the configuration has {count} {noun}:")?;
-        for problem in &self.problems {
-            write!(f, "\n  {problem}")?;
+        match &self.file {
+            Some(file) => write!(f, "{} has {count} {noun}:", file.display())?,
+            None => write!(f, "the configuration has {count} {noun}:")?,
+        }
+        let places = (self.places.iter().copied()).chain(std::iter::repeat(None));
+        for (problem, place) in self.problems.iter().zip(places) {
+            write!(f, "\n  ")?;
+            if let Some(file) = &self.file {
+                write!(f, "{}:", file.display())?;
+            }
+            if let Some((line, column)) = place {
+                write!(f, "{line}:{column}:")?;
+            }
+            if self.file.is_some() || place.is_some() {
+                write!(f, " ")?;
+            }
+            write!(f, "{problem}")?;
         }
         Ok(())
     }
@@ -77,9 +145,12 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "callTimeoutMs",
     "maxDescriptionChars",
     "maxDefinitionBytes",
+    "idleTimeoutMs",
+    "pin",
+    "inheritEnv",
 ];
 /// The default of `maxDescriptionChars`.
-const MAX_DESCRIPTION_CHARS: usize = 2048;
+pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
 
 /// Parses `text` (the file's contents: JSON, comments and trailing commas allowed),
 /// expanding `${VAR}`, `${env:VAR}` and `${VAR:-default}` through `var`: every problem is
@@ -130,7 +201,8 @@ pub fn parse_with_token_store(
     var: impl Fn(&str) -> Option<String>,
     tokens: &TokenStore,
 ) -> Result<Config, ConfigError> {
-    let root = jsonc::read(text).map_err(|problems| ConfigError { problems })?;
+    let (root, places) =
+        jsonc::read(text).map_err(|(problems, places)| ConfigError::placed(problems, &places))?;
     let mut reader = Reader {
         problems: Vec::new(),
         var: &var,
@@ -138,9 +210,7 @@ pub fn parse_with_token_store(
     let config = reader.config(&root, tokens);
     match reader.problems.is_empty() {
         true => Ok(config),
-        false => Err(ConfigError {
-            problems: reader.problems,
-        }),
+        false => Err(ConfigError::placed(reader.problems, &places)),
     }
 }
 
@@ -191,18 +261,7 @@ impl Reader<'_> {
             "$.lazytool.callTimeoutMs",
             lazytool_mcp::DEFAULT_CALL_TIMEOUT,
         );
-        let max_description = self.positive(
-            lazytool.get("maxDescriptionChars"),
-            "$.lazytool.maxDescriptionChars",
-            MAX_DESCRIPTION_CHARS as u64,
-            "characters",
-        );
-        let max_definition = self.positive(
-            lazytool.get("maxDefinitionBytes"),
-            "$.lazytool.maxDefinitionBytes",
-            lazytool_runtime::DEFAULT_MAX_DEFINITION_BYTES as u64,
-            "bytes",
-        );
+        let defaults = self.defaults(lazytool, "$.lazytool");
         let settings = match lazytool.get("servers") {
             Some(servers) => self.object(servers, "$.lazytool.servers").unwrap_or(&empty),
             None => &empty,
@@ -237,7 +296,7 @@ impl Reader<'_> {
             let source = settings
                 .get(name)
                 .and_then(|settings| self.object(settings, &settings_path))
-                .map(|settings| self.settings(settings, &settings_path, max_description, tokens));
+                .map(|settings| self.settings(settings, &settings_path, &defaults, tokens));
             let Some(mut upstream) = upstream else {
                 continue;
             };
@@ -251,28 +310,21 @@ impl Reader<'_> {
                     );
                 }
             }
-            if let Some(inherit) = source
-                .as_ref()
-                .and_then(|source| source.inherit_env.clone())
-            {
+            let own = source.as_ref().map_or(&defaults, |source| &source.own);
+            if let Some(inherit) = own.inherit_env.clone() {
                 upstream = upstream.inherit_env(inherit);
             }
             let mut server = McpSource::new(name.as_str(), upstream)
                 .start_timeout(start)
                 .call_timeout(call)
-                .max_description_chars(max_description as usize)
-                .max_definition_bytes(usize::try_from(max_definition).unwrap_or(usize::MAX));
+                .max_description_chars(own.max_description as usize)
+                .max_definition_bytes(usize::try_from(own.max_definition).unwrap_or(usize::MAX))
+                .pin(own.pin);
+            if let Some(idle) = own.idle_timeout {
+                server = server.idle_timeout(idle);
+            }
             if let Some(source) = source {
-                server = (server.selection(source.selection))
-                    .max_description_chars(source.max_description as usize)
-                    .pin(source.pin);
-                if let Some(bytes) = source.max_definition {
-                    server =
-                        server.max_definition_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
-                }
-                if let Some(idle) = source.idle_timeout {
-                    server = server.idle_timeout(idle);
-                }
+                server = server.selection(source.selection);
                 if let Some(prefix) = source.prefix {
                     server = server.prefix(prefix);
                 }

@@ -9,8 +9,11 @@ use serde_json::{Map, Value};
 
 use super::expand::expand;
 
+/// Problems, each as its JSON path and what is wrong.
+pub(super) type Problems = Vec<(String, String)>;
+
 pub(super) struct Reader<'v> {
-    pub(super) problems: Vec<String>,
+    pub(super) problems: Problems,
     pub(super) var: &'v dyn Fn(&str) -> Option<String>,
 }
 
@@ -29,7 +32,7 @@ pub(super) fn child(base: &str, key: &str) -> String {
 
 impl Reader<'_> {
     pub(super) fn problem(&mut self, path: &str, message: impl fmt::Display) {
-        self.problems.push(format!("{path}: {message}"));
+        self.problems.push((path.to_owned(), message.to_string()));
     }
 
     pub(super) fn object<'a>(
@@ -146,12 +149,31 @@ impl Reader<'_> {
     pub(super) fn unknown_keys(&mut self, map: &Map<String, Value>, path: &str, known: &[&str]) {
         for key in map.keys().filter(|key| !known.contains(&key.as_str())) {
             let expected = known.join(", ");
-            self.problem(
-                &child(path, key),
-                format!("unknown key (expected one of: {expected})"),
-            );
+            let message = match closest(key, known) {
+                Some(near) => {
+                    format!("unknown key: did you mean `{near}`? (expected one of: {expected})")
+                }
+                None => format!("unknown key (expected one of: {expected})"),
+            };
+            self.problem(&child(path, key), message);
         }
     }
+}
+
+/// The name of `known` that `key` is most likely a typo of: at most a third of its letters
+/// apart (case aside), and at most 3.
+pub(super) fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let key = key.to_lowercase();
+    (known.iter())
+        .map(|name| {
+            (
+                strsim::damerau_levenshtein(&key, &name.to_lowercase()),
+                *name,
+            )
+        })
+        .filter(|(distance, name)| *distance <= (name.chars().count() / 3).clamp(1, 3))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
 }
 
 pub(super) fn kind(value: &Value) -> &'static str {

@@ -1,6 +1,6 @@
 //! A server's entry in the `lazytool` section: which tools, under what prefix, with which
 //! environment and authorization, how long it stays up idle and how its lock is held:
-//! [`ServerSettings`].
+//! [`ServerSettings`]; and the [`Defaults`] the `lazytool` section gives every server.
 
 use std::time::Duration;
 
@@ -23,26 +23,115 @@ pub(super) const SERVER_SETTINGS: &[&str] = &[
     "pin",
 ];
 
+/// The settings under `lazytool` that every server takes unless its entry in
+/// `lazytool.servers` gives its own: `maxDescriptionChars`, `maxDefinitionBytes`,
+/// `idleTimeoutMs`, `pin`, `inheritEnv`.
+#[derive(Clone)]
+pub(super) struct Defaults {
+    pub(super) max_description: u64,
+    /// `maxDefinitionBytes`: the bound of one tool's definition as a model reads it.
+    pub(super) max_definition: u64,
+    /// `idleTimeoutMs`: zero keeps the server up.
+    pub(super) idle_timeout: Option<Duration>,
+    pub(super) pin: Pin,
+    pub(super) inherit_env: Option<InheritEnv>,
+}
+
 /// A server's entry in `lazytool.servers`.
 pub(super) struct ServerSettings {
     pub(super) selection: ToolSelection,
     pub(super) prefix: Option<String>,
-    pub(super) inherit_env: Option<InheritEnv>,
-    pub(super) max_description: u64,
-    /// `maxDefinitionBytes`, when the server sets its own.
-    pub(super) max_definition: Option<u64>,
     pub(super) oauth: Option<OAuth>,
-    /// `idleTimeoutMs`: zero keeps the server up.
-    pub(super) idle_timeout: Option<Duration>,
-    pub(super) pin: Pin,
+    /// The defaults, overridden by what the entry gives.
+    pub(super) own: Defaults,
 }
 
 impl Reader<'_> {
+    /// The defaults of the `lazytool` section at `path`.
+    pub(super) fn defaults(&mut self, section: &Map<String, Value>, path: &str) -> Defaults {
+        let fallback = Defaults {
+            max_description: super::MAX_DESCRIPTION_CHARS as u64,
+            max_definition: lazytool_runtime::DEFAULT_MAX_DEFINITION_BYTES as u64,
+            idle_timeout: None,
+            pin: Pin::Block,
+            inherit_env: None,
+        };
+        self.overrides(section, path, &fallback)
+    }
+
+    /// `defaults` with what `settings` (at `path`) gives instead.
+    fn overrides(
+        &mut self,
+        settings: &Map<String, Value>,
+        path: &str,
+        defaults: &Defaults,
+    ) -> Defaults {
+        let max_description = self.positive(
+            settings.get("maxDescriptionChars"),
+            &child(path, "maxDescriptionChars"),
+            defaults.max_description,
+            "characters",
+        );
+        let max_definition = self.positive(
+            settings.get("maxDefinitionBytes"),
+            &child(path, "maxDefinitionBytes"),
+            defaults.max_definition,
+            "bytes",
+        );
+        let idle_timeout = match settings.get("idleTimeoutMs") {
+            None => defaults.idle_timeout,
+            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().map(Duration::from_millis),
+            Some(other) => {
+                self.problem(
+                    &child(path, "idleTimeoutMs"),
+                    format!("expected a whole number of milliseconds (0 keeps the server up), found {other}"),
+                );
+                defaults.idle_timeout
+            }
+        };
+        let pin = self.one_of(
+            settings.get("pin"),
+            &child(path, "pin"),
+            defaults.pin,
+            &[
+                ("block", Pin::Block),
+                ("warn", Pin::Warn),
+                ("off", Pin::Off),
+            ],
+        );
+        let inherit_path = child(path, "inheritEnv");
+        let inherit_env = match settings.get("inheritEnv") {
+            None => defaults.inherit_env.clone(),
+            Some(Value::Bool(true)) => Some(InheritEnv::All),
+            Some(Value::Bool(false)) => Some(InheritEnv::Base),
+            Some(names @ Value::Array(_)) => {
+                Some(InheritEnv::Base.and(self.strings(names, &inherit_path)))
+            }
+            Some(other) => {
+                self.problem(
+                    &inherit_path,
+                    format!(
+                        "expected true, false or an array of variable names, found {}",
+                        kind(other)
+                    ),
+                );
+                defaults.inherit_env.clone()
+            }
+        };
+        Defaults {
+            max_description,
+            max_definition,
+            idle_timeout,
+            pin,
+            inherit_env,
+        }
+    }
+
     pub(super) fn settings(
         &mut self,
         settings: &Map<String, Value>,
         path: &str,
-        max_description: u64,
+        defaults: &Defaults,
         tokens: &TokenStore,
     ) -> ServerSettings {
         self.unknown_keys(settings, path, SERVER_SETTINGS);
@@ -71,68 +160,13 @@ impl Reader<'_> {
                 "a prefix may not hold `__`, which separates it from the tools' names",
             );
         }
-        let inherit_path = child(path, "inheritEnv");
-        let inherit_env = match settings.get("inheritEnv") {
-            None => None,
-            Some(Value::Bool(true)) => Some(InheritEnv::All),
-            Some(Value::Bool(false)) => Some(InheritEnv::Base),
-            Some(names @ Value::Array(_)) => {
-                Some(InheritEnv::Base.and(self.strings(names, &inherit_path)))
-            }
-            Some(other) => {
-                self.problem(
-                    &inherit_path,
-                    format!(
-                        "expected true, false or an array of variable names, found {}",
-                        kind(other)
-                    ),
-                );
-                None
-            }
-        };
-        let max_description = self.positive(
-            settings.get("maxDescriptionChars"),
-            &child(path, "maxDescriptionChars"),
-            max_description,
-            "characters",
-        );
-        let max_definition = (settings.get("maxDefinitionBytes")).map(|bytes| {
-            let path = child(path, "maxDefinitionBytes");
-            self.positive(Some(bytes), &path, 0, "bytes")
-        });
         let oauth =
             (settings.get("oauth")).map(|oauth| self.oauth(oauth, &child(path, "oauth"), tokens));
-        let idle_path = child(path, "idleTimeoutMs");
-        let idle_timeout = match settings.get("idleTimeoutMs") {
-            None => None,
-            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().map(Duration::from_millis),
-            Some(other) => {
-                self.problem(
-                    &idle_path,
-                    format!("expected a whole number of milliseconds (0 keeps the server up), found {other}"),
-                );
-                None
-            }
-        };
-        let pin = self.one_of(
-            settings.get("pin"),
-            &child(path, "pin"),
-            Pin::Block,
-            &[
-                ("block", Pin::Block),
-                ("warn", Pin::Warn),
-                ("off", Pin::Off),
-            ],
-        );
         ServerSettings {
             selection,
             prefix,
-            inherit_env,
-            max_description,
-            max_definition,
             oauth,
-            idle_timeout,
-            pin,
+            own: self.overrides(settings, path, defaults),
         }
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use lazytool_mcp::Upstream;
 
-use super::reader::{Reader, child};
+use super::reader::{Reader, child, closest};
 
 /// The keys that hold the servers, in the order they are looked for.
 pub(super) const SERVER_KEYS: [&str; 2] = ["mcpServers", "servers"];
@@ -64,9 +64,15 @@ impl Reader<'_> {
                 None
             }
             (None, None) => {
+                let typo = (entry.keys())
+                    .find_map(|key| closest(key, &["command", "url"]).map(|near| (key, near)));
+                let hint = match typo {
+                    Some((key, near)) => format!("; is `{key}` a typo of `{near}`?"),
+                    None => String::new(),
+                };
                 self.problem(
                     path,
-                    "needs `command` (a child process) or `url` (streamable HTTP)",
+                    format!("needs `command` (a child process) or `url` (streamable HTTP){hint}"),
                 );
                 None
             }

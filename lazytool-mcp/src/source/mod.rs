@@ -566,6 +566,8 @@ impl std::fmt::Debug for McpSource {
             .field("name", &self.name)
             .field("prefix", &self.prefix)
             .field("upstream", &self.upstream)
+            .field("pin", &self.pin)
+            .field("idle_timeout", &self.idle_timeout)
             .finish_non_exhaustive()
     }
 }

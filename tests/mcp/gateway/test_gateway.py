@@ -437,7 +437,9 @@ def test_the_command_line_has_help_version_and_log_levels(tmp_path: Path) -> Non
         assert checked.returncode == 0, checked.stderr
         return checked.stderr
 
-    assert " INFO lazytool::" in logged()
+    # --check's report is the output: its log has warnings only, unless asked.
+    assert logged() == ""
+    assert " INFO lazytool::" in logged("-v")
     assert logged("-q") == ""
     assert re.search(r" (DEBUG|TRACE) ", logged("-vv"))
     assert logged(rust_log="off") == ""
@@ -468,6 +470,74 @@ def test_the_inspector_cli_runs_the_gateway_as_documented(tmp_path: Path) -> Non
     assert DISCOVERY not in [tool["name"] for tool in listed["tools"]]
     called = inspect(eager, "--method", "tools/call", "--tool-name", "faulty__echo", "--tool-arg", "text=hi")
     assert called["content"] == [{"type": "text", "text": "hi"}] and not called["isError"]
+
+
+def test_check_is_a_report_with_plurals_right(tmp_path: Path) -> None:
+    config = {"mcpServers": {
+        "faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]},
+        "one": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "one.log")]},
+    }, "lazytool": {"servers": {"one": {"allow": ["echo"]}}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    checked = subprocess.run(
+        [str(GATEWAY), "--config", str(tmp_path / "gateway.json"), "--check"],
+        capture_output=True, text=True, timeout=TIMEOUT,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stderr == "", checked.stderr
+    lines = checked.stdout.splitlines()
+    assert re.fullmatch(r"faulty: 6 tools, \d+ tokens when sent eagerly \(MCP 2025-11-25\)", lines[0]), lines
+    assert re.fullmatch(r"one: 1 tool, \d+ tokens when sent eagerly \(MCP 2025-11-25\)", lines[1]), lines
+    assert re.fullmatch(r"total: 7 tools, \d+ tokens eagerly; the first request carries \d+ tokens of tools", lines[2]), lines
+
+
+def test_lock_takes_quiet_and_config_after_the_command(tmp_path: Path) -> None:
+    config = {"mcpServers": {"faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    locked = subprocess.run(
+        [str(GATEWAY), "lock", "-q", "--config", str(tmp_path / "gateway.json")],
+        capture_output=True, text=True, timeout=TIMEOUT,
+    )
+    assert locked.returncode == 0, locked.stderr
+    assert locked.stderr == "", locked.stderr
+    assert (tmp_path / "lazytool.lock").is_file()
+    missing = subprocess.run([str(GATEWAY), "lock", "-q"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert missing.returncode == 2 and "--config <FILE>" in missing.stderr, missing.stderr
+
+
+@pytest.mark.parametrize("flags", [[], ["-v"]])
+async def test_serving_logs_each_call_only_when_asked(tmp_path: Path, flags: list[str]) -> None:
+    config = {"mcpServers": {"faulty": {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}}}
+    (tmp_path / "gateway.json").write_text(json.dumps(config))
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(tmp_path / "gateway.json"), *flags])
+    with open(tmp_path / "stderr.log", "w") as errlog:
+        async with stdio_client(parameters, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await session.call_tool(DISCOVERY, {"toolNames": ["faulty__echo"]})
+                await session.list_tools()
+                assert text(await session.call_tool("faulty__echo", {"text": "hi"})) == "hi"
+    logged = (tmp_path / "stderr.log").read_text()
+    assert "the upstream server is running" in logged, logged
+    per_call = ["execute_tool{", "lazytool::discovery"]
+    if flags:
+        assert all(line in logged for line in per_call), logged
+    else:
+        assert not any(line in logged for line in per_call), logged
+
+
+def test_a_bad_config_points_at_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "mcp.json"
+    bad.write_text('{\n  "mcpServers": {\n    "time": {"comand": "uvx"},\n    "git": {"command": "uvx"}\n    "x": {}\n  }\n}\n')
+    checked = subprocess.run([str(GATEWAY), "--config", str(bad)], capture_output=True, text=True, timeout=TIMEOUT)
+    assert checked.returncode == 1
+    assert checked.stderr == f"lazytool-gateway: {bad} has 1 problem:\n  {bad}:4:30: $: not valid JSON: expected comma\n", checked.stderr
+    bad.write_text(bad.read_text().replace('"uvx"}\n    "x"', '"uvx"},\n    "x"'))
+    checked = subprocess.run([str(GATEWAY), "--config", str(bad)], capture_output=True, text=True, timeout=TIMEOUT)
+    assert checked.returncode == 1
+    assert checked.stderr.splitlines()[1:] == [
+        f"  {bad}:3:5: $.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
+        f"  {bad}:5:5: $.mcpServers.x: needs `command` (a child process) or `url` (streamable HTTP)",
+    ], checked.stderr
 
 
 def test_a_bad_config_lists_every_problem(tmp_path: Path) -> None:
