@@ -34,8 +34,9 @@ const MAX_REFUSING: usize = 64;
 const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(1);
 /// The pause after an accept error (out of descriptors, say) before accepting again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
-/// How long a new connection waits for the place of the idle one closed for it.
-const SHED_WAIT: Duration = Duration::from_secs(1);
+/// How long a new connection waits for the place of the idle one closed for it (a moment,
+/// unless the machine is loaded: generous, since each waiting one stands for one closed).
+const SHED_WAIT: Duration = Duration::from_secs(5);
 /// The period of the accept loop's tick, which keeps a timer due within this time: see
 /// `serve`.
 const TIMER_TICK: Duration = Duration::from_secs(1);
