@@ -42,6 +42,9 @@ async fn gateway(cli: Cli) -> ExitCode {
         .with_writer(log.clone())
         .with_env_filter(filter)
         .init();
+    // Held connections and upstream children then meet the gateway's own caps long before
+    // the descriptors run out; what it did is logged at debug.
+    let _raised = lazytool_mcp::raise_open_files_limit();
     match run(cli, &log).await {
         Ok(code) => code,
         Err(error) => {

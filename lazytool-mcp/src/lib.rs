@@ -100,8 +100,9 @@ pub use source::{
 pub use streamable_http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits, MCP_PATH, METRICS_PATH, McpHttp,
-    McpHttpService, OriginPattern, OriginPatternError, READYZ_PATH, Readiness,
+    DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits,
+    MCP_PATH, METRICS_PATH, McpHttp, McpHttpService, OpenFilesLimit, OriginPattern,
+    OriginPatternError, READYZ_PATH, Readiness, raise_open_files_limit,
 };
 #[cfg(feature = "cli")]
 pub use streamable_http::{

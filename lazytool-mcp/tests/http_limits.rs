@@ -1,6 +1,7 @@
-//! HTTP serving's bounds, with raw TCP clients: slow headers and bodies are cut, connections,
-//! sessions and long-lived streams over their caps get 503 (429 per principal) with
-//! `Retry-After` and a JSON-RPC error, and the least recently used idle session makes room.
+//! HTTP serving's bounds, with raw TCP clients: slow headers and bodies are cut, connections
+//! (with none idle to close), sessions and long-lived streams over their caps get 503 (429 per
+//! principal) with `Retry-After` and a JSON-RPC error, and the least recently used idle
+//! session makes room.
 
 mod http_support;
 
@@ -8,9 +9,11 @@ use std::time::Duration;
 
 use http_support::*;
 use lazytool_mcp::HttpLimits;
+use lazytool_runtime::tool;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
 
 fn short_reads(limits: HttpLimits) -> HttpLimits {
     limits
@@ -75,20 +78,43 @@ async fn a_body_that_never_ends_gets_408_with_a_json_rpc_error() {
     );
 }
 
+/// Permits added when an `occupy` call starts.
+static OCCUPIED: Semaphore = Semaphore::const_new(0);
+
+/// Holds its connection until the client goes away.
+#[tool]
+async fn occupy() -> &'static str {
+    OCCUPIED.add_permits(1);
+    std::future::pending::<()>().await;
+    "never"
+}
+
 #[tokio::test]
-async fn connections_over_the_cap_get_503_and_room_comes_back() {
+async fn connections_over_the_cap_with_none_idle_get_503_and_room_comes_back() {
     let served = serve(|http| http.limits(HttpLimits::default().max_connections(2))).await;
-    let first = TcpStream::connect(served.addr).await.expect("connected");
-    let _second = TcpStream::connect(served.addr).await.expect("connected");
-    let refused = exchange(served.addr, &get(served.addr, "/healthz", &[])).await;
+    let addr = served.addr;
+    let session = open_session(addr, None).await;
+    let mut busy = Vec::new();
+    for id in 1..=2 {
+        let mut stream = TcpStream::connect(addr).await.expect("connected");
+        let request = in_session(addr, &session, None, &call(id, "occupy"));
+        stream.write_all(request.as_bytes()).await.expect("sent");
+        busy.push(stream);
+    }
+    let occupied = tokio::time::timeout(TIMEOUT, OCCUPIED.acquire_many(2))
+        .await
+        .expect("both calls start in time")
+        .expect("open");
+    occupied.forget();
+    let refused = exchange(addr, &get(addr, "/healthz", &[])).await;
     assert_eq!(refused.status, 503, "{refused:?}");
     assert_eq!(refused.header("retry-after"), Some("1"));
     assert_eq!(refused.message()["error"]["code"], json!(-32000));
 
-    drop(first);
+    drop(busy.pop());
     let served_again = async {
         loop {
-            let answer = exchange(served.addr, &get(served.addr, "/healthz", &[])).await;
+            let answer = exchange(addr, &get(addr, "/healthz", &[])).await;
             if answer.status == 200 {
                 return;
             }

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use clap::Parser;
 use lazytool_examples_core::ProductStore;
-use lazytool_mcp::{HttpArgs, MCP_PATH, McpServer, parse_listen_addr, shutdown_signal};
+use lazytool_mcp::{
+    HttpArgs, MCP_PATH, McpServer, parse_listen_addr, raise_open_files_limit, shutdown_signal,
+};
 use lazytool_runtime::{CallLimits, DynamicTool, Registry};
 use serde_json::{Value, json};
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -87,6 +89,9 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
         .init();
 
     let cli = Cli::parse();
+    // Held connections then meet the connection cap, which sheds idle ones, long before the
+    // descriptors run out; what it did is logged at debug.
+    let _raised = raise_open_files_limit();
     let registry = registry(cli.wait_tool)?;
     let tools = registry.len();
     let server = McpServer::new(registry).server_info("lazytool-shop", env!("CARGO_PKG_VERSION"));

@@ -16,7 +16,7 @@ use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::drain::InFlight;
 use super::metrics::HttpMetrics;
-use super::sessions::Busy;
+use super::sessions::{Busy, SessionStream};
 
 /// What a request holds until its answer is sent.
 pub(crate) struct Answer {
@@ -26,6 +26,8 @@ pub(crate) struct Answer {
     pub(crate) in_flight: Option<InFlight>,
     pub(crate) stream: Option<OwnedSemaphorePermit>,
     pub(crate) busy: Option<Busy>,
+    /// A `GET` stream's place among its session's.
+    pub(crate) session_stream: Option<SessionStream>,
     status: u16,
 }
 
@@ -39,6 +41,7 @@ impl Answer {
             in_flight: Some(in_flight),
             stream: None,
             busy: None,
+            session_stream: None,
             status: 0,
         }
     }

@@ -46,12 +46,14 @@ pub struct HttpArgs {
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<OriginPattern>,
     /// The most sessions live at once; beyond, the least recently used idle one is closed
+    /// (default 1000: a flood of handshakes stays under about 100 MB)
     #[arg(long, value_name = "N")]
     pub max_sessions: Option<usize>,
     /// The most sessions one principal may have at once
     #[arg(long, value_name = "N")]
     pub max_sessions_per_principal: Option<usize>,
-    /// The most connections open at once; beyond, 503
+    /// The most connections open at once (default 512, at most half the open-file limit);
+    /// beyond, the one idle longest is closed, or with none idle the new one gets 503
     #[arg(long, value_name = "N")]
     pub max_connections: Option<usize>,
     /// How long a session may stay without requests (`90s`, `10m`, `1h`; default 10m)
@@ -324,6 +326,22 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_states_the_defaults_of_the_bounds() {
+        use clap::CommandFactory;
+
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serving: HttpArgs,
+        }
+        let help = Cli::command().render_long_help().to_string();
+        let sessions = format!("default {}", super::super::DEFAULT_MAX_SESSIONS);
+        let connections = format!("default {}", super::super::DEFAULT_MAX_CONNECTIONS);
+        assert!(help.contains(&sessions), "{help}");
+        assert!(help.contains(&connections), "{help}");
+    }
 
     #[test]
     fn durations_take_a_unit_or_seconds() {

@@ -1,7 +1,8 @@
 //! The accept loop: each connection with `TCP_NODELAY`, served by hyper's HTTP/1 with a
-//! header read timeout, at most `max_connections` at once (one over that gets 503 and is
-//! closed), and on shutdown the drain: accepting stops, each connection finishes the request
-//! it is answering and closes, within the drain timeout.
+//! header read timeout, at most `max_connections` at once (over that, the connection idle
+//! longest is closed to make room ([`IdleConnections`]); with none idle, the new one gets 503
+//! and is closed), and on shutdown the drain: accepting stops, each connection finishes the
+//! request it is answering and closes, within the drain timeout.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -9,7 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use http::{HeaderValue, StatusCode, header};
+use axum::body::Body;
+use http::{HeaderValue, Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -20,6 +24,7 @@ use tokio::task::JoinSet;
 
 use super::body::refusal;
 use super::drain::Drain;
+use super::idle::{IdleConnections, Tracked};
 use super::limits::HttpLimits;
 use super::metrics::{HttpMetrics, Refusal};
 
@@ -29,6 +34,9 @@ const MAX_REFUSING: usize = 64;
 const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(1);
 /// The pause after an accept error (out of descriptors, say) before accepting again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// How long a new connection waits for the place of the idle one closed for it (a moment,
+/// unless the machine is loaded: generous, since each waiting one stands for one closed).
+const SHED_WAIT: Duration = Duration::from_secs(5);
 /// The period of the accept loop's tick, which keeps a timer due within this time: see
 /// `serve`.
 const TIMER_TICK: Duration = Duration::from_secs(1);
@@ -43,6 +51,7 @@ pub(crate) async fn serve(
     stop: impl Future<Output = ()>,
 ) {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let idle = Arc::new(IdleConnections::default());
     let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
     let graceful = GracefulShutdown::new();
     let mut connections = JoinSet::new();
@@ -66,6 +75,8 @@ pub(crate) async fn serve(
                 Ok(accepted) => accepted,
                 Err(error) => {
                     tracing::warn!(target: "lazytool::mcp", %error, "cannot accept a connection");
+                    // Out of descriptors, most likely: an idle connection gives one back.
+                    idle.shed_one();
                     tokio::time::sleep(ACCEPT_BACKOFF).await;
                     continue;
                 }
@@ -76,23 +87,41 @@ pub(crate) async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(target: "lazytool::mcp", %error, "cannot set TCP_NODELAY");
         }
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            metrics.refuse(Refusal::Connections);
-            if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
-                connections.spawn(async move {
-                    refuse(stream).await;
-                    drop(refusing);
-                });
+        let slot = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(slot) => Ok(slot),
+            // The shed connection's task gives its place back in a moment: wait for it.
+            Err(_) if idle.shed_one() => Err(Arc::clone(&slots)),
+            Err(_) => {
+                metrics.refuse(Refusal::Connections);
+                if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
+                    connections.spawn(async move {
+                        refuse(stream).await;
+                        drop(refusing);
+                    });
+                }
+                continue;
             }
-            continue;
         };
-        let connection = http.serve_connection(TokioIo::new(stream), service.clone());
+        let tracked = Arc::new(idle.open());
+        let shed = tracked.shed.clone();
+        let service = tracking(service.clone(), tracked);
+        let connection = http.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         let metrics = metrics.clone();
-        metrics.connections.inc();
         connections.spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(target: "lazytool::mcp", %error, "connection ended with an error");
+            let slot = match slot {
+                Ok(slot) => slot,
+                Err(slots) => match tokio::time::timeout(SHED_WAIT, slots.acquire_owned()).await {
+                    Ok(Ok(slot)) => slot,
+                    _ => return,
+                },
+            };
+            metrics.connections.inc();
+            tokio::select! {
+                served = connection => if let Err(error) = served {
+                    tracing::debug!(target: "lazytool::mcp", %error, "connection ended with an error");
+                },
+                () = shed.cancelled() => {}
             }
             metrics.connections.dec();
             drop(slot);
@@ -110,6 +139,32 @@ pub(crate) async fn serve(
     connections.shutdown().await;
     // The connections are closed, so no request is in flight any more: the sessions stop.
     drain.finish().await;
+}
+
+/// `service`, marking the connection busy while a request's answer is being sent.
+fn tracking(
+    service: TowerToHyperService<Router>,
+    tracked: Arc<Tracked>,
+) -> impl hyper::service::Service<
+    Request<Incoming>,
+    Response = Response<Body>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<Response<Body>, Infallible>> + Send,
+> + Clone {
+    hyper::service::service_fn(move |request| {
+        let working = tracked.working();
+        let answer = hyper::service::Service::call(&service, request);
+        async move {
+            let response = answer.await?;
+            // The body carries the mark until its last byte is sent (or the client goes).
+            Ok(response.map(|body| {
+                Body::new(body.map_frame(move |frame| {
+                    let _working = &working;
+                    frame
+                }))
+            }))
+        }
+    })
 }
 
 /// Answers one request of a connection over the cap with 503 and closes it.

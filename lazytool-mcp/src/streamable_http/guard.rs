@@ -246,6 +246,13 @@ impl Guard {
             .and_then(|id| id.to_str().ok());
         if let Some(session) = session {
             answer.busy = self.table.busy(session);
+            if parts.method == Method::GET {
+                let max = self.limits.max_streams_per_session;
+                match self.table.open_stream(session, max) {
+                    Ok(stream) => answer.session_stream = stream,
+                    Err(()) => return self.session_streams_full(),
+                }
+            }
         }
         let has_session = session.is_some();
         let deleting = parts.method == Method::DELETE;
@@ -274,14 +281,14 @@ impl Guard {
         };
         if message.long_lived {
             let Ok(permit) = Arc::clone(&self.streams).try_acquire_owned() else {
-                tracing::warn!(target: "lazytool::mcp", max = self.limits.max_streams, "refusing a stream: too many open");
+                tracing::warn!(target: "lazytool::mcp", max = self.limits.streams_cap(), "refusing a stream: too many open");
                 self.gate.metrics.refuse(Refusal::StreamsFull);
                 return refusal(
                     StatusCode::SERVICE_UNAVAILABLE,
                     message.id,
                     &format!(
                         "Service unavailable: {} streams are open, the most this server keeps; retry later",
-                        self.limits.max_streams
+                        self.limits.streams_cap()
                     ),
                 );
             };
@@ -311,6 +318,19 @@ impl Guard {
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
         response.map(Body::new)
+    }
+
+    fn session_streams_full(&self) -> Response {
+        let max = self.limits.max_streams_per_session;
+        tracing::warn!(target: "lazytool::mcp", max, "refusing a stream: too many open for the session");
+        self.gate.metrics.refuse(Refusal::StreamsFull);
+        refusal(
+            StatusCode::TOO_MANY_REQUESTS,
+            None,
+            &format!(
+                "Too many requests: the session has {max} streams open, the most a session may keep; close one or retry later"
+            ),
+        )
     }
 
     /// Hands a routine message to rmcp unparsed; if rmcp refuses it, answers what the guard

@@ -4,13 +4,18 @@
 use std::time::Duration;
 
 /// The default of [`HttpLimits::max_connections`]: 512, half of a 1,024-descriptor limit (the
-/// rest for upstream children, logs, sessions' own files).
+/// rest for upstream children, logs, sessions' own files). Serving lowers it to half the
+/// process's open-file limit when that is lower.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
-/// The default of [`HttpLimits::max_sessions`]: 1,000 (about 55 KB each).
+/// The default of [`HttpLimits::max_sessions`]: 1,000 (about 60 KB each, so a flood of
+/// handshakes keeps a server under about 100 MB).
 pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
 /// The default of [`HttpLimits::max_streams`]: 128 long-lived SSE streams (each holds a
 /// connection).
 pub const DEFAULT_MAX_STREAMS: usize = 128;
+/// The default of [`HttpLimits::max_streams_per_session`]: 4 (the session's stream of server
+/// messages and resumptions).
+pub const DEFAULT_MAX_STREAMS_PER_SESSION: usize = 4;
 /// The default of [`HttpLimits::header_read_timeout`]: 10 seconds.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default of [`HttpLimits::body_read_timeout`]: 30 seconds.
@@ -33,7 +38,9 @@ pub(crate) const RETRY_AFTER_SECONDS: u64 = 1;
 /// | `max_sessions` | [`DEFAULT_MAX_SESSIONS`] | the least recently used session with no request in flight is closed (its client gets 404 and starts another); if every session is busy, `503` with `Retry-After` |
 /// | `max_sessions_per_principal` | unset (only `max_sessions` applies) | the same among that principal's sessions, `429` with `Retry-After` when all are busy |
 /// | `session_idle_timeout` | [`DEFAULT_SESSION_IDLE_TIMEOUT`] | the session is closed (404 afterwards) |
-/// | `max_streams` | [`DEFAULT_MAX_STREAMS`] | a `GET` stream or `subscriptions/listen` gets `503` with `Retry-After` |
+/// | `max_connections` under pressure | — | a new connection first closes the one idle longest (one that never sent a whole request before one between requests); only with none idle is it refused |
+/// | `max_streams` | [`DEFAULT_MAX_STREAMS`], at most half of `max_connections` | a `GET` stream or `subscriptions/listen` gets `503` with `Retry-After` |
+/// | `max_streams_per_session` | [`DEFAULT_MAX_STREAMS_PER_SESSION`] | a session's `GET` stream gets `429` with `Retry-After` |
 /// | `header_read_timeout` | [`DEFAULT_HEADER_READ_TIMEOUT`] | the connection is closed: a request's headers must arrive whole within it, and an idle keep-alive connection waits at most that long for the next |
 /// | `body_read_timeout` | [`DEFAULT_BODY_READ_TIMEOUT`] | `408` with a JSON-RPC error, and the connection is closed |
 /// | `drain_timeout` | [`DEFAULT_DRAIN_TIMEOUT`] | on shutdown, requests still running after it are cut |
@@ -63,6 +70,8 @@ pub struct HttpLimits {
     /// Long-lived SSE streams open at once: `GET` streams of sessions and 2026-07-28
     /// `subscriptions/listen` streams.
     pub max_streams: usize,
+    /// Long-lived `GET` streams of one session open at once.
+    pub max_streams_per_session: usize,
     /// How long a request's headers may take to arrive, and an idle connection may wait for
     /// the next request.
     pub header_read_timeout: Duration,
@@ -80,6 +89,7 @@ impl Default for HttpLimits {
             max_sessions_per_principal: None,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             max_streams: DEFAULT_MAX_STREAMS,
+            max_streams_per_session: DEFAULT_MAX_STREAMS_PER_SESSION,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
@@ -145,6 +155,17 @@ impl HttpLimits {
         self
     }
 
+    /// Sets how many long-lived `GET` streams one session may have open at once (at least 1).
+    ///
+    /// ```
+    /// let limits = lazytool_mcp::HttpLimits::default().max_streams_per_session(1);
+    /// assert_eq!(limits.max_streams_per_session, 1);
+    /// ```
+    pub fn max_streams_per_session(mut self, max: usize) -> Self {
+        self.max_streams_per_session = max.max(1);
+        self
+    }
+
     /// Sets how long a request's headers may take.
     ///
     /// ```
@@ -188,5 +209,45 @@ impl HttpLimits {
     pub(crate) fn per_principal(&self) -> Option<usize> {
         self.max_sessions_per_principal
             .filter(|&max| max < self.max_sessions)
+    }
+
+    /// The streams open at once: at most half the connections, so that streams never hold
+    /// every connection.
+    pub(crate) fn streams_cap(&self) -> usize {
+        self.max_streams.min(self.max_connections / 2)
+    }
+
+    /// These limits with the connection cap lowered to half of `open_files`, the process's
+    /// open-file limit, when that is lower: past it nothing can be accepted, not even to be
+    /// refused.
+    pub(crate) fn within_open_files(mut self, open_files: Option<u64>) -> Self {
+        let Some(open_files) = open_files else {
+            return self;
+        };
+        let within = usize::try_from(open_files / 2).unwrap_or(usize::MAX).max(1);
+        if within < self.max_connections {
+            tracing::warn!(target: "lazytool::mcp", max_connections = self.max_connections, open_files, lowered_to = within, "the connection cap is above half the open-file limit (ulimit -n): lowered");
+            self.max_connections = within;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_connection_cap_stays_within_half_the_open_files_and_streams_within_half_of_it() {
+        let limits = HttpLimits::default().within_open_files(Some(64));
+        assert_eq!(limits.max_connections, 32);
+        assert_eq!(limits.streams_cap(), 16);
+        let roomy = HttpLimits::default().within_open_files(Some(1 << 20));
+        assert_eq!(roomy.max_connections, DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(roomy.streams_cap(), DEFAULT_MAX_STREAMS);
+        assert_eq!(
+            HttpLimits::default().within_open_files(None),
+            HttpLimits::default()
+        );
     }
 }

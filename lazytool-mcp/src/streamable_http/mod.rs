@@ -13,8 +13,10 @@ mod drain;
 mod guard;
 mod health;
 mod host;
+mod idle;
 mod limits;
 mod metrics;
+mod open_files;
 mod origin;
 #[cfg(feature = "cli")]
 mod principals;
@@ -42,8 +44,9 @@ pub use health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
 pub use limits::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HttpLimits,
+    DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HttpLimits,
 };
+pub use open_files::{OpenFilesLimit, raise_open_files_limit};
 pub use origin::{OriginPattern, OriginPatternError};
 #[cfg(feature = "cli")]
 pub use principals::{Principals, PrincipalsError};
@@ -378,7 +381,11 @@ impl McpHttp {
             keep_alive,
         ));
         let rmcp = StreamableHttpService::new(
-            move || Ok(McpConnection::new(Arc::clone(&server))),
+            move || {
+                let connection = McpConnection::new(Arc::clone(&server));
+                sessions::connection_made(connection.input_closed());
+                Ok(connection)
+            },
             Arc::clone(&sessions),
             config,
         );
@@ -389,7 +396,7 @@ impl McpHttp {
             gate: self.gate(),
             max_body_bytes: self.body_limit(),
             limits: self.limits,
-            streams: Arc::new(Semaphore::new(self.limits.max_streams)),
+            streams: Arc::new(Semaphore::new(self.limits.streams_cap())),
             drain: drain.clone(),
             first_events: 1 + usize::from(retry.is_some()),
             hold: Arc::default(),
@@ -525,16 +532,20 @@ impl McpHttp {
         let local = listener.local_addr().map_err(McpError::Io)?;
         self.warn_about_hosts(local);
         tracing::info!(target: "lazytool::mcp", "serving MCP at http://{local}{MCP_PATH}");
-        let drain = Drain::of_serving_loop(self.shutdown.clone(), self.limits.drain_timeout);
-        let router = self.router_draining(&drain);
-        let shutdown = self.shutdown.clone();
+        let mut this = self;
+        this.limits = this
+            .limits
+            .within_open_files(open_files::open_files_limit());
+        let drain = Drain::of_serving_loop(this.shutdown.clone(), this.limits.drain_timeout);
+        let router = this.router_draining(&drain);
+        let shutdown = this.shutdown.clone();
         let stop = async move {
             tokio::select! {
                 () = signal => {}
                 () = shutdown.cancelled() => {}
             }
         };
-        connections::serve(listener, router, self.limits, drain, self.metrics, stop).await;
+        connections::serve(listener, router, this.limits, drain, this.metrics, stop).await;
         tracing::info!(target: "lazytool::mcp", "stopped serving MCP at http://{local}{MCP_PATH}");
         Ok(())
     }

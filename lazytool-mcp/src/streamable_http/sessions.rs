@@ -6,7 +6,9 @@
 //! rmcp creates a session deep inside its request handling, without the request: the guard
 //! reserves the place first (under the table's lock, so concurrent handshakes cannot overshoot)
 //! and hands the reservation to `create_session` through a task-local, since rmcp awaits
-//! `create_session` inside the guard's own future.
+//! `create_session` inside the guard's own future. The same task-local carries the new
+//! connection's input-closed token to the session's transport, which cancels it when the
+//! session ends: the connection's list_changed tasks then stop instead of outliving it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,6 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use futures_core::Stream;
+use lazytool_runtime::CancellationToken;
 use prometheus_client::metrics::gauge::Gauge;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::{
@@ -30,15 +33,31 @@ pub(crate) use direct::{DirectSessions, SessionError};
 pub(crate) use transport::SessionTransport;
 
 tokio::task_local! {
-    /// The reservation of the handshake the current task is handling.
-    static RESERVATION: RefCell<Option<Reservation>>;
+    /// The handshake the current task is handling.
+    static HANDSHAKE: RefCell<Handshake>;
+}
+
+/// What the session a handshake creates is given.
+struct Handshake {
+    reservation: Option<Reservation>,
+    /// Cancelled when the session ends: the input-closed token of its connection.
+    ended: Option<CancellationToken>,
 }
 
 /// Runs `future` (rmcp handling an `initialize`) with `reservation` for the session it creates.
 pub(crate) async fn with_reservation<F: Future>(reservation: Reservation, future: F) -> F::Output {
-    RESERVATION
-        .scope(RefCell::new(Some(reservation)), future)
-        .await
+    let handshake = Handshake {
+        reservation: Some(reservation),
+        ended: None,
+    };
+    HANDSHAKE.scope(RefCell::new(handshake), future).await
+}
+
+/// Hands `input_closed`, the token of the connection rmcp just made for the handshake under
+/// way (if any), to the session it creates next, which cancels it when it ends.
+pub(crate) fn connection_made(input_closed: CancellationToken) {
+    // Outside a handshake (a stateless request) there is no session to end it.
+    let _ = HANDSHAKE.try_with(|handshake| handshake.borrow_mut().ended = Some(input_closed));
 }
 
 /// The live sessions, by id.
@@ -63,6 +82,8 @@ struct Entry {
     last_used: Instant,
     /// Requests of the session not answered yet (and open streams).
     busy: usize,
+    /// `GET` streams of the session open.
+    streams: usize,
 }
 
 /// Why no session can be created now.
@@ -81,6 +102,12 @@ pub(crate) struct Reservation {
     /// Sessions closed to make room: the caller closes them through the manager.
     pub(crate) evicted: Vec<SessionId>,
     used: bool,
+}
+
+/// An open `GET` stream of a session, counted among the session's until dropped.
+pub(crate) struct SessionStream {
+    table: Arc<SessionTable>,
+    id: SessionId,
 }
 
 /// A request of a session in flight: the session is not idle until it is dropped.
@@ -158,6 +185,30 @@ impl SessionTable {
         })
     }
 
+    /// A place for a `GET` stream of session `id` if it has fewer than `max` open; `None` for
+    /// a session not known (rmcp answers it).
+    pub(crate) fn open_stream(
+        self: &Arc<Self>,
+        id: &str,
+        max: usize,
+    ) -> Result<Option<SessionStream>, ()> {
+        let mut state = self.lock();
+        let Some((id, entry)) = state.entries.get_key_value(id) else {
+            return Ok(None);
+        };
+        if entry.streams >= max {
+            return Err(());
+        }
+        let id = id.clone();
+        if let Some(entry) = state.entries.get_mut(&id) {
+            entry.streams += 1;
+        }
+        Ok(Some(SessionStream {
+            table: Arc::clone(self),
+            id,
+        }))
+    }
+
     /// How many sessions live now.
     #[cfg(test)]
     fn len(&self) -> usize {
@@ -180,6 +231,7 @@ impl SessionTable {
                 principal,
                 last_used: Instant::now(),
                 busy: 0,
+                streams: 0,
             },
         );
         self.live.set(gauge_value(state.entries.len()));
@@ -226,6 +278,14 @@ impl Drop for Reservation {
     }
 }
 
+impl Drop for SessionStream {
+    fn drop(&mut self) {
+        if let Some(entry) = self.table.lock().entries.get_mut(&self.id) {
+            entry.streams = entry.streams.saturating_sub(1);
+        }
+    }
+}
+
 impl Drop for Busy {
     fn drop(&mut self) {
         let mut state = self.table.lock();
@@ -263,11 +323,16 @@ impl SessionManager for LimitedSessions {
     type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        let reservation = RESERVATION
-            .try_with(|reservation| reservation.borrow_mut().take())
-            .ok()
-            .flatten();
-        let (id, transport) = self.inner.create_session().await?;
+        let (reservation, ended) = HANDSHAKE
+            .try_with(|handshake| {
+                let mut handshake = handshake.borrow_mut();
+                (handshake.reservation.take(), handshake.ended.take())
+            })
+            .unwrap_or_default();
+        let (id, mut transport) = self.inner.create_session().await?;
+        if let Some(ended) = ended {
+            transport.cancel_when_ended(ended);
+        }
         self.table.insert(id.clone(), reservation);
         Ok((id, transport))
     }

@@ -12,6 +12,7 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::routes::Routes;
 
@@ -39,6 +40,8 @@ pub(crate) struct SessionTransport {
     idle_timeout: Duration,
     /// Wakes the session to check whether it has been idle; set once, moved only when it fires.
     idle_check: Pin<Box<Sleep>>,
+    /// Cancels its connection's input-closed token when the service drops the transport.
+    ended: Option<DropGuard>,
 }
 
 impl SessionTransport {
@@ -52,7 +55,13 @@ impl SessionTransport {
             routes,
             idle_timeout,
             idle_check: Box::pin(tokio::time::sleep(idle_timeout)),
+            ended: None,
         }
+    }
+
+    /// Cancels `token` when the session ends (its service drops the transport).
+    pub(crate) fn cancel_when_ended(&mut self, token: CancellationToken) {
+        self.ended = Some(token.drop_guard());
     }
 
     /// When the session may next be idle long enough; `None` if it is now.
