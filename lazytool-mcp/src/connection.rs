@@ -86,7 +86,7 @@ impl Bound {
         if followed.catalog.has_changed().unwrap_or(false) {
             let registry = followed.catalog.borrow_and_update().clone();
             let (session, change) = followed.session.with_registry(&registry);
-            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, "a connection moved to the changed catalog");
+            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, changed = ?change.changed, "a connection moved to the changed catalog");
             followed.session = Arc::new(session);
         }
         Arc::clone(&followed.session)
