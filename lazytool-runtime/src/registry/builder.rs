@@ -359,6 +359,7 @@ impl RegistryBuilder {
                 location,
                 limits: self.limits,
                 definition: OnceLock::new(),
+                fingerprint: OnceLock::new(),
             })
         })
     }
@@ -388,6 +389,7 @@ fn build_dynamic(
             location: tool.location,
             limits,
             definition: OnceLock::new(),
+            fingerprint: OnceLock::new(),
         })),
         Err(reason) => {
             problems.push(RegistryProblem::InvalidSchema {
