@@ -157,9 +157,9 @@ impl McpConnection {
         let principal = principal(context);
         if is_stateless(context) {
             let options = self.server.options_for(&principal).call_through(true);
-            Ok(Served::Stateless(
+            Ok(Served::Stateless(Box::new(
                 self.server.registry().session_with(options),
-            ))
+            )))
         } else {
             self.stateful(&principal).map(Served::Stateful)
         }
@@ -190,7 +190,8 @@ impl McpConnection {
 /// The session a request is answered by.
 enum Served {
     Stateful(Arc<Session>),
-    Stateless(Session),
+    // Boxed: a session is a few hundred bytes, the stateful handle one pointer.
+    Stateless(Box<Session>),
 }
 
 impl Served {

@@ -33,8 +33,7 @@ static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| {
             "properties": {
                 "name": {"type": "string", "description": "The tool's name."},
                 "arguments": {"type": "object", "description": "The tool's arguments."},
-                "fingerprint": {"type": "string", "description": "The tool's fingerprint, \
-                    as discovered: a tool that changed since is not run."}
+                "fingerprint": {"type": "string", "description": "The tool's, as discovered."}
             },
             "required": ["name"]
         }),
