@@ -1,5 +1,6 @@
 //! Moving a conversation to a changed catalog: [`CatalogChange`].
 
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
 use super::{Session, redefined};
@@ -127,22 +128,16 @@ impl Session {
             .filter(|name| session.lazy_tool(name).is_some())
             .partition(|name| reads_the_same(name));
         session.restore(kept.into_iter().map(String::as_str));
-        let unlisted: Vec<&str> = (session.shared.eager.iter())
-            .filter(|tool| {
-                self.shared
-                    .eager
-                    .iter()
-                    .any(|was| was.name() == tool.name())
-                    && !reads_the_same(tool.name())
-            })
-            .map(Tool::name)
+        let listed: HashSet<&str> = self.shared.eager.iter().map(Tool::name).collect();
+        let eager: HashSet<&str> = session.shared.eager.iter().map(Tool::name).collect();
+        let unlisted: Vec<&str> = (eager.iter().copied())
+            .filter(|name| listed.contains(name) && !reads_the_same(name))
             .collect();
         {
             let (previous, mut state) = (self.lock(), session.lock());
             // What was still to be discovered or listed again stays so.
             let still_lazy = |name: &&String| session.lazy_tool(name).is_some();
-            let still_eager =
-                |name: &&String| session.shared.eager.iter().any(|t| t.name() == *name);
+            let still_eager = |name: &&String| eager.contains(name.as_str());
             state.redefined = (changed.iter().copied())
                 .chain(previous.redefined.iter().filter(still_lazy))
                 .cloned()
