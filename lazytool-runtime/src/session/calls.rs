@@ -1,8 +1,8 @@
 //! Calls under the discovery rules: gating, the discovery tool, refusals.
 
-use serde_json::Value;
-
 use std::sync::atomic::Ordering;
+
+use serde_json::Value;
 
 use super::call_through::Routed;
 use super::{Session, redefined};

@@ -90,7 +90,11 @@ impl Session {
     /// Moves the conversation to a changed catalog (tools added or removed between turns):
     /// a new session over `registry` with the same options and the discovered tools that
     /// still exist, and what changed. Discovered tools that vanished are dropped without
-    /// error; [`CatalogChange::notice`] tells the model.
+    /// error; [`CatalogChange::notice`] tells the model. A discovered tool whose definition
+    /// changed ([`CatalogChange::changed`]) is refused until discovered again, and an eager
+    /// one that changed until the tools are listed again
+    /// ([`active_tools`](Session::active_tools)): no call runs a definition the model did
+    /// not read.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {

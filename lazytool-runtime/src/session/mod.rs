@@ -31,6 +31,9 @@ use crate::tool::{Tool, ToolDefinition};
 ///   discovered.
 /// - [`call`](Session::call) runs a call: the discovery tool records what it returns, an
 ///   undiscovered lazy tool is refused with an error telling the model to discover it.
+/// - When the catalog changes ([`with_registry`](Session::with_registry)), a discovered tool
+///   whose definition changed must be discovered again, and an eager one listed again,
+///   before a call runs it.
 /// - The calls of one model turn are gated by the state at the start of that turn: a tool
 ///   discovered during a turn becomes callable when the next request is built
 ///   ([`active_tools`](Session::active_tools) or [`begin_turn`](Session::begin_turn)).
