@@ -8,7 +8,6 @@
 mod answer;
 pub(crate) mod call_through;
 pub(crate) mod compaction;
-mod fingerprint;
 mod listing;
 mod mode;
 mod name_match;
@@ -19,7 +18,6 @@ mod search;
 mod signing;
 mod tool;
 
-pub(crate) use fingerprint::fingerprint;
 pub use listing::DiscoveryListing;
 pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};

@@ -8,6 +8,7 @@ mod annotations;
 mod catalog;
 mod definition;
 mod dynamic;
+mod fingerprint;
 mod location;
 mod name;
 mod schemas;
@@ -23,6 +24,7 @@ pub use annotations::ToolAnnotations;
 pub use catalog::{CatalogError, catalog_tools};
 pub use definition::ToolDefinition;
 pub use dynamic::DynamicTool;
+pub(crate) use fingerprint::DiscoveryEntry;
 pub use location::SourceLocation;
 pub use name::{
     CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError,
@@ -327,7 +329,7 @@ impl Tool {
     pub fn fingerprint(&self) -> &str {
         self.0
             .fingerprint
-            .get_or_init(|| crate::discovery::fingerprint(self))
+            .get_or_init(|| fingerprint::fingerprint(self))
     }
 
     /// Where the tool was declared: the `#[tool]` function, or the call that built a
