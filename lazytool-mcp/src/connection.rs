@@ -86,7 +86,7 @@ impl Bound {
         if followed.catalog.has_changed().unwrap_or(false) {
             let registry = followed.catalog.borrow_and_update().clone();
             let (session, change) = followed.session.with_registry(&registry);
-            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, "a connection moved to the changed catalog");
+            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, changed = ?change.changed, "a connection moved to the changed catalog");
             followed.session = Arc::new(session);
         }
         Arc::clone(&followed.session)
@@ -157,9 +157,9 @@ impl McpConnection {
         let principal = principal(context);
         if is_stateless(context) {
             let options = self.server.options_for(&principal).call_through(true);
-            Ok(Served::Stateless(
+            Ok(Served::Stateless(Box::new(
                 self.server.registry().session_with(options),
-            ))
+            )))
         } else {
             self.stateful(&principal).map(Served::Stateful)
         }
@@ -190,7 +190,8 @@ impl McpConnection {
 /// The session a request is answered by.
 enum Served {
     Stateful(Arc<Session>),
-    Stateless(Session),
+    // Boxed: a session is a few hundred bytes, the stateful handle one pointer.
+    Stateless(Box<Session>),
 }
 
 impl Served {

@@ -3,28 +3,16 @@
 //! answer holds each listed tool once, one error for all unknown names and one for the tools
 //! that did not fit.
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::call::{escaped_len, fit, quote};
-use crate::tool::{MAX_TOOL_NAME_LEN, Tool, serialized_size};
+use crate::tool::{DiscoveryEntry, MAX_TOOL_NAME_LEN, Tool, serialized_size};
 
 /// How many unknown names an error quotes; the others are counted.
 pub(super) const MAX_QUOTED_NAMES: usize = 16;
 
 /// What the signature the session may add takes: `,"signature":"` and 64 hex digits.
 const SIGNATURE_BYTES: usize = 80;
-
-/// One entry of a discovery result: what the model needs to call the tool.
-#[derive(Serialize)]
-struct DiscoveredTool<'a> {
-    name: &'a str,
-    description: &'a str,
-    #[serde(rename = "inputSchema")]
-    input_schema: &'a Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skill: Option<&'a str>,
-}
 
 /// The answer's content and the tools it lists, in order.
 pub(super) struct Answer<'t> {
@@ -54,12 +42,7 @@ pub(super) fn answer<'t>(
     let mut entries = Vec::new();
     let mut listed = Vec::new();
     for (index, tool) in candidates.iter().enumerate() {
-        let entry = DiscoveredTool {
-            name: tool.name(),
-            description: tool.description(),
-            input_schema: tool.input_schema(),
-            skill: tool.skill(),
-        };
+        let entry = DiscoveryEntry::of(tool);
         let size = serialized_size(&entry) + 1;
         if size > budget {
             let left_out: Vec<&str> = candidates[index..].iter().map(|tool| tool.name()).collect();

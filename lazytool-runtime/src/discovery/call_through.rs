@@ -25,14 +25,15 @@ pub(crate) const MAX_LISTED_NAMES: usize = 50;
 static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| {
     Arc::new(ToolDefinition {
         name: CALL_THROUGH_TOOL_NAME.to_owned(),
-        description: "Runs a tool returned by __lazy__tool__discovery__: pass its name, and \
-                      its arguments as its inputSchema describes them."
+        description: "Runs a tool returned by __lazy__tool__discovery__: pass its name, \
+                      its arguments as its inputSchema describes them, and its fingerprint."
             .to_owned(),
         input_schema: json!({
             "type": "object",
             "properties": {
                 "name": {"type": "string", "description": "The tool's name."},
-                "arguments": {"type": "object", "description": "The tool's arguments."}
+                "arguments": {"type": "object", "description": "The tool's arguments."},
+                "fingerprint": {"type": "string", "description": "The tool's, as discovered."}
             },
             "required": ["name"]
         }),
@@ -68,16 +69,38 @@ pub(crate) fn discovery_description(
     }
 }
 
-/// A successful discovery result, told how to run what it found.
-pub(crate) fn with_how_to_call(result: ToolResult) -> ToolResult {
+/// The key of a discovered tool's fingerprint ([`Tool::fingerprint`]), in discovery results
+/// and in calls of the call-through tool.
+pub(crate) const FINGERPRINT_KEY: &str = "fingerprint";
+
+/// A successful discovery result, told how to run what it found, each tool with its
+/// fingerprint (`fingerprint_of` its name).
+pub(crate) fn with_how_to_call<'t>(
+    result: ToolResult,
+    fingerprint_of: impl Fn(&str) -> Option<&'t str>,
+) -> ToolResult {
     let found_some = (result.content().get("tools").and_then(Value::as_array))
         .is_some_and(|tools| !tools.is_empty());
     if result.is_error() || !found_some {
         return result;
     }
     let mut content = result.content().clone();
+    if let Some(tools) = content.get_mut("tools").and_then(Value::as_array_mut) {
+        for tool in tools {
+            let fingerprint = tool
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(&fingerprint_of);
+            if let (Some(fingerprint), Some(entry)) = (fingerprint, tool.as_object_mut()) {
+                entry.insert(
+                    FINGERPRINT_KEY.to_owned(),
+                    Value::String(fingerprint.to_owned()),
+                );
+            }
+        }
+    }
     content[HOW_TO_CALL_KEY] = Value::String(format!(
-        "Run these tools with {CALL_THROUGH_TOOL_NAME}: {{\"name\": \"<tool name>\", \"arguments\": {{<its arguments>}}}}."
+        "Run these tools with {CALL_THROUGH_TOOL_NAME}: {{\"name\": \"<tool name>\", \"arguments\": {{<its arguments>}}, \"{FINGERPRINT_KEY}\": \"<its fingerprint>\"}}."
     ));
     result.with_content(content)
 }
@@ -88,6 +111,8 @@ pub(crate) struct Target {
     pub(crate) name: String,
     /// As sent: the named tool's admission normalizes and validates them.
     pub(crate) arguments: Value,
+    /// The fingerprint its discovery gave, if the call brought it back.
+    pub(crate) fingerprint: Option<String>,
 }
 
 /// Reads `{"name": "...", "arguments": ...}` (or the same JSON-encoded in a string). The
@@ -105,15 +130,28 @@ pub(crate) fn read(arguments: Value) -> Result<Target, ToolResult> {
         Some(_) => return Err(invalid("name must be a string: the tool's name")),
         None => return Err(invalid("name is missing: the name of the tool to run")),
     };
+    let fingerprint = match members.remove(FINGERPRINT_KEY) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(fingerprint)) => Some(fingerprint),
+        Some(_) => {
+            return Err(invalid(
+                "fingerprint must be a string: the one the discovery result gave the tool",
+            ));
+        }
+    };
     let arguments = members.remove("arguments").unwrap_or(Value::Null);
-    Ok(Target { name, arguments })
+    Ok(Target {
+        name,
+        arguments,
+        fingerprint,
+    })
 }
 
 /// A model that put the tool's arguments next to `name` instead of inside `arguments`.
 fn stray_property(members: &Map<String, Value>) -> Option<String> {
     let mut strays = members
         .keys()
-        .filter(|key| *key != "name" && *key != "arguments");
+        .filter(|key| !matches!(key.as_str(), "name" | "arguments" | FINGERPRINT_KEY));
     let first = strays.next()?;
     let others = match strays.count() {
         0 => String::new(),
@@ -159,6 +197,7 @@ mod tests {
         let expected = Target {
             name: "convert".to_owned(),
             arguments: json!({"amount": 1}),
+            fingerprint: None,
         };
         let call = json!({"name": "convert", "arguments": {"amount": 1}});
         assert_eq!(read(call.clone()), Ok(expected));
@@ -166,6 +205,8 @@ mod tests {
         assert_eq!(encoded, Ok("convert".to_owned()));
         let bare = read(json!({"name": "ping"})).map(|target| target.arguments);
         assert_eq!(bare, Ok(Value::Null));
+        let carried = read(json!({"name": "ping", "fingerprint": "0f"})).map(|t| t.fingerprint);
+        assert_eq!(carried, Ok(Some("0f".to_owned())));
     }
 
     #[test]
@@ -173,6 +214,7 @@ mod tests {
         assert!(problem(json!({"arguments": {}})).contains("name is missing"));
         assert!(problem(json!({"name": 3})).contains("name must be a string"));
         assert!(problem(json!({"name": " "})).contains("name is empty"));
+        assert!(problem(json!({"name": "a", "fingerprint": 1})).contains("fingerprint must be"));
         assert!(problem(json!([1])).contains("must be a JSON object"));
         assert!(problem(json!("{\"name\": ")).contains("not valid JSON"));
         let stray = problem(json!({"name": "convert", "amount": 1, "rate": 2}));

@@ -405,6 +405,7 @@ impl RegistryBuilder {
                 location,
                 limits: self.limits,
                 definition: OnceLock::new(),
+                fingerprint: OnceLock::new(),
             })
         })
     }
@@ -434,6 +435,7 @@ fn build_dynamic(
             location: tool.location,
             limits,
             definition: OnceLock::new(),
+            fingerprint: OnceLock::new(),
         })),
         Err(reason) => {
             problems.push(RegistryProblem::InvalidSchema {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Session;
+use super::{Session, redefined};
 use crate::call::{CallLimits, ToolContext, ToolErrorKind, ToolResult, dispose, quote};
 use crate::discovery::{ResolvedMode, call_through};
 use crate::dispatch::{Admitted, admit, bound, recheck};
@@ -67,8 +67,11 @@ impl Session {
             && let Some(discovery) = self.shared.discovery()
         {
             let found = self.discover(discovery, arguments);
-            let limits = self.shared.registry.limits();
-            return Routed::Done(Err(bound(call_through::with_how_to_call(found), limits)));
+            let registry = &self.shared.registry;
+            let found = call_through::with_how_to_call(found, |name| {
+                registry.get(name).map(Tool::fingerprint)
+            });
+            return Routed::Done(Err(bound(found, registry.limits())));
         }
         match self.lazy_tool(name) {
             Some(tool) => Routed::Done(admit(tool, arguments, context.clone())),
@@ -102,6 +105,14 @@ impl Session {
         else {
             return Err(self.not_runnable(&target.name));
         };
+        // No session remembers a stateless discovery: the fingerprint it gave stands for it.
+        if target
+            .fingerprint
+            .is_some_and(|carried| carried != tool.fingerprint())
+        {
+            dispose(target.arguments);
+            return Err(redefined::rediscover(&target.name));
+        }
         admit(tool, target.arguments, context)
     }
 

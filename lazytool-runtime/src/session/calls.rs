@@ -1,9 +1,11 @@
 //! Calls under the discovery rules: gating, the discovery tool, refusals.
 
+use std::sync::atomic::Ordering;
+
 use serde_json::Value;
 
-use super::Session;
 use super::call_through::Routed;
+use super::{Session, redefined};
 use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult};
 use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
 use crate::dispatch::{Admitted, admit, answered, bound, refuse, run, run_all, screen};
@@ -133,19 +135,36 @@ impl Session {
                 refuse(self.unknown_tool(name), arguments, limits)
             }));
         };
-        let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
-        if gated && tool.is_lazy() && !self.lock().is_callable(name) {
+        if let Some(refused) = self.refusal(tool, name) {
             return Err(answered(name, call_id, || {
-                let refused = ToolResult::error(
-                    ToolErrorKind::NotDiscovered,
-                    format!(
-                        "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
-                    ),
-                );
                 refuse(refused, arguments, limits)
             }));
         }
         admit(tool, arguments, context)
+    }
+
+    /// Why `tool` may not run now: a lazy tool not discovered (again, if its definition
+    /// changed since), an eager one changed since the tools were last listed.
+    fn refusal(&self, tool: &Tool, name: &str) -> Option<ToolResult> {
+        let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
+        if gated && tool.is_lazy() {
+            let state = self.lock();
+            if state.is_callable(name) {
+                return None;
+            }
+            if state.redefined.contains(name) {
+                return Some(redefined::rediscover(name));
+            }
+            return Some(ToolResult::error(
+                ToolErrorKind::NotDiscovered,
+                format!(
+                    "Error: Tool '{name}' must be discovered first. Call {DISCOVERY_TOOL_NAME} with toolNames: ['{name}'] to discover it."
+                ),
+            ));
+        }
+        // Only a catalog change sets the flag: the usual call takes no lock here.
+        (self.relisting.load(Ordering::Acquire) && self.lock().unlisted.contains(name))
+            .then(|| redefined::relist(name))
     }
 
     pub(super) fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {

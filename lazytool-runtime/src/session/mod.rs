@@ -5,11 +5,13 @@ mod call_through;
 mod calls;
 mod catalog_change;
 mod options;
+mod redefined;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use catalog_change::CatalogChange;
@@ -29,6 +31,9 @@ use crate::tool::{Tool, ToolDefinition};
 ///   discovered.
 /// - [`call`](Session::call) runs a call: the discovery tool records what it returns, an
 ///   undiscovered lazy tool is refused with an error telling the model to discover it.
+/// - When the catalog changes ([`with_registry`](Session::with_registry)), a discovered tool
+///   whose definition changed must be discovered again, and an eager one listed again,
+///   before a call runs it.
 /// - The calls of one model turn are gated by the state at the start of that turn: a tool
 ///   discovered during a turn becomes callable when the next request is built
 ///   ([`active_tools`](Session::active_tools) or [`begin_turn`](Session::begin_turn)).
@@ -71,6 +76,8 @@ use crate::tool::{Tool, ToolDefinition};
 pub struct Session {
     shared: Arc<Shared>,
     state: Mutex<DiscoveryState>,
+    /// Whether `state.unlisted` may hold names: eager calls look there only then.
+    relisting: AtomicBool,
 }
 
 struct Shared {
@@ -98,6 +105,12 @@ struct DiscoveryState {
     /// Every name of `discovered` (true: callable) and of `pending` (false), so that adding
     /// or checking a name never walks the lists.
     index: HashMap<String, bool>,
+    /// Lazy tools discovered before a catalog change that changed their definition: refused
+    /// until discovered again.
+    redefined: HashSet<String>,
+    /// Eager tools whose definition changed since the tools were last listed: refused until
+    /// the next listing.
+    unlisted: HashSet<String>,
 }
 
 impl DiscoveryState {
@@ -111,6 +124,7 @@ impl DiscoveryState {
         if self.index.contains_key(name) {
             return false;
         }
+        self.redefined.remove(name);
         self.index.insert(name.to_owned(), false);
         self.pending.push(name.to_owned());
         true
@@ -211,6 +225,7 @@ impl Session {
                 presentation,
             }),
             state: Mutex::new(DiscoveryState::default()),
+            relisting: AtomicBool::new(false),
         }
     }
 
@@ -359,14 +374,15 @@ impl Session {
     /// assert_eq!(tools[0]["name"], "get_time");
     /// ```
     pub fn active_definitions(&self) -> Vec<Arc<ToolDefinition>> {
-        if self.calls_through() {
-            return self.call_through_definitions();
-        }
         let discovered = {
             let mut state = self.lock();
             commit(&mut state);
+            self.listed(&mut state);
             state.discovered.clone()
         };
+        if self.calls_through() {
+            return self.call_through_definitions();
+        }
         let shared = &*self.shared;
         let mut tools: Vec<Arc<ToolDefinition>> =
             shared.eager.iter().map(Tool::shared_definition).collect();
@@ -410,7 +426,11 @@ impl Session {
     /// assert_eq!(listed, [("get_time", false), (DISCOVERY_TOOL_NAME, false), ("get_forecast", true)]);
     /// ```
     pub fn deferrable_tools(&self) -> Vec<(ToolDefinition, bool)> {
-        self.begin_turn();
+        {
+            let mut state = self.lock();
+            commit(&mut state);
+            self.listed(&mut state);
+        }
         let shared = &*self.shared;
         let mut tools: Vec<(ToolDefinition, bool)> = shared
             .eager
@@ -545,6 +565,12 @@ impl Session {
             .registry
             .get(name)
             .filter(|tool| tool.is_lazy() && self.allowed(tool))
+    }
+
+    /// The tools were listed: their definitions, changed or not, are read.
+    fn listed(&self, state: &mut DiscoveryState) {
+        state.unlisted.clear();
+        self.relisting.store(false, Ordering::Release);
     }
 
     fn lock(&self) -> MutexGuard<'_, DiscoveryState> {

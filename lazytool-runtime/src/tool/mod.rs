@@ -9,6 +9,7 @@ mod catalog;
 mod definition;
 mod definition_size;
 mod dynamic;
+mod fingerprint;
 mod location;
 mod name;
 mod schemas;
@@ -26,6 +27,7 @@ pub use definition::ToolDefinition;
 pub use definition_size::DEFAULT_MAX_DEFINITION_BYTES;
 pub(crate) use definition_size::serialized_size;
 pub use dynamic::DynamicTool;
+pub(crate) use fingerprint::DiscoveryEntry;
 pub use location::SourceLocation;
 pub use name::{
     CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError,
@@ -70,6 +72,8 @@ pub(crate) struct ToolInner {
     pub(crate) limits: CallLimits,
     /// The definition requests carry, built the first time one does and shared from then on.
     pub(crate) definition: OnceLock<Arc<ToolDefinition>>,
+    /// [`Tool::fingerprint`], computed the first time it is asked for.
+    pub(crate) fingerprint: OnceLock<String>,
 }
 
 /// What a tool declares besides its name, description and schemas.
@@ -305,6 +309,30 @@ impl Tool {
             })
         });
         Arc::clone(definition)
+    }
+
+    /// A fingerprint of what the model reads of this tool: 32 hex digits of the SHA-256 of its
+    /// discovery entry (name, description, input schema, skill) as compact JSON. Computed
+    /// once per tool, so once per catalog. Stateless discovery results carry it, and the
+    /// call-through tool refuses a call that brings back another one.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// let tool = |description: &str| DynamicTool::new("report", description.to_owned(),
+    ///     json!({"type": "object"}), |_, _| async { Ok::<_, String>(json!("ok")) });
+    /// let first = Registry::builder().without_inventory().tool(tool("Builds a report.")).build().unwrap();
+    /// let again = Registry::builder().without_inventory().tool(tool("Builds a report.")).build().unwrap();
+    /// let other = Registry::builder().without_inventory().tool(tool("Builds a report. Mail it.")).build().unwrap();
+    /// let fingerprint = |registry: &Registry| registry.get("report").unwrap().fingerprint().to_owned();
+    /// assert_eq!(fingerprint(&first).len(), 32);
+    /// assert_eq!(fingerprint(&first), fingerprint(&again));
+    /// assert_ne!(fingerprint(&first), fingerprint(&other));
+    /// ```
+    pub fn fingerprint(&self) -> &str {
+        self.0
+            .fingerprint
+            .get_or_init(|| fingerprint::fingerprint(self))
     }
 
     /// Where the tool was declared: the `#[tool]` function, or the call that built a
