@@ -1,7 +1,15 @@
 //! Names asked for that no tool has, whose source said why: [`Explained`].
 
 use super::answer::{MAX_QUOTED_NAMES, quoted_list};
-use crate::registry::Registry;
+
+/// Who knows why a name no tool has is missing, and what a search cannot offer now: the
+/// registry, from the sources it was given (the discovery layer knows neither).
+pub(crate) trait Explains: Send + Sync {
+    /// Why `name` is missing, when known.
+    fn missing_tool(&self, name: &str) -> Option<String>;
+    /// What cannot be offered now, one note per source that says so.
+    fn unavailable(&self) -> Vec<String>;
+}
 
 /// The names a discovery asked for that are missing for a reason their source gave, grouped
 /// by reason (a server that is down explains each of its names the same way).
@@ -12,7 +20,7 @@ pub(super) struct Explained<'a> {
 
 impl<'a> Explained<'a> {
     /// Records `name` when `registry`'s sources know why it is missing; whether they did.
-    pub(super) fn add(&mut self, name: &'a str, registry: &Registry) -> bool {
+    pub(super) fn add(&mut self, name: &'a str, registry: &dyn Explains) -> bool {
         let Some(why) = registry.missing_tool(name) else {
             return false;
         };

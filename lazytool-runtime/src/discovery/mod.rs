@@ -19,6 +19,7 @@ mod search;
 mod signing;
 mod tool;
 
+pub(crate) use explained::Explains;
 pub use listing::DiscoveryListing;
 pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};

@@ -7,13 +7,12 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::answer::{MAX_QUOTED_NAMES, answer, name_list, unknown_names_error};
-use super::explained::Explained;
+use super::explained::{Explained, Explains};
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
 use super::name_match::{MAX_CLOSEST, Short, ShortNames, closest};
 use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
 use crate::call::{ToolErrorKind, ToolResult, quote};
-use crate::registry::Registry;
 use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
 
 /// The discovery tool of one session: its definition (fixed for the conversation, so that
@@ -133,7 +132,7 @@ impl DiscoveryTool {
         max_bytes: usize,
         lookup: impl Fn(&str) -> Option<&'t Tool>,
         search: impl FnOnce(&str, usize) -> Vec<&'t Tool>,
-        missing: &Registry,
+        missing: &dyn Explains,
     ) -> Discovery {
         let request = match Request::read(arguments, self.search) {
             Ok(request) => request,

@@ -6,9 +6,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::Registry;
 use super::error::{RegistryError, RegistryProblem};
-use super::missing::Missing;
+use super::missing::{Missing, MissingSource};
 use crate::call::CallLimits;
-use crate::source::ToolSource;
 use crate::tool::{
     CompiledSchemas, DynamicTool, Handler, Registration, ResolvedStates, StateMap, Tool, ToolInner,
     ToolMetadata, ToolMethods, ToolSpec, validate_tool_name,
@@ -236,44 +235,9 @@ impl RegistryBuilder {
         self
     }
 
-    /// Asks `source` about a name the registry does not hold
-    /// ([`ToolSource::missing_tool`]), before it is an unknown tool: its answer is the
-    /// error of a discovery of the name and of a call to it (an error result of kind
-    /// [`ToolErrorKind::Unavailable`](crate::ToolErrorKind::Unavailable)). A search answer
-    /// carries what it cannot offer now ([`ToolSource::unavailable`]). Sources are asked
-    /// in the order given; the first answer wins.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// use std::sync::Arc;
-    /// use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
-    /// use lazytool_runtime::{CancellationToken, Registry, ToolErrorKind};
-    /// use serde_json::json;
-    ///
-    /// struct Hub;
-    ///
-    /// impl ToolSource for Hub {
-    ///     fn name(&self) -> &str {
-    ///         "hub"
-    ///     }
-    ///
-    ///     fn list_tools(&self, _cancel: CancellationToken) -> ListToolsFuture<'_> {
-    ///         Box::pin(async { Err(SourceError::new("hub", "401 Unauthorized")) })
-    ///     }
-    ///
-    ///     fn missing_tool(&self, name: &str) -> Option<String> {
-    ///         name.starts_with("hub__").then(|| "`hub` refused the listing: 401 Unauthorized".to_owned())
-    ///     }
-    /// }
-    ///
-    /// let registry = Registry::builder().without_inventory().explain_missing(Arc::new(Hub)).build().unwrap();
-    /// let result = registry.call("hub__search", json!({})).await;
-    /// assert_eq!(result.error_kind(), Some(ToolErrorKind::Unavailable));
-    /// assert_eq!(result.content(), "Error: 'hub__search' is not available now: `hub` refused the listing: 401 Unauthorized.");
-    /// assert_eq!(registry.call("weather", json!({})).await.error_kind(), Some(ToolErrorKind::UnknownTool));
-    /// # }
-    /// ```
-    pub fn explain_missing(mut self, source: Arc<dyn ToolSource>) -> Self {
+    /// Adds a source the registry asks why a name it does not hold is missing (see
+    /// `explain_missing`, in the source layer, which knows `ToolSource`).
+    pub(crate) fn explained_by(mut self, source: Arc<dyn MissingSource>) -> Self {
         self.missing.push(source);
         self
     }

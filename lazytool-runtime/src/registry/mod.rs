@@ -13,11 +13,12 @@ pub use builder::RegistryBuilder;
 pub use error::{RegistryError, RegistryProblem};
 
 use missing::Missing;
+pub(crate) use missing::MissingSource;
 
 use crate::call::{CallLimits, ToolContext, ToolResult, quote};
 use crate::discovery::{
-    DiscoveryListing, DiscoveryTool, LazyCosts, Presentation, ResolvedMode, SearchDocument,
-    SearchIndex, tools_tokens,
+    DiscoveryListing, DiscoveryTool, Explains, LazyCosts, Presentation, ResolvedMode,
+    SearchDocument, SearchIndex, tools_tokens,
 };
 use crate::dispatch::{admit, refuse, run};
 use crate::tool::{MAX_TOOL_NAME_LEN, Tool};
@@ -125,12 +126,12 @@ impl Registry {
     /// Why `name`, which the registry does not hold, is missing, if a source given to
     /// [`RegistryBuilder::explain_missing`] knows.
     pub(crate) fn missing_tool(&self, name: &str) -> Option<String> {
-        self.0.missing.why(name)
+        self.0.missing.missing_tool(name)
     }
 
-    /// What the sources given to [`RegistryBuilder::explain_missing`] cannot offer now.
-    pub(crate) fn unavailable(&self) -> Vec<String> {
-        self.0.missing.notes()
+    /// What the registry's sources say of the names it does not hold, for a discovery.
+    pub(crate) fn explains(&self) -> &dyn Explains {
+        &self.0.missing
     }
 
     /// The answer to a call of `name`, which no tool the caller may use has: why it is

@@ -181,7 +181,7 @@ impl Session {
             limits.max_output_bytes,
             |name| registry.get(name).filter(|tool| self.allowed(tool)),
             |query, limit| registry.search_lazy(query, limit, |tool| self.allowed(tool)),
-            registry,
+            registry.explains(),
         );
         let newly: Vec<&String> = {
             let mut state = self.lock();

@@ -16,6 +16,7 @@
 
 mod cached;
 mod live;
+mod missing;
 #[cfg(test)]
 mod missing_tests;
 #[cfg(test)]
