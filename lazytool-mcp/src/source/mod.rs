@@ -4,6 +4,7 @@
 mod admission;
 mod catalog;
 mod child;
+#[cfg(feature = "client-http")]
 mod http_failure;
 mod in_flight;
 mod link;
@@ -11,6 +12,7 @@ mod listing;
 mod lock;
 mod memory;
 mod naming;
+#[cfg(feature = "oauth")]
 pub(crate) mod oauth;
 mod offered;
 mod offers;
