@@ -13,11 +13,8 @@ use super::oauth::{OAuthError, Step};
 
 /// What to say when the handshake of `server` with `url` failed with `error` (the URL's
 /// secrets are hidden by the caller's redaction, like everything about the upstream).
-pub(crate) fn describe(
-    #[cfg_attr(not(feature = "oauth"), expect(unused_variables))] server: &str,
-    url: &str,
-    error: &ClientInitializeError,
-) -> String {
+#[cfg_attr(not(feature = "oauth"), expect(unused_variables))]
+pub(crate) fn describe(server: &str, url: &str, error: &ClientInitializeError) -> String {
     let ClientInitializeError::TransportError { error, .. } = error else {
         return format!("no MCP handshake with {url}: {error}");
     };

@@ -269,15 +269,14 @@ impl Upstream {
     }
 
     /// One attempt at starting the server in `lifecycle`.
+    #[cfg_attr(not(feature = "oauth"), expect(unused_variables))]
     async fn start(
         &self,
         server: &Arc<str>,
         handler: Notices,
         tail: &StderrTail,
         lifecycle: ClientLifecycleMode,
-        #[cfg_attr(not(feature = "oauth"), expect(unused_variables))] authorized: Option<
-            &OAuthHttp,
-        >,
+        authorized: Option<&OAuthHttp>,
     ) -> Result<Connected, Start> {
         match self {
             Upstream::Command {
@@ -395,11 +394,8 @@ impl Upstream {
 
     /// What a failed start says: the server's answer when the probe got one that is not a
     /// discover result (the caller falls back), else the error.
-    fn failed(
-        &self,
-        #[cfg_attr(not(feature = "client-http"), expect(unused_variables))] server: &str,
-        error: ClientInitializeError,
-    ) -> Start {
+    #[cfg_attr(not(feature = "client-http"), expect(unused_variables))]
+    fn failed(&self, server: &str, error: ClientInitializeError) -> Start {
         match error {
             ClientInitializeError::JsonRpcError(error) if error.message == LATE_DISCOVER_RESULT => {
                 Start::LateDiscover
