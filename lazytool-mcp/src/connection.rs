@@ -263,6 +263,7 @@ impl ServerHandler for McpConnection {
         self.announce_catalog_changes(context.peer.clone());
         offers::announce_changes(&self.server, &context.peer, &self.input_closed);
         context.peer.set_peer_info(request.clone());
+        #[cfg(feature = "client")]
         if let Some(relay) = self.server.relayed_to() {
             relay.client_announced(&request.capabilities);
         }

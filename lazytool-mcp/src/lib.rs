@@ -53,7 +53,30 @@
 //! answers every malformed line), or another rmcp transport such as streamable HTTP with
 //! sessions, one [`McpServer::connection`] per session.
 
+//! # Features
+//!
+//! Each side of MCP is a feature, as in tokio and hyper, so that a program builds only the
+//! side it uses. None is on by default: a stdio server builds no HTTP stack and no HTTP
+//! client (BENCHMARKS.md, "Build", has each path's crates and cold build time).
+//!
+//! | feature | what it adds | what it builds |
+//! |---|---|---|
+//! | (none) | a server on stdio or any byte stream: [`McpServer`], [`McpConnection`] | rmcp's server |
+//! | `server-http` | streamable HTTP serving: `McpHttp`, `McpServer::serve_http` | axum, hyper, prometheus-client |
+//! | `cli` | `HttpArgs`, the HTTP serving flags as clap arguments (implies `server-http`) | clap, toml |
+//! | `client` | upstream servers as child processes: `McpSource`, `McpCatalog`, `Lock`, `Relay` | rmcp's client |
+//! | `client-http` | streamable HTTP upstreams: `Upstream::url` (implies `client`) | reqwest with rustls |
+//! | `oauth` | MCP authorization of HTTP upstreams: `OAuth`, `login` (implies `client-http`) | oauth2, jsonwebtoken, axum |
+//!
+//! `lazytool-gateway` turns on `cli`, `client-http` and `oauth`.
+
 #![warn(unreachable_pub)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The docs of what every build has link to what features add; docs.rs has all features.
+#![cfg_attr(
+    not(all(feature = "cli", feature = "oauth")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
 
 mod call_result;
 mod connection;
@@ -72,7 +95,9 @@ mod resources;
 mod serve_lines;
 mod server;
 mod shutdown_signal;
+#[cfg(feature = "client")]
 mod source;
+#[cfg(feature = "server-http")]
 mod streamable_http;
 mod structured;
 mod transport;
@@ -87,16 +112,22 @@ pub use request::McpRequest;
 pub use resources::{ReadFuture, ResourceProvider};
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 pub use shutdown_signal::shutdown_signal;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use source::oauth::{
     Approval, Approver, Grant, LOGIN_TIMEOUT, OAuth, OAuthError, SigningAlgorithm, Step,
     TokenStore, login, login_with,
 };
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
     InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
     Pinned, PromptsAndResources, Redactor, Relay, ServerLock, SourceReport, ToolNote,
     ToolSelection, Upstream,
 };
+#[cfg(feature = "server-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
@@ -105,6 +136,7 @@ pub use streamable_http::{
     OriginPatternError, READYZ_PATH, Readiness, raise_open_files_limit,
 };
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub use streamable_http::{
     HttpArgs, HttpArgsError, PreparedHttp, Principals, PrincipalsError, TOKEN_ENV,
     parse_listen_addr,
@@ -133,4 +165,6 @@ pub use rmcp;
 /// calls.inc();
 /// assert_eq!(calls.get(), 1);
 /// ```
+#[cfg(feature = "server-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use prometheus_client;

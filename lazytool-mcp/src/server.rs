@@ -10,11 +10,14 @@ use rmcp::model::{Implementation, ServerConfig};
 use tokio::sync::watch;
 
 use crate::connection::{McpConnection, capabilities};
+#[cfg(feature = "server-http")]
 use crate::error::McpError;
 use crate::principal::Principal;
 use crate::prompts::PromptProvider;
 use crate::resources::ResourceProvider;
+#[cfg(feature = "client")]
 use crate::source::Relay;
+#[cfg(feature = "server-http")]
 use crate::streamable_http::McpHttp;
 
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
@@ -74,6 +77,7 @@ pub struct McpServer {
     prompts: Option<Arc<dyn PromptProvider>>,
     resources: Option<Arc<dyn ResourceProvider>>,
     page_size: usize,
+    #[cfg(feature = "client")]
     relay: Option<Relay>,
     withheld: Option<Withheld>,
 }
@@ -144,6 +148,7 @@ impl McpServer {
             prompts: None,
             resources: None,
             page_size: DEFAULT_PAGE_SIZE,
+            #[cfg(feature = "client")]
             relay: None,
             withheld: None,
         }
@@ -378,11 +383,14 @@ impl McpServer {
     /// let server = McpServer::new(registry).relay(relay.clone());
     /// // and `McpSource::relay(relay)` on each source.
     /// ```
+    #[cfg(feature = "client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn relay(mut self, relay: Relay) -> Self {
         self.relay = Some(relay);
         self
     }
 
+    #[cfg(feature = "client")]
     pub(crate) fn relayed_to(&self) -> Option<&Relay> {
         self.relay.as_ref()
     }
@@ -427,6 +435,8 @@ impl McpServer {
     /// server.http().bearer_token("a secret").serve("127.0.0.1:8080").await?;
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "server-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
     pub fn http(&self) -> McpHttp {
         McpHttp::new(self.clone())
     }
@@ -442,6 +452,8 @@ impl McpServer {
     /// McpServer::new(Registry::from_inventory()?).serve_http("127.0.0.1:8080").await?;
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "server-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
     pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
         self.http().serve(addr).await
     }

@@ -4,18 +4,22 @@
 use std::error::Error;
 
 use rmcp::service::ClientInitializeError;
+#[cfg(feature = "oauth")]
 use rmcp::transport::AuthError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
+#[cfg(feature = "oauth")]
 use super::oauth::{OAuthError, Step};
 
 /// What to say when the handshake of `server` with `url` failed with `error` (the URL's
 /// secrets are hidden by the caller's redaction, like everything about the upstream).
+#[cfg_attr(not(feature = "oauth"), expect(unused_variables))]
 pub(crate) fn describe(server: &str, url: &str, error: &ClientInitializeError) -> String {
     let ClientInitializeError::TransportError { error, .. } = error else {
         return format!("no MCP handshake with {url}: {error}");
     };
     // An OAuth failure while the transport got its token: a refresh, as a rule.
+    #[cfg(feature = "oauth")]
     if let Some(auth) = find::<AuthError>(error.error.as_ref()) {
         return OAuthError::from_rmcp(server, Step::TokenRefresh, auth).to_string();
     }

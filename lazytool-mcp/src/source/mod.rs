@@ -6,6 +6,7 @@ mod catalog;
 mod child;
 mod elicitor;
 mod health;
+#[cfg(feature = "client-http")]
 mod http_failure;
 mod in_flight;
 mod link;
@@ -13,6 +14,7 @@ mod listing;
 mod lock;
 mod memory;
 mod naming;
+#[cfg(feature = "oauth")]
 pub(crate) mod oauth;
 mod offered;
 mod offers;

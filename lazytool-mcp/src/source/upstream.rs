@@ -14,12 +14,15 @@ use rmcp::model::{
 )]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use rmcp::service::{ClientInitializeError, NotificationContext, RequestContext, RunningService};
+#[cfg(feature = "client-http")]
 use rmcp::transport::StreamableHttpClientTransport;
+#[cfg(feature = "client-http")]
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
 use tokio::sync::{mpsc, watch};
 
 use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
+#[cfg(feature = "oauth")]
 use super::oauth::{OAuth, OAuthHttp};
 use super::progress_tap::ProgressTap;
 use super::redact::Redactor;
@@ -61,12 +64,16 @@ pub enum Upstream {
         cwd: Option<PathBuf>,
     },
     /// A streamable HTTP endpoint.
+    #[cfg(feature = "client-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client-http")))]
     Http {
         /// The endpoint, such as `https://host/mcp`.
         url: String,
         /// Headers sent with every request (`Authorization`, say).
         headers: BTreeMap<String, String>,
         /// MCP authorization, when the server requires it.
+        #[cfg(feature = "oauth")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
         oauth: Option<OAuth>,
     },
 }
@@ -77,6 +84,8 @@ pub(crate) struct Connected {
     pub(crate) process: Option<ChildProcess>,
 }
 
+// Without feature `client-http` a command is the only upstream.
+#[cfg_attr(not(feature = "client-http"), expect(irrefutable_let_patterns))]
 impl Upstream {
     /// A child process running `command` with `args`.
     pub fn command<S: Into<String>>(
@@ -93,10 +102,13 @@ impl Upstream {
     }
 
     /// A streamable HTTP endpoint at `url`.
+    #[cfg(feature = "client-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client-http")))]
     pub fn url(url: impl Into<String>) -> Self {
         Upstream::Http {
             url: url.into(),
             headers: BTreeMap::new(),
+            #[cfg(feature = "oauth")]
             oauth: None,
         }
     }
@@ -127,6 +139,8 @@ impl Upstream {
     }
 
     /// Adds a header to every request (no effect on a child process).
+    #[cfg(feature = "client-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client-http")))]
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         if let Upstream::Http { headers, .. } = &mut self {
             headers.insert(name.into(), value.into());
@@ -143,6 +157,8 @@ impl Upstream {
     /// let linear = Upstream::url("https://mcp.linear.app/mcp").oauth(OAuth::new().scopes(["read"]));
     /// assert!(matches!(linear, Upstream::Http { oauth: Some(_), .. }));
     /// ```
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub fn oauth(mut self, settings: OAuth) -> Self {
         if let Upstream::Http { oauth, .. } = &mut self {
             *oauth = Some(settings);
@@ -160,15 +176,23 @@ impl Upstream {
     pub fn redactor(&self) -> Redactor {
         match self {
             Upstream::Command { env, .. } => Redactor::new(env.values().map(String::as_str)),
-            Upstream::Http { headers, oauth, .. } => {
+            #[cfg(feature = "client-http")]
+            Upstream::Http {
+                headers,
+                #[cfg(feature = "oauth")]
+                oauth,
+                ..
+            } => {
                 let values = headers.values().map(String::as_str);
                 // `Bearer TOKEN`: the token alone may appear too.
                 let words = headers
                     .values()
                     .filter_map(|value| value.split_once(' '))
                     .map(|(_, word)| word);
-                let oauth = oauth.iter().flat_map(OAuth::secrets);
-                Redactor::new(values.chain(words).chain(oauth))
+                let secrets = values.chain(words);
+                #[cfg(feature = "oauth")]
+                let secrets = secrets.chain(oauth.iter().flat_map(OAuth::secrets));
+                Redactor::new(secrets)
             }
         }
     }
@@ -190,6 +214,9 @@ impl Upstream {
         handler: Notices,
         tail: &StderrTail,
     ) -> Result<Connected, String> {
+        #[cfg(not(feature = "oauth"))]
+        let authorized: Option<OAuthHttp> = None;
+        #[cfg(feature = "oauth")]
         let authorized = match self {
             Upstream::Http {
                 url,
@@ -242,6 +269,7 @@ impl Upstream {
     }
 
     /// One attempt at starting the server in `lifecycle`.
+    #[cfg_attr(not(feature = "oauth"), expect(unused_variables))]
     async fn start(
         &self,
         server: &Arc<str>,
@@ -285,6 +313,7 @@ impl Upstream {
                     }
                 }
             }
+            #[cfg(feature = "client-http")]
             Upstream::Http { url, headers, .. } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 for (name, value) in headers {
@@ -294,46 +323,13 @@ impl Upstream {
                         .map_err(|error| Start::Failed(format!("header `{name}`: {error}")))?;
                     config.custom_headers.insert(name, value);
                 }
-                let Some(client) = authorized else {
-                    let transport = StreamableHttpClientTransport::from_config(config);
-                    let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
-                    let running = handler
-                        .serve_with_lifecycle(transport, lifecycle)
-                        .await
-                        .map_err(|error| self.failed(server, error))?;
-                    return Ok(Connected {
-                        running,
-                        process: None,
-                    });
-                };
-                let transport =
-                    StreamableHttpClientTransport::with_client(client.clone(), config.clone());
-                let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
-                let refused = match handler
-                    .clone()
-                    .serve_with_lifecycle(transport, lifecycle.clone())
-                    .await
-                {
-                    Ok(running) => {
-                        return Ok(Connected {
-                            running,
-                            process: None,
-                        });
-                    }
-                    Err(error) => match error.auth_challenge() {
-                        // More scopes were asked for and not obtained: a new authorization
-                        // would not change that.
-                        Some(challenge) if !challenge.contains("insufficient_scope") => {
-                            challenge.to_owned()
-                        }
-                        _ => return Err(self.failed(server, error)),
-                    },
-                };
-                client
-                    .authorize(&refused)
-                    .await
-                    .map_err(|error| Start::Failed(error.to_string()))?;
-                let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+                #[cfg(feature = "oauth")]
+                if let Some(client) = authorized {
+                    return self
+                        .start_authorized(server, handler, lifecycle, client, config)
+                        .await;
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
                 let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
                 let running = handler
                     .serve_with_lifecycle(transport, lifecycle)
@@ -347,8 +343,58 @@ impl Upstream {
         }
     }
 
+    /// One attempt at starting an HTTP upstream with its OAuth `client`: authorized anew
+    /// when the server refuses the stored token.
+    #[cfg(feature = "oauth")]
+    async fn start_authorized(
+        &self,
+        server: &Arc<str>,
+        handler: Notices,
+        lifecycle: ClientLifecycleMode,
+        client: &OAuthHttp,
+        config: StreamableHttpClientTransportConfig,
+    ) -> Result<Connected, Start> {
+        let transport = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+        let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
+        let refused = match handler
+            .clone()
+            .serve_with_lifecycle(transport, lifecycle.clone())
+            .await
+        {
+            Ok(running) => {
+                return Ok(Connected {
+                    running,
+                    process: None,
+                });
+            }
+            Err(error) => match error.auth_challenge() {
+                // More scopes were asked for and not obtained: a new authorization
+                // would not change that.
+                Some(challenge) if !challenge.contains("insufficient_scope") => {
+                    challenge.to_owned()
+                }
+                _ => return Err(self.failed(server, error)),
+            },
+        };
+        client
+            .authorize(&refused)
+            .await
+            .map_err(|error| Start::Failed(error.to_string()))?;
+        let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+        let transport = ProgressTap::new(transport, Arc::clone(&handler.requests));
+        let running = handler
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .map_err(|error| self.failed(server, error))?;
+        Ok(Connected {
+            running,
+            process: None,
+        })
+    }
+
     /// What a failed start says: the server's answer when the probe got one that is not a
     /// discover result (the caller falls back), else the error.
+    #[cfg_attr(not(feature = "client-http"), expect(unused_variables))]
     fn failed(&self, server: &str, error: ClientInitializeError) -> Start {
         match error {
             ClientInitializeError::JsonRpcError(error) if error.message == LATE_DISCOVER_RESULT => {
@@ -365,6 +411,7 @@ impl Upstream {
                 ))
             }
             error => match self {
+                #[cfg(feature = "client-http")]
                 Upstream::Http { url, .. } => {
                     Start::Failed(super::http_failure::describe(server, url, &error))
                 }
@@ -378,6 +425,7 @@ impl Upstream {
     fn no_handshake(&self) -> String {
         match self {
             Upstream::Command { command, .. } => format!("no MCP handshake with `{command}`"),
+            #[cfg(feature = "client-http")]
             Upstream::Http { url, .. } => format!("no MCP handshake with {url}"),
         }
     }
@@ -415,19 +463,27 @@ impl std::fmt::Debug for Upstream {
                 .field("inherit_env", inherit_env)
                 .field("cwd", cwd)
                 .finish(),
+            #[cfg(feature = "client-http")]
             Upstream::Http {
                 url,
                 headers,
+                #[cfg(feature = "oauth")]
                 oauth,
-            } => f
-                .debug_struct("Http")
-                .field("url", &super::redact::redact_urls(url))
-                .field("headers", &hidden(headers))
-                .field("oauth", oauth)
-                .finish(),
+            } => {
+                let mut http = f.debug_struct("Http");
+                http.field("url", &super::redact::redact_urls(url))
+                    .field("headers", &hidden(headers));
+                #[cfg(feature = "oauth")]
+                http.field("oauth", oauth);
+                http.finish()
+            }
         }
     }
 }
+
+/// Without feature `oauth` no upstream has an OAuth client.
+#[cfg(not(feature = "oauth"))]
+type OAuthHttp = std::convert::Infallible;
 
 /// Probe for 2026-07-28, fall back to the handshake.
 fn lifecycle() -> ClientLifecycleMode {

@@ -460,6 +460,7 @@ fn fingerprint(upstream: &Upstream) -> String {
         Upstream::Command { command, args, .. } => {
             serde_json::json!({"command": command, "args": args})
         }
+        #[cfg(feature = "client-http")]
         Upstream::Http { url, .. } => serde_json::json!({"url": url}),
     };
     canonical::digest(&what)

@@ -1,0 +1,89 @@
+//! What each feature of lazytool-mcp builds, read from `cargo tree`: a stdio server builds no
+//! HTTP stack and no HTTP client, and each side of MCP brings only its own crates.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+/// The HTTP server's crates, the HTTP client's, OAuth's, the flags' and the child processes'.
+const SERVER_HTTP: [&str; 3] = ["axum", "axum-core", "prometheus-client"];
+const CLIENT_HTTP: [&str; 3] = ["reqwest", "rustls", "hyper-rustls"];
+const OAUTH: [&str; 2] = ["oauth2", "jsonwebtoken"];
+const CLI: [&str; 1] = ["clap"];
+const CLIENT: [&str; 1] = ["process-wrap"];
+
+const TREE: &str = "tree --offline --locked -p lazytool-mcp -e normal --prefix none --no-default-features --features";
+
+/// The packages lazytool-mcp depends on (normal edges, directly or not) with `features` alone.
+fn crates_with(features: &str) -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(TREE.split(' '))
+        .arg(features)
+        .output()
+        .expect("cargo tree runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "cargo tree failed: {stderr}");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[track_caller]
+fn assert_builds(crates: &BTreeSet<String>, features: &str, expected: &[&str], not: &[&str]) {
+    for name in expected {
+        assert!(crates.contains(*name), "`{features}` should build {name}");
+    }
+    for name in not {
+        assert!(!crates.contains(*name), "`{features}` builds {name}");
+    }
+}
+
+#[test]
+fn a_stdio_server_builds_no_http_stack_nor_client() {
+    let crates = crates_with("");
+    let not = [&SERVER_HTTP[..], &CLIENT_HTTP, &OAUTH, &CLI, &CLIENT].concat();
+    assert_builds(&crates, "no feature", &["rmcp", "lazytool-runtime"], &not);
+    assert!(!crates.contains("hyper"), "no feature builds hyper");
+}
+
+#[test]
+fn server_http_builds_the_server_alone() {
+    let crates = crates_with("server-http");
+    let not = [&CLIENT_HTTP[..], &OAUTH, &CLI, &CLIENT].concat();
+    assert_builds(&crates, "server-http", &SERVER_HTTP, &not);
+}
+
+#[test]
+fn cli_builds_the_flags_and_the_server() {
+    let crates = crates_with("cli");
+    let expected = [&SERVER_HTTP[..], &CLI].concat();
+    let not = [&CLIENT_HTTP[..], &OAUTH, &CLIENT].concat();
+    assert_builds(&crates, "cli", &expected, &not);
+}
+
+#[test]
+fn client_runs_child_processes_without_an_http_client() {
+    let crates = crates_with("client");
+    let not = [&SERVER_HTTP[..], &CLIENT_HTTP, &OAUTH, &CLI].concat();
+    assert_builds(&crates, "client", &CLIENT, &not);
+    assert!(!crates.contains("hyper"), "`client` builds hyper");
+}
+
+#[test]
+fn client_http_adds_the_http_client_alone() {
+    let crates = crates_with("client-http");
+    let expected = [&CLIENT[..], &CLIENT_HTTP].concat();
+    let not = [&SERVER_HTTP[..], &OAUTH, &CLI].concat();
+    assert_builds(&crates, "client-http", &expected, &not);
+}
+
+#[test]
+fn oauth_adds_authorization_to_the_http_client() {
+    let crates = crates_with("oauth");
+    let expected = [&CLIENT[..], &CLIENT_HTTP, &OAUTH].concat();
+    let not = ["prometheus-client", "clap"];
+    assert_builds(&crates, "oauth", &expected, &not);
+}
