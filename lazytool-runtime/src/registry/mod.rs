@@ -1,6 +1,8 @@
 //! Every tool of an application, collected and checked once: [`Registry`].
 
 mod builder;
+#[cfg(feature = "embeddings")]
+mod embedded;
 mod error;
 
 use std::fmt;
@@ -51,6 +53,12 @@ struct RegistryInner {
     lazy_costs: OnceLock<LazyCosts>,
     /// What ungated sessions share, per mode and listing, built by the first of them.
     presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
+    /// The embedder, and the lazy tools' vectors (in the order of `LazySearch::positions`).
+    #[cfg(feature = "embeddings")]
+    embedded: Option<(
+        crate::discovery::Embeddings,
+        Arc<crate::discovery::embedding::ToolIndex>,
+    )>,
 }
 
 /// Mode, listing, and whether lazy tools are run through the call-through tool.
@@ -106,8 +114,14 @@ impl Registry {
     }
 
     /// A registry of `tools`, in name order (the builder checked them).
-    fn new(tools: Vec<Tool>, limits: CallLimits) -> Registry {
+    fn new(
+        tools: Vec<Tool>,
+        limits: CallLimits,
+        #[cfg(feature = "embeddings")] embeddings: Option<crate::discovery::Embeddings>,
+    ) -> Registry {
         Registry(Arc::new(RegistryInner {
+            #[cfg(feature = "embeddings")]
+            embedded: embeddings.map(|embeddings| embedded::index(embeddings, &tools)),
             tools,
             limits,
             lazy_search: OnceLock::new(),
@@ -309,9 +323,14 @@ impl Registry {
         let tools = &self.0.tools;
         let search = self.lazy_search();
         let tool = |hit: usize| search.positions.get(hit).map(|&position| &tools[position]);
+        let allowed = |hit: usize| tool(hit).is_some_and(&allowed);
+        #[cfg(feature = "embeddings")]
+        if let Some(hits) = self.search_embedded(&search.index, query, limit, allowed) {
+            return hits.into_iter().filter_map(tool).collect();
+        }
         search
             .index
-            .search_among(query, limit, |hit| tool(hit).is_some_and(&allowed))
+            .search_among(query, limit, allowed)
             .into_iter()
             .filter_map(tool)
             .collect()
