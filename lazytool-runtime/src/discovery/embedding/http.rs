@@ -33,7 +33,7 @@ const QUOTED_BYTES: usize = 200;
 ///     .with_api_key_env("LAZYTOOL_DOC_UNSET_KEY");
 /// assert_eq!(openai.unwrap_err().to_string(), "the environment variable LAZYTOOL_DOC_UNSET_KEY (the embeddings endpoint's API key) is not set");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct HttpEmbedder {
     url: String,
     model: String,
@@ -92,10 +92,21 @@ impl HttpEmbedder {
                 "the environment variable {name} (the embeddings endpoint's API key) is not set"
             ))
         })?;
-        Ok(HttpEmbedder {
-            api_key: Some(key),
+        Ok(self.with_api_key(key))
+    }
+
+    /// Sends `Authorization: Bearer key`.
+    ///
+    /// ```
+    /// let embedder = lazytool_runtime::HttpEmbedder::new("http://127.0.0.1:8080", "m").unwrap()
+    ///     .with_api_key("sk-test");
+    /// # let _ = embedder;
+    /// ```
+    pub fn with_api_key(self, key: impl Into<String>) -> HttpEmbedder {
+        HttpEmbedder {
+            api_key: Some(key.into()),
             ..self
-        })
+        }
     }
 
     /// How long one request may take, connecting included (at least 1 ms).
@@ -229,6 +240,19 @@ impl HttpEmbedder {
                 })
             })
             .collect()
+    }
+}
+
+/// The key is never shown: a logged configuration must not leak it.
+impl std::fmt::Debug for HttpEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpEmbedder")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("timeout", &self.timeout)
+            .field("max_batch", &self.max_batch)
+            .finish_non_exhaustive()
     }
 }
 
