@@ -74,6 +74,10 @@ impl Registry {
         let depth = fusion.depth().max(limit);
         let lexical = index.search_scored(query, depth, &allowed);
         let dense = vectors.nearest(&query_vector, depth, &allowed);
-        Some(fusion.with_depth(depth).fuse(&lexical, &dense, limit))
+        Some(
+            fusion
+                .with_depth(depth)
+                .fuse(&lexical, &dense, limit, vectors.alike()),
+        )
     }
 }

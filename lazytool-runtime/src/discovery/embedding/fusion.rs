@@ -1,21 +1,24 @@
 //! How the lexical and the dense rankings are combined: [`Fusion`].
 
-/// How much the dense ranking (by meaning) counts against the lexical one (by words), for
-/// each query: a weight between 0 (words only) and 1 (meaning only).
+/// How much the dense ranking (by meaning) counts against the lexical one (by words): a
+/// weight between 0 (words only) and 1 (meaning only).
 ///
 /// Each ranking's scores are scaled to 0..1 (the lexical ones by the best, the cosines
 /// between the best and the last of the [`Fusion::depth`] nearest), and added with weights
-/// `1 - w` and `w`. The adaptive default sets `w` for each query from the lexical ranking's
-/// confidence: the gap between its best two scores, as a share of the best. A query whose
-/// words single out one tool (a name, a rare word) keeps the lexical order; one whose words
-/// match many tools alike (a paraphrase, other words for the same thing) is decided more by
-/// meaning. BENCHMARKS.md ("Search by meaning") has the measurements behind the weights.
+/// `1 - w` and `w`. The default sets `w` for each catalog from how alike its tools are to the
+/// model: the mean cosine between a tool and its nearest other tool (on a sample). In a
+/// catalog of near-identical tools (versions of one, the same verbs on many objects) the
+/// model hardly tells them apart and words decide (`w` = 0.2 at a mean of 0.8 and above); in
+/// one of distinct tools described in prose, meaning does (`w` = 0.7 at 0.45 and below),
+/// linearly in between. [`Fusion::adaptive`] sets `w` for each query instead, from the gap
+/// between the lexical ranking's best two scores; [`Fusion::fixed`] once for all.
+/// BENCHMARKS.md ("Search by meaning") has the measurements behind the choice.
 ///
 /// ```
 /// use lazytool_runtime::Fusion;
 ///
-/// let adaptive = Fusion::default();
-/// assert!(adaptive.weight(0.0) > adaptive.weight(1.0)); // less meaning when words are sure
+/// let by_catalog = Fusion::default();
+/// assert!(by_catalog.catalog_weight(0.9) < by_catalog.catalog_weight(0.4));
 /// assert_eq!(Fusion::fixed(0.3).weight(0.0), 0.3);
 /// assert_eq!(Fusion::dense_only().weight(1.0), 1.0);
 /// ```
@@ -23,19 +26,26 @@
 pub struct Fusion {
     unsure: f32,
     sure: f32,
+    /// Whether `w` comes from the catalog (the default) rather than from `unsure` and `sure`.
+    by_catalog: bool,
     depth: usize,
 }
 
-/// The dense weight when the lexical ranking's best two scores are equal.
-const UNSURE: f32 = 0.6;
-/// The dense weight when the lexical ranking found one tool alone.
-const SURE: f32 = 0.2;
+/// The dense weight of a catalog whose tools are alike to the model (mean nearest cosine at
+/// [`ALIKE`] and above), and of one whose tools are distinct ([`DISTINCT`] and below).
+const ALIKE_WEIGHT: f32 = 0.2;
+const DISTINCT_WEIGHT: f32 = 0.7;
+const ALIKE: f32 = 0.8;
+const DISTINCT: f32 = 0.45;
 /// How many results of each ranking are fused.
 const DEPTH: usize = 30;
 
 impl Default for Fusion {
     fn default() -> Fusion {
-        Fusion::adaptive(UNSURE, SURE)
+        Fusion {
+            by_catalog: true,
+            ..Fusion::fixed(ALIKE_WEIGHT)
+        }
     }
 }
 
@@ -59,6 +69,7 @@ impl Fusion {
         Fusion {
             unsure: clamp(unsure),
             sure: clamp(sure),
+            by_catalog: false,
             depth: DEPTH,
         }
     }
@@ -120,22 +131,45 @@ impl Fusion {
         self.unsure + (self.sure - self.unsure) * gap
     }
 
+    /// The dense weight the default gives a catalog whose tools' mean cosine to their
+    /// nearest other tool is `alike` (by catalog; otherwise [`Fusion::weight`] at a gap of 0).
+    ///
+    /// ```
+    /// use lazytool_runtime::Fusion;
+    ///
+    /// assert!((Fusion::default().catalog_weight(0.95) - 0.2).abs() < 1e-6);
+    /// assert!((Fusion::default().catalog_weight(0.3) - 0.7).abs() < 1e-6);
+    /// assert_eq!(Fusion::fixed(0.4).catalog_weight(0.3), 0.4);
+    /// ```
+    pub fn catalog_weight(&self, alike: f32) -> f32 {
+        if !self.by_catalog {
+            return self.weight(0.0);
+        }
+        let alike = if alike.is_nan() { ALIKE } else { alike };
+        let share = ((ALIKE - alike) / (ALIKE - DISTINCT)).clamp(0.0, 1.0);
+        ALIKE_WEIGHT + (DISTINCT_WEIGHT - ALIKE_WEIGHT) * share
+    }
+
     /// The two rankings' results fused, best first, at most `limit`: `lexical` with its
-    /// scores and `dense` with its cosines, each best first.
+    /// scores and `dense` with its cosines, each best first, in a catalog whose tools' mean
+    /// nearest cosine is `alike`.
     pub(crate) fn fuse(
         &self,
         lexical: &[(usize, f32)],
         dense: &[(usize, f32)],
         limit: usize,
+        alike: f32,
     ) -> Vec<usize> {
         let lexical = &lexical[..lexical.len().min(self.depth)];
         let dense = &dense[..dense.len().min(self.depth)];
         let best = lexical.first().map_or(0.0, |&(_, score)| score);
-        let weight = if best > 0.0 {
+        let weight = if best <= 0.0 {
+            1.0
+        } else if self.by_catalog {
+            self.catalog_weight(alike)
+        } else {
             let second = lexical.get(1).map_or(0.0, |&(_, score)| score);
             self.weight((best - second) / best)
-        } else {
-            1.0
         };
         let (top, bottom) = match (dense.first(), dense.last()) {
             (Some(&(_, top)), Some(&(_, bottom))) => (top, bottom),
