@@ -8,7 +8,7 @@
 //! `embed-local`: a sentence-transformers directory run with candle) and `HttpEmbedder`
 //! (feature `embed-http`: an OpenAI-compatible `/v1/embeddings` endpoint).
 
-mod disk_cache;
+pub(crate) mod disk_cache;
 mod embedder;
 mod embeddings;
 mod fusion;
@@ -41,9 +41,5 @@ pub(crate) fn tool_text(name: &str, description: &str) -> String {
     format!("{name}: {description}")
 }
 
-#[cfg(all(test, feature = "embed-http"))]
-mod http_tests;
-#[cfg(all(test, feature = "embed-local"))]
-mod local_tests;
 #[cfg(test)]
 mod tests;

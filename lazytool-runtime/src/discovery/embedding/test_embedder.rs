@@ -54,7 +54,7 @@ impl TestEmbedder {
         self
     }
 
-    pub(super) fn vector(&self, text: &str) -> Vec<f32> {
+    pub(crate) fn vector(&self, text: &str) -> Vec<f32> {
         let mut vector = vec![0.0; DIMENSION];
         // Never a zero vector, whatever the text.
         vector[0] = 0.01;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Embeddings, HttpEmbedder, TestEmbedder};
+use crate::discovery::{Embeddings, HttpEmbedder, TestEmbedder};
 use crate::{DynamicTool, Registry};
 
 const WAIT: Duration = Duration::from_secs(30);

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Embedder, Embeddings, LocalEmbedder};
+use crate::discovery::{Embedder, Embeddings, LocalEmbedder};
 use crate::{DynamicTool, Registry};
 
 fn scratch(name: &str) -> PathBuf {
