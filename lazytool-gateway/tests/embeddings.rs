@@ -126,7 +126,7 @@ fn write_config(dir: &Scratch, url: &str) -> PathBuf {
     let config = json!({
         "mcpServers": {"shifting": {"command": "python3", "args": [script.display().to_string()]}},
         "lazytool": {"mode": "search", "search": {"embeddings": {
-            "url": url, "model": "fake", "cacheDir": dir.0.join("vectors").display().to_string(),
+            "url": url, "model": "fake", "queryTimeoutMs": 60000, "cacheDir": dir.0.join("vectors").display().to_string(),
         }}},
     });
     let path = dir.0.join("mcp.json");

@@ -152,9 +152,10 @@ fn all_minilm_l6_v2_finds_by_meaning_what_the_words_miss() {
     let registry = Registry::builder()
         .without_inventory()
         .tools(tools())
-        .embeddings(Embeddings::new(
-            LocalEmbedder::open(&dir).expect("the model loads"),
-        ))
+        .embeddings(
+            Embeddings::new(LocalEmbedder::open(&dir).expect("the model loads"))
+                .with_query_timeout(Duration::from_secs(300)),
+        )
         .build()
         .expect("valid tools");
     assert!(registry.wait_for_embeddings(Duration::from_secs(300)));

@@ -112,7 +112,10 @@ fn synonyms_the_words_miss_are_found_by_meaning() {
         .expect("valid tools");
     assert!(lexical.search("my qar", 3).is_empty());
 
-    let hybrid = registry(Embeddings::new(Scripted::new(Query::Answer)), tools());
+    let hybrid = registry(
+        Embeddings::new(Scripted::new(Query::Answer)).with_query_timeout(WAIT),
+        tools(),
+    );
     assert!(hybrid.wait_for_embeddings(WAIT));
     assert_eq!(names(hybrid.search("my qar", 1)), ["rent_automobile"]);
     // Words still decide when they match.
@@ -122,15 +125,20 @@ fn synonyms_the_words_miss_are_found_by_meaning() {
 
 #[test]
 fn a_failing_query_embedder_leaves_the_lexical_search_with_a_warning() {
+    // Only the embedder that never answers meets the short timeout: the others answer
+    // within the long one however loaded the machine.
     let cases = [
-        (Query::Fail, "connection refused"),
-        (Query::Hang, "no query vector within 200 ms"),
-        (Query::WrongDimension, "7 dimensions, not 512"),
-        (Query::NotANumber, "not a finite number"),
+        (Query::Fail, "connection refused", WAIT),
+        (
+            Query::Hang,
+            "no query vector within 200 ms",
+            Duration::from_millis(200),
+        ),
+        (Query::WrongDimension, "7 dimensions, not 512", WAIT),
+        (Query::NotANumber, "not a finite number", WAIT),
     ];
-    for (query, reason) in cases {
-        let embeddings =
-            Embeddings::new(Scripted::new(query)).with_query_timeout(Duration::from_millis(200));
+    for (query, reason, timeout) in cases {
+        let embeddings = Embeddings::new(Scripted::new(query)).with_query_timeout(timeout);
         let registry = registry(embeddings, tools());
         assert!(registry.wait_for_embeddings(WAIT));
         assert_eq!(
@@ -151,7 +159,7 @@ fn a_failing_query_embedder_leaves_the_lexical_search_with_a_warning() {
 fn a_huge_query_is_searched_by_its_words_only() {
     let embedder = Scripted::new(Query::Answer);
     let embedded = Arc::clone(&embedder.embedded);
-    let registry = registry(Embeddings::new(embedder), tools());
+    let registry = registry(Embeddings::new(embedder).with_query_timeout(WAIT), tools());
     assert!(registry.wait_for_embeddings(WAIT));
     let before = embedded.load(Ordering::SeqCst);
     let query = format!("hotel {}", "please ".repeat(1000));
@@ -170,7 +178,7 @@ fn a_huge_query_is_searched_by_its_words_only() {
 fn an_embedder_failing_on_the_tools_leaves_the_lexical_search() {
     let mut embedder = Scripted::new(Query::Answer);
     embedder.fail_tools = true;
-    let registry = registry(Embeddings::new(embedder), tools());
+    let registry = registry(Embeddings::new(embedder).with_query_timeout(WAIT), tools());
     assert!(!registry.wait_for_embeddings(WAIT));
     assert_eq!(names(registry.search("hotel", 1)), ["book_hotel"]);
     assert!(registry.search("my qar", 3).is_empty());
@@ -190,7 +198,12 @@ fn tool_vectors_are_cached_on_disk_by_model_and_text() {
     let start = |tools: Vec<DynamicTool>| {
         let embedder = Scripted::new(Query::Answer);
         let embedded = Arc::clone(&embedder.embedded);
-        let registry = registry(Embeddings::new(embedder).with_cache_dir(&dir), tools);
+        let registry = registry(
+            Embeddings::new(embedder)
+                .with_query_timeout(WAIT)
+                .with_cache_dir(&dir),
+            tools,
+        );
         assert!(registry.wait_for_embeddings(WAIT));
         (registry, embedded.load(Ordering::SeqCst))
     };
@@ -226,7 +239,7 @@ fn tool_vectors_are_cached_on_disk_by_model_and_text() {
 fn a_registry_rebuilt_with_the_same_embeddings_embeds_only_new_tools() {
     let embedder = Scripted::new(Query::Answer);
     let embedded = Arc::clone(&embedder.embedded);
-    let embeddings = Embeddings::new(embedder);
+    let embeddings = Embeddings::new(embedder).with_query_timeout(WAIT);
     assert!(registry(embeddings.clone(), tools()).wait_for_embeddings(WAIT));
     assert_eq!(embedded.load(Ordering::SeqCst), 3);
     let mut more = tools();
@@ -239,7 +252,7 @@ fn a_registry_rebuilt_with_the_same_embeddings_embeds_only_new_tools() {
 fn repeated_queries_are_embedded_once() {
     let embedder = Scripted::new(Query::Answer);
     let embedded = Arc::clone(&embedder.embedded);
-    let registry = registry(Embeddings::new(embedder), tools());
+    let registry = registry(Embeddings::new(embedder).with_query_timeout(WAIT), tools());
     assert!(registry.wait_for_embeddings(WAIT));
     let before = embedded.load(Ordering::SeqCst);
     for _ in 0..3 {
