@@ -9,8 +9,8 @@ pub type EmbedFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Vec<Vec<f32>>, EmbedError>> + Send + 'a>>;
 
 /// Turns texts into vectors whose cosine says how close their meanings are: a local model
-/// ([`LocalEmbedder`](crate::LocalEmbedder), feature `embed-local`), an OpenAI-compatible
-/// endpoint ([`HttpEmbedder`](crate::HttpEmbedder), feature `embed-http`), or your own.
+/// (`LocalEmbedder`, feature `embed-local`), an OpenAI-compatible endpoint (`HttpEmbedder`,
+/// feature `embed-http`), or your own.
 ///
 /// The search calls it on a thread of its own (with a current-thread tokio runtime), at most
 /// [`Embedder::max_batch`] texts at a time, and checks what it returns: one finite, non-zero
