@@ -8,7 +8,7 @@
 #   bash bench/search.sh features FILE     # what the search weighs per question, for
 #                                          # bench/search/fit.py (see its top)
 #   bash bench/search.sh hybrid [FUSION...] # search by meaning (issue 40): lexical, dense
-#       alone, reciprocal rank fusion and the adaptive hybrid on BFCL live and MetaTool, with
+#       alone, reciprocal rank fusion and the default hybrid on BFCL live and MetaTool, with
 #       all-MiniLM-L6-v2 from PyPI (bench/search/install-model.sh) run by
 #       `tool_search --embed-model`; each FUSION (`fixed:W`, `adaptive:UNSURE,SURE`) adds a row.
 set -euo pipefail
@@ -46,9 +46,9 @@ if [ "${1:-}" = hybrid ]; then
         python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/dense.jsonl" "dense (all-MiniLM-L6-v2)"
         python3 "$ROOT/bench/search/hybrid.py" rrf "$dir/lexical.jsonl" "$dir/dense.jsonl" > "$dir/rrf.jsonl"
         python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/rrf.jsonl" "reciprocal rank fusion, equal weights"
-        for fusion in adaptive "$@"; do
+        for fusion in default "$@"; do
             flag=()
-            [ "$fusion" = adaptive ] || flag=(--fusion "$fusion")
+            [ "$fusion" = default ] || flag=(--fusion "$fusion")
             "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" --embed-model "$MODEL" \
                 --embed-cache "$OUT/vectors" "${flag[@]}" --timings > "$dir/$fusion.jsonl" 2> "$dir/$fusion.timings"
             python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/$fusion.jsonl" "hybrid, $fusion"
