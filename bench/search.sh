@@ -7,6 +7,10 @@
 # the workspace's Cargo.lock versions plus tantivy) in release and runs it.
 #   bash bench/search.sh features FILE     # what the search weighs per question, for
 #                                          # bench/search/fit.py (see its top)
+#   bash bench/search.sh hybrid [FUSION...] # search by meaning (issue 40): lexical, dense
+#       alone, reciprocal rank fusion and the default hybrid on BFCL live and MetaTool, with
+#       all-MiniLM-L6-v2 from PyPI (bench/search/install-model.sh) run by
+#       `tool_search --embed-model`; each FUSION (`fixed:W`, `adaptive:UNSURE,SURE`) adds a row.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/target/bench-search"
@@ -19,6 +23,41 @@ if ! "$VENV/bin/python" -c 'import importlib.metadata as m; assert m.version("bf
 fi
 DATA_DIR="$("$VENV/bin/python" -c 'import importlib.util as u, pathlib; print(pathlib.Path(u.find_spec("bfcl_eval").origin).parent / "data")')"
 "$VENV/bin/python" "$ROOT/bench/search/bfcl.py" "$DATA_DIR" "$OUT/data"
+if [ "${1:-}" = hybrid ]; then
+    shift
+    MODEL="$(bash "$ROOT/bench/search/install-model.sh")"
+    SETS="$OUT/hybrid"
+    python3 "$ROOT/bench/search/hybrid.py" prepare "$OUT/data" "$ROOT/bench/search/data/metatool" "$SETS"
+    CARGO_TARGET_DIR="$OUT" cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" \
+        -p lazytool-examples-core --features embed-local --example tool_search
+    SEARCH="$OUT/release/examples/tool_search"
+    export RAYON_NUM_THREADS=1
+    for set in bfcl-live metatool; do
+        dir="$SETS/$set"
+        echo
+        echo "$set: $(wc -l < "$dir/queries.jsonl") questions"
+        echo
+        echo "| ranking | R@1 | R@3 | R@5 | MRR@10 |"
+        echo "|---|---:|---:|---:|---:|"
+        "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" > "$dir/lexical.jsonl"
+        python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/lexical.jsonl" lexical
+        "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" --embed-model "$MODEL" \
+            --embed-cache "$OUT/vectors" --fusion dense --timings > "$dir/dense.jsonl" 2> "$dir/dense.timings"
+        python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/dense.jsonl" "dense (all-MiniLM-L6-v2)"
+        python3 "$ROOT/bench/search/hybrid.py" rrf "$dir/lexical.jsonl" "$dir/dense.jsonl" > "$dir/rrf.jsonl"
+        python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/rrf.jsonl" "reciprocal rank fusion, equal weights"
+        for fusion in default "$@"; do
+            flag=()
+            [ "$fusion" = default ] || flag=(--fusion "$fusion")
+            "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" --embed-model "$MODEL" \
+                --embed-cache "$OUT/vectors" "${flag[@]}" --timings > "$dir/$fusion.jsonl" 2> "$dir/$fusion.timings"
+            python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/$fusion.jsonl" "hybrid, $fusion"
+        done
+        echo
+        sed 's/^/    /' "$dir/dense.timings"
+    done
+    exit 0
+fi
 cp "$ROOT/Cargo.lock" "$ROOT/bench/search/Cargo.lock"
 export CARGO_TARGET_DIR="$OUT"
 FEATURES=()

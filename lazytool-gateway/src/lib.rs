@@ -62,3 +62,30 @@ pub async fn start(
 ) -> Result<McpCatalog, lazytool_runtime::RegistryError> {
     McpCatalog::start(base, servers).await
 }
+
+/// [`start`], the lazy tools searched by meaning as well as by words with `embeddings`
+/// (`lazytool.search.embeddings`): each registry the catalog builds (at start, and when an
+/// upstream's tools change) embeds only the tools that the handle, or its cache on disk, has
+/// not seen.
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = lazytool_gateway::parse(r#"{
+///     "mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}},
+///     "lazytool": {"mode": "search", "search": {"embeddings": {"url": "http://127.0.0.1:11434", "model": "all-minilm"}}}
+/// }"#, |_| None)?;
+/// let catalog = lazytool_gateway::start_with_embeddings(config.servers, config.embeddings).await?;
+/// # let _ = catalog;
+/// # Ok(()) }
+/// ```
+pub async fn start_with_embeddings(
+    servers: Vec<lazytool_mcp::McpSource>,
+    embeddings: Option<lazytool_runtime::Embeddings>,
+) -> Result<McpCatalog, lazytool_runtime::RegistryError> {
+    match embeddings {
+        None => start(servers).await,
+        Some(embeddings) => {
+            McpCatalog::start(move || base().embeddings(embeddings.clone()), servers).await
+        }
+    }
+}

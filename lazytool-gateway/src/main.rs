@@ -140,7 +140,7 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     });
     // A signal while the servers start drops them: each is killed with its process group.
     let catalog = tokio::select! {
-        catalog = lazytool_gateway::start(servers) => catalog?,
+        catalog = lazytool_gateway::start_with_embeddings(servers, config.embeddings) => catalog?,
         () = stop.cancelled() => return Ok(ExitCode::SUCCESS),
     };
     if cli.check {

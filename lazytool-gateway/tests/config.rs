@@ -510,3 +510,75 @@ fn the_definition_bound_is_a_positive_number_of_bytes() {
     let text = text.replace(":0,", ":1000000,").replace("\"64k\"", "16384");
     assert_eq!(parse(&text, env).expect("valid").servers.len(), 2);
 }
+
+#[test]
+fn search_by_meaning_is_configured_under_lazytool_search_embeddings() {
+    let text = json!({
+        "mcpServers": {"time": {"command": "uvx"}},
+        "lazytool": {"mode": "search", "search": {"embeddings": {
+            "url": "http://127.0.0.1:11434", "model": "all-minilm", "apiKeyEnv": "GITHUB_TOKEN",
+            "timeoutMs": 5000, "queryTimeoutMs": 500, "batchSize": 16, "cacheDir": "/var/cache/vectors",
+        }}},
+    })
+    .to_string();
+    let config = parse(&text, env).expect("valid");
+    let embeddings = config.embeddings.as_ref().expect("embeddings");
+    assert_eq!(embeddings.embedder_id(), "all-minilm");
+    assert_eq!(
+        embeddings.query_timeout(),
+        std::time::Duration::from_millis(500)
+    );
+    assert_eq!(
+        embeddings.cache_dir(),
+        Some(std::path::Path::new("/var/cache/vectors"))
+    );
+    // The key is read, and never shown.
+    assert!(!format!("{config:?}").contains("ghp_secret"));
+
+    // Without `cacheDir`, vectors are kept under the user's cache directory.
+    let text = json!({"mcpServers": {}, "lazytool": {"search": {"embeddings": {"url": "http://127.0.0.1:8080/v1", "model": "m"}}}});
+    let config = parse(&text.to_string(), env).expect("valid");
+    let embeddings = config.embeddings.as_ref().expect("embeddings");
+    assert_eq!(
+        embeddings.cache_dir(),
+        Some(std::path::Path::new("/home/me/.cache/lazytool/vectors"))
+    );
+    assert!(
+        parse(r#"{"mcpServers": {}}"#, env)
+            .expect("valid")
+            .embeddings
+            .is_none()
+    );
+}
+
+#[test]
+fn a_bad_embeddings_section_is_refused_with_its_path() {
+    let problems = |embeddings: serde_json::Value| {
+        let text = json!({"mcpServers": {}, "lazytool": {"search": {"embeddings": embeddings, "rerank": true}}});
+        parse(&text.to_string(), env).expect_err("refused").problems
+    };
+    let search = "$.lazytool.search.rerank: unknown key (expected one of: embeddings)";
+    assert_eq!(
+        problems(json!({"url": "http://127.0.0.1:1"}))[..],
+        [search.to_owned(), "$.lazytool.search.embeddings: `url` needs `model`, the name the endpoint knows the model by".to_owned()]
+    );
+    assert_eq!(
+        problems(json!({"url": "ftp://x", "model": "m", "apiKeyEnv": "NOPE"}))[1],
+        "$.lazytool.search.embeddings.url: embeddings URL \"ftp://x\": not http:// or https://"
+    );
+    assert_eq!(
+        problems(json!({"url": "http://x", "model": "m", "apiKeyEnv": "NOPE"}))[1],
+        "$.lazytool.search.embeddings.apiKeyEnv: the environment variable NOPE is not set"
+    );
+    assert_eq!(
+        problems(json!({"url": "http://x", "modelDir": "/models/mini"}))[1],
+        "$.lazytool.search.embeddings: `url` and `modelDir`: one or the other"
+    );
+    assert_eq!(
+        problems(json!({"url": "http://x", "model": "m", "batchSize": 0}))[1],
+        "$.lazytool.search.embeddings.batchSize: expected a positive whole number of texts, found 0"
+    );
+    assert!(
+        problems(json!({}))[1].starts_with("$.lazytool.search.embeddings: needs `url` and `model`")
+    );
+}

@@ -377,7 +377,15 @@ pub use call::{
     CallLimits, CancellationToken, Content, ContentPart, DiscoveredSet, ResourceContents, ToolCall,
     ToolContext, ToolErrorKind, ToolResult,
 };
+#[cfg(feature = "embed-http")]
+pub use discovery::HttpEmbedder;
+#[cfg(feature = "embed-local")]
+pub use discovery::LocalEmbedder;
 pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
+#[cfg(feature = "embeddings")]
+pub use discovery::{
+    EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, MAX_QUERY_BYTES, TestEmbedder,
+};
 #[cfg(feature = "search-features")]
 pub use discovery::{FeatureCandidate, FeatureTerm, SearchFeatures};
 #[cfg(feature = "signing")]

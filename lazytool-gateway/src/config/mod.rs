@@ -3,6 +3,7 @@
 //! commas), plus an optional `lazytool` section. Every problem is collected, each with its
 //! JSON path and its line and column, in file order.
 
+mod embeddings;
 mod expand;
 mod jsonc;
 mod oauth;
@@ -37,6 +38,8 @@ pub struct Config {
     pub mode: DiscoveryMode,
     /// `lazytool.listing`: how names mode's discovery tool lists the lazy tools.
     pub listing: DiscoveryListing,
+    /// `lazytool.search.embeddings`: search by meaning as well as by words.
+    pub embeddings: Option<lazytool_runtime::Embeddings>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -148,6 +151,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "idleTimeoutMs",
     "pin",
     "inheritEnv",
+    "search",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -220,6 +224,7 @@ impl Reader<'_> {
             servers: Vec::new(),
             mode: DiscoveryMode::Names,
             listing: DiscoveryListing::Names,
+            embeddings: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -251,6 +256,9 @@ impl Reader<'_> {
                 ("fullDescription", DiscoveryListing::FullDescription),
             ],
         );
+        config.embeddings = lazytool
+            .get("search")
+            .and_then(|search| self.search(search));
         let start = self.millis(
             lazytool.get("startTimeoutMs"),
             "$.lazytool.startTimeoutMs",

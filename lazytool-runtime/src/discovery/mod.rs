@@ -8,6 +8,8 @@
 mod answer;
 pub(crate) mod call_through;
 pub(crate) mod compaction;
+#[cfg(feature = "embeddings")]
+pub(crate) mod embedding;
 mod explained;
 mod listing;
 mod mode;
@@ -20,6 +22,14 @@ mod signing;
 mod tool;
 
 pub(crate) use explained::Explains;
+#[cfg(feature = "embed-http")]
+pub use embedding::HttpEmbedder;
+#[cfg(feature = "embed-local")]
+pub use embedding::LocalEmbedder;
+#[cfg(feature = "embeddings")]
+pub use embedding::{
+    EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, MAX_QUERY_BYTES, TestEmbedder,
+};
 pub use listing::DiscoveryListing;
 pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};

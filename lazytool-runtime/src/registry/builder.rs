@@ -61,6 +61,8 @@ pub struct RegistryBuilder {
     filter: Option<SpecFilter>,
     dynamic: Vec<DynamicTool>,
     missing: Missing,
+    #[cfg(feature = "embeddings")]
+    embeddings: Option<crate::discovery::Embeddings>,
 }
 
 impl RegistryBuilder {
@@ -73,6 +75,8 @@ impl RegistryBuilder {
             filter: None,
             dynamic: Vec::new(),
             missing: Missing::default(),
+            #[cfg(feature = "embeddings")]
+            embeddings: None,
         }
     }
 
@@ -187,6 +191,27 @@ impl RegistryBuilder {
         self
     }
 
+    /// Searches the lazy tools by meaning as well as by words (feature `embeddings`): their
+    /// vectors are computed in the background from when the registry is built (see
+    /// [`Registry::wait_for_embeddings`]), and [`Registry::search`] and search discovery fuse
+    /// the nearest with the lexical ranking. See [`Embeddings`](crate::Embeddings).
+    ///
+    /// ```
+    /// use lazytool_runtime::{Embeddings, Registry, TestEmbedder};
+    ///
+    /// let registry = Registry::builder()
+    ///     .without_inventory()
+    ///     .embeddings(Embeddings::new(TestEmbedder::new()))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(registry.embeddings().is_some());
+    /// ```
+    #[cfg(feature = "embeddings")]
+    pub fn embeddings(mut self, embeddings: crate::discovery::Embeddings) -> Self {
+        self.embeddings = Some(embeddings);
+        self
+    }
+
     /// Leaves out every `#[tool]` of the binary: the registry holds only dynamic tools.
     ///
     /// ```
@@ -291,7 +316,13 @@ impl RegistryBuilder {
             }
         }
         if problems.is_empty() {
-            Ok(Registry::new(tools, self.limits, self.missing))
+            Ok(Registry::new(
+                tools,
+                self.limits,
+                self.missing,
+                #[cfg(feature = "embeddings")]
+                self.embeddings,
+            ))
         } else {
             Err(RegistryError::new(problems))
         }

@@ -1,6 +1,14 @@
 //! Every tool of an application, collected and checked once: [`Registry`].
 
 mod builder;
+#[cfg(feature = "embeddings")]
+mod embedded;
+#[cfg(all(test, feature = "embed-http"))]
+mod embedded_http_tests;
+#[cfg(all(test, feature = "embed-local"))]
+mod embedded_local_tests;
+#[cfg(all(test, feature = "embeddings"))]
+mod embedded_tests;
 mod error;
 mod missing;
 
@@ -57,6 +65,12 @@ struct RegistryInner {
     presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
     /// Whom to ask about a name it does not hold.
     missing: Missing,
+    /// The embedder, and the lazy tools' vectors (in the order of `LazySearch::positions`).
+    #[cfg(feature = "embeddings")]
+    embedded: Option<(
+        crate::discovery::Embeddings,
+        Arc<crate::discovery::embedding::ToolIndex>,
+    )>,
 }
 
 /// Mode, listing, and whether lazy tools are run through the call-through tool.
@@ -112,8 +126,15 @@ impl Registry {
     }
 
     /// A registry of `tools`, in name order (the builder checked them).
-    fn new(tools: Vec<Tool>, limits: CallLimits, missing: Missing) -> Registry {
+    fn new(
+        tools: Vec<Tool>,
+        limits: CallLimits,
+        missing: Missing,
+        #[cfg(feature = "embeddings")] embeddings: Option<crate::discovery::Embeddings>,
+    ) -> Registry {
         Registry(Arc::new(RegistryInner {
+            #[cfg(feature = "embeddings")]
+            embedded: embeddings.map(|embeddings| embedded::index(embeddings, &tools)),
             tools,
             limits,
             lazy_search: OnceLock::new(),
@@ -338,9 +359,14 @@ impl Registry {
         let tools = &self.0.tools;
         let search = self.lazy_search();
         let tool = |hit: usize| search.positions.get(hit).map(|&position| &tools[position]);
+        let allowed = |hit: usize| tool(hit).is_some_and(&allowed);
+        #[cfg(feature = "embeddings")]
+        if let Some(hits) = self.search_embedded(&search.index, query, limit, allowed) {
+            return hits.into_iter().filter_map(tool).collect();
+        }
         search
             .index
-            .search_among(query, limit, |hit| tool(hit).is_some_and(&allowed))
+            .search_among(query, limit, allowed)
             .into_iter()
             .filter_map(tool)
             .collect()

@@ -1,0 +1,83 @@
+//! The registry's search by meaning as well as by words (feature `embeddings`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Registry;
+use crate::discovery::embedding::{ToolIndex, tool_text};
+use crate::discovery::{Embeddings, SearchIndex};
+use crate::tool::Tool;
+
+/// Starts computing the vectors of the lazy tools of `tools`.
+pub(super) fn index(embeddings: Embeddings, tools: &[Tool]) -> (Embeddings, Arc<ToolIndex>) {
+    let texts = tools
+        .iter()
+        .filter(|tool| tool.is_lazy())
+        .map(|tool| tool_text(tool.name(), tool.description()))
+        .collect();
+    let index = embeddings.index(texts);
+    (embeddings, index)
+}
+
+impl Registry {
+    /// The embeddings the registry searches with, if any ([`RegistryBuilder::embeddings`](crate::RegistryBuilder::embeddings)).
+    ///
+    /// ```
+    /// use lazytool_runtime::Registry;
+    ///
+    /// assert!(Registry::builder().without_inventory().build().unwrap().embeddings().is_none());
+    /// ```
+    pub fn embeddings(&self) -> Option<&Embeddings> {
+        self.0.embedded.as_ref().map(|(embeddings, _)| embeddings)
+    }
+
+    /// Waits at most `timeout` for the lazy tools' vectors; whether search uses them now.
+    /// False at once if the registry has no embeddings or its embedder failed (see
+    /// [`Embeddings::last_warning`]). Searches never wait for them: until then they are
+    /// lexical.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_runtime::{Embeddings, Registry, TestEmbedder};
+    ///
+    /// let registry = Registry::builder()
+    ///     .without_inventory()
+    ///     .embeddings(Embeddings::new(TestEmbedder::new()))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(registry.wait_for_embeddings(Duration::from_secs(10)));
+    /// ```
+    pub fn wait_for_embeddings(&self, timeout: Duration) -> bool {
+        self.0
+            .embedded
+            .as_ref()
+            .is_some_and(|(_, index)| index.wait(timeout))
+    }
+
+    /// The hybrid ranking of the lazy tools `allowed` for `query` (positions in the index),
+    /// or `None` to search by words only: no embeddings, no vectors yet, or no query vector
+    /// (after a warning).
+    pub(super) fn search_embedded(
+        &self,
+        index: &SearchIndex,
+        query: &str,
+        limit: usize,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Option<Vec<usize>> {
+        let (embeddings, tool_index) = self.0.embedded.as_ref()?;
+        let vectors = tool_index.vectors()?;
+        if limit == 0 || vectors.len() == 0 || query.trim().is_empty() {
+            return None;
+        }
+        let query_vector = embeddings.query(query, vectors.dimension())?;
+        let fusion = embeddings.fusion();
+        let depth = fusion.depth().max(limit);
+        let lexical = index.search_scored(query, depth, &allowed);
+        let dense = vectors.nearest(&query_vector, depth, &allowed);
+        Some(
+            fusion
+                .with_depth(depth)
+                .fuse(&lexical, &dense, limit, vectors.alike()),
+        )
+    }
+}
