@@ -29,7 +29,7 @@ if [ "${1:-}" = hybrid ]; then
     SETS="$OUT/hybrid"
     python3 "$ROOT/bench/search/hybrid.py" prepare "$OUT/data" "$ROOT/bench/search/data/metatool" "$SETS"
     CARGO_TARGET_DIR="$OUT" cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" \
-        -p lazytool-examples-core --features embed-local --example tool_search
+        -p lazytool-examples-search --features embed-local --example tool_search
     SEARCH="$OUT/release/examples/tool_search"
     export RAYON_NUM_THREADS=1
     for set in bfcl-live metatool; do

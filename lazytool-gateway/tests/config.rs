@@ -228,7 +228,7 @@ fn a_typo_of_a_key_names_the_closest_known_key() {
             "$.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
             "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `uri` a typo of `url`?",
             "$.mcpServers.none: needs `command` (a child process) or `url` (streamable HTTP)",
-            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv)",
+            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search)",
             "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin)",
             "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin)",
         ]
@@ -560,25 +560,26 @@ fn a_bad_embeddings_section_is_refused_with_its_path() {
     let search = "$.lazytool.search.rerank: unknown key (expected one of: embeddings)";
     assert_eq!(
         problems(json!({"url": "http://127.0.0.1:1"}))[..],
-        [search.to_owned(), "$.lazytool.search.embeddings: `url` needs `model`, the name the endpoint knows the model by".to_owned()]
+        // In file order: `embeddings` comes before `rerank`.
+        ["$.lazytool.search.embeddings: `url` needs `model`, the name the endpoint knows the model by".to_owned(), search.to_owned()]
     );
     assert_eq!(
-        problems(json!({"url": "ftp://x", "model": "m", "apiKeyEnv": "NOPE"}))[1],
+        problems(json!({"url": "ftp://x", "model": "m", "apiKeyEnv": "NOPE"}))[0],
         "$.lazytool.search.embeddings.url: embeddings URL \"ftp://x\": not http:// or https://"
     );
     assert_eq!(
-        problems(json!({"url": "http://x", "model": "m", "apiKeyEnv": "NOPE"}))[1],
+        problems(json!({"url": "http://x", "model": "m", "apiKeyEnv": "NOPE"}))[0],
         "$.lazytool.search.embeddings.apiKeyEnv: the environment variable NOPE is not set"
     );
     assert_eq!(
-        problems(json!({"url": "http://x", "modelDir": "/models/mini"}))[1],
+        problems(json!({"url": "http://x", "modelDir": "/models/mini"}))[0],
         "$.lazytool.search.embeddings: `url` and `modelDir`: one or the other"
     );
     assert_eq!(
-        problems(json!({"url": "http://x", "model": "m", "batchSize": 0}))[1],
+        problems(json!({"url": "http://x", "model": "m", "batchSize": 0}))[0],
         "$.lazytool.search.embeddings.batchSize: expected a positive whole number of texts, found 0"
     );
     assert!(
-        problems(json!({}))[1].starts_with("$.lazytool.search.embeddings: needs `url` and `model`")
+        problems(json!({}))[0].starts_with("$.lazytool.search.embeddings: needs `url` and `model`")
     );
 }

@@ -21,7 +21,6 @@ mod search;
 mod signing;
 mod tool;
 
-pub(crate) use explained::Explains;
 #[cfg(feature = "embed-http")]
 pub use embedding::HttpEmbedder;
 #[cfg(feature = "embed-local")]
@@ -30,6 +29,7 @@ pub use embedding::LocalEmbedder;
 pub use embedding::{
     EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, MAX_QUERY_BYTES, TestEmbedder,
 };
+pub(crate) use explained::Explains;
 pub use listing::DiscoveryListing;
 pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
 pub(crate) use mode::{LazyCosts, tools_tokens};

@@ -294,7 +294,7 @@ fn local_model(
 fn local_model(dir: &str) -> Result<Arc<dyn Embedder>, Box<dyn std::error::Error>> {
     Err(format!(
         "--embed-model {dir}: this build runs no local model; build it with `--features embed-local` \
-         (cargo run --release --features embed-local --example tool_search -- ...)"
+         (cargo run --release -p lazytool-examples-search --features embed-local --example tool_search -- ...)"
     )
     .into())
 }
