@@ -3,8 +3,6 @@
 
 use lazytool_runtime::{DynamicTool, Registry, RegistryProblem};
 
-use super::sanitize::grouped;
-
 /// Something said about one upstream tool: why it was left out, or what was removed from
 /// its text. `tool` is its name on the upstream server.
 ///
@@ -33,13 +31,8 @@ impl std::fmt::Display for ToolNote {
 /// why not.
 pub(crate) fn admit(tool: &DynamicTool, max_definition_bytes: usize) -> Result<(), String> {
     // Measured first: a definition too large to serve is not worth compiling.
-    let bytes = tool.definition_bytes();
-    if bytes > max_definition_bytes {
-        return Err(format!(
-            "its definition is {} bytes, over the bound of {} bytes",
-            grouped(bytes),
-            grouped(max_definition_bytes)
-        ));
+    if let Some(why) = tool.oversized(max_definition_bytes) {
+        return Err(why);
     }
     let built = Registry::builder()
         .without_inventory()

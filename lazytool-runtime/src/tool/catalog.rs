@@ -218,13 +218,8 @@ impl CatalogReader {
             if !entry.annotations.is_empty() {
                 tool = tool.annotations(entry.annotations);
             }
-            let bytes = tool.definition_bytes();
-            if bytes > self.max_definition_bytes {
-                problems.push(format!(
-                    "tool {index}: `{name}`: its definition is {} bytes, over the bound of {} bytes",
-                    grouped(bytes),
-                    grouped(self.max_definition_bytes)
-                ));
+            if let Some(why) = tool.oversized(self.max_definition_bytes) {
+                problems.push(format!("tool {index}: `{name}`: {why}"));
                 continue;
             }
             tools.push(tool);
@@ -350,16 +345,3 @@ impl Display for CatalogError {
 }
 
 impl std::error::Error for CatalogError {}
-
-/// `count` with its digits in groups of three: 1,145,839.
-fn grouped(count: usize) -> String {
-    let digits = count.to_string();
-    let mut out = String::with_capacity(digits.len() * 4 / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}

@@ -88,6 +88,43 @@ impl DynamicTool {
             annotations,
         })
     }
+
+    /// Why this tool cannot be sent under a bound of `max_bytes` on its
+    /// [`definition_bytes`](Self::definition_bytes): `None` when it is within it, else the
+    /// reason a report shows.
+    ///
+    /// ```
+    /// use lazytool_runtime::DynamicTool;
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("echo", "Returns its input.", json!({"type": "object"}),
+    ///     |arguments, _| async move { Ok::<_, String>(arguments) });
+    /// assert_eq!(tool.oversized(82), None);
+    /// assert_eq!(tool.oversized(50).as_deref(), Some("its definition is 82 bytes, over the bound of 50 bytes"));
+    /// ```
+    pub fn oversized(&self, max_bytes: usize) -> Option<String> {
+        let bytes = self.definition_bytes();
+        (bytes > max_bytes).then(|| {
+            format!(
+                "its definition is {} bytes, over the bound of {} bytes",
+                grouped(bytes),
+                grouped(max_bytes)
+            )
+        })
+    }
+}
+
+/// `count` with its digits in groups of three: 1,145,839.
+fn grouped(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() * 4 / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// The bytes of `value`'s compact JSON, counted as it is written, without keeping it.
