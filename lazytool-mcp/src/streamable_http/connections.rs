@@ -1,7 +1,7 @@
 //! The accept loop: each connection with `TCP_NODELAY`, served by hyper's HTTP/1 with a
 //! header read timeout, at most `max_connections` at once (over that, the connection idle
-//! longest is closed to make room ([`IdleConnections`]); with none idle, the new one gets 503
-//! and is closed), and on shutdown the drain: accepting stops, each connection finishes the
+//! longest is closed to make room ([`IdleConnections`]) and its place is owed to the new one
+//! ([`Slots`]); with none idle, the new one gets 503 and is closed), and on shutdown the drain: accepting stops, each connection finishes the
 //! request it is answering and closes, within the drain timeout.
 
 use std::convert::Infallible;
@@ -21,18 +21,21 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
 use super::body::refusal;
 use super::drain::Drain;
 use super::idle::{IdleConnections, Tracked};
 use super::limits::HttpLimits;
 use super::metrics::{HttpMetrics, Refusal};
+use super::slots::Slots;
 
 /// Connections over the cap answered at once; beyond these they are closed unanswered.
 const MAX_REFUSING: usize = 64;
 /// How long a connection over the cap may take to send the request it is refused.
 const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(1);
-/// The pause after an accept error (out of descriptors, say) before accepting again.
+/// The longest pause after an accept error (out of descriptors, say) before accepting again:
+/// shorter when an idle connection closed for it gives its descriptor back sooner.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a new connection waits for the place of the idle one closed for it (a moment,
 /// unless the machine is loaded: generous, since each waiting one stands for one closed).
@@ -50,7 +53,7 @@ pub(crate) async fn serve(
     metrics: HttpMetrics,
     stop: impl Future<Output = ()>,
 ) {
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let slots = Slots::new(limits.max_connections);
     let idle = Arc::new(IdleConnections::default());
     let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
     let graceful = GracefulShutdown::new();
@@ -76,8 +79,8 @@ pub(crate) async fn serve(
                 Err(error) => {
                     tracing::warn!(target: "lazytool::mcp", %error, "cannot accept a connection");
                     // Out of descriptors, most likely: an idle connection gives one back.
-                    idle.shed_one();
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                    let closed = idle.shed_one().unwrap_or_else(CancellationToken::new);
+                    let _ = tokio::time::timeout(ACCEPT_BACKOFF, closed.cancelled()).await;
                     continue;
                 }
             },
@@ -87,11 +90,11 @@ pub(crate) async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(target: "lazytool::mcp", %error, "cannot set TCP_NODELAY");
         }
-        let slot = match Arc::clone(&slots).try_acquire_owned() {
-            Ok(slot) => Ok(slot),
+        let slot = match slots.take() {
+            Some(slot) => Ok(slot),
             // The shed connection's task gives its place back in a moment: wait for it.
-            Err(_) if idle.shed_one() => Err(Arc::clone(&slots)),
-            Err(_) => {
+            None if idle.shed_one().is_some() => Err(slots.owe()),
+            None => {
                 metrics.refuse(Refusal::Connections);
                 if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
                     connections.spawn(async move {
@@ -104,16 +107,20 @@ pub(crate) async fn serve(
         };
         let tracked = Arc::new(idle.open());
         let shed = tracked.shed.clone();
+        let closed = tracked.closed.clone();
         let service = tracking(service.clone(), tracked);
         let connection = http.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         let metrics = metrics.clone();
         connections.spawn(async move {
+            // Dropped last: the connection is closed by then.
+            let _closed = closed.drop_guard();
+            let connection = connection;
             let slot = match slot {
                 Ok(slot) => slot,
-                Err(slots) => match tokio::time::timeout(SHED_WAIT, slots.acquire_owned()).await {
-                    Ok(Ok(slot)) => slot,
-                    _ => return,
+                Err(owed) => match owed.wait(SHED_WAIT).await {
+                    Some(slot) => slot,
+                    None => return,
                 },
             };
             metrics.connections.inc();

@@ -28,6 +28,7 @@ struct Entry {
     in_flight: usize,
     idle_since: Instant,
     shed: CancellationToken,
+    closed: CancellationToken,
 }
 
 /// One connection's place in [`IdleConnections`], left when dropped.
@@ -36,6 +37,8 @@ pub(crate) struct Tracked {
     id: u64,
     /// Cancelled when the connection is shed.
     pub(crate) shed: CancellationToken,
+    /// To be cancelled once the connection is closed (its descriptor given back).
+    pub(crate) closed: CancellationToken,
 }
 
 /// A request of a connection in flight: the connection is not idle until it is dropped.
@@ -55,6 +58,7 @@ impl IdleConnections {
     /// Tracks a new connection, idle until its first request.
     pub(crate) fn open(self: &Arc<Self>) -> Tracked {
         let shed = CancellationToken::new();
+        let closed = CancellationToken::new();
         let mut state = self.lock();
         let id = state.next;
         state.next += 1;
@@ -65,18 +69,21 @@ impl IdleConnections {
                 in_flight: 0,
                 idle_since: Instant::now(),
                 shed: shed.clone(),
+                closed: closed.clone(),
             },
         );
         Tracked {
             connections: Arc::clone(self),
             id,
             shed,
+            closed,
         }
     }
 
-    /// Closes the connection idle longest, one that never sent a whole request first; `false`
-    /// when every connection has a request in flight.
-    pub(crate) fn shed_one(&self) -> bool {
+    /// Closes the connection idle longest, one that never sent a whole request first, and
+    /// gives the token cancelled once it is closed; `None` when every connection has a request
+    /// in flight.
+    pub(crate) fn shed_one(&self) -> Option<CancellationToken> {
         let mut state = self.lock();
         let victim = state
             .open
@@ -84,12 +91,10 @@ impl IdleConnections {
             .filter(|(_, entry)| entry.in_flight == 0)
             .min_by_key(|(_, entry)| (entry.served, entry.idle_since))
             .map(|(&id, _)| id);
-        let Some(entry) = victim.and_then(|id| state.open.remove(&id)) else {
-            return false;
-        };
+        let entry = victim.and_then(|id| state.open.remove(&id))?;
         tracing::debug!(target: "lazytool::mcp", served_before = entry.served, idle = ?entry.idle_since.elapsed(), "closing an idle connection to make room for a new one");
         entry.shed.cancel();
-        true
+        Some(entry.closed)
     }
 
     #[cfg(test)]
@@ -140,12 +145,17 @@ mod tests {
         let busy = connections.open();
         let _working = busy.working();
 
-        assert!(connections.shed_one());
+        let closed = connections.shed_one().expect("an idle connection");
         assert!(slow.shed.is_cancelled(), "never sent a request");
         assert!(!served.shed.is_cancelled());
-        assert!(connections.shed_one());
+        slow.closed.cancel();
+        assert!(
+            closed.is_cancelled(),
+            "the token says when the one shed is closed"
+        );
+        assert!(connections.shed_one().is_some());
         assert!(served.shed.is_cancelled(), "idle between requests");
-        assert!(!connections.shed_one(), "the busy one stays");
+        assert!(connections.shed_one().is_none(), "the busy one stays");
         assert!(!busy.shed.is_cancelled());
 
         drop((slow, served, busy));

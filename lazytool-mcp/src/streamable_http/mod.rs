@@ -21,6 +21,7 @@ mod origin;
 #[cfg(feature = "cli")]
 mod principals;
 mod sessions;
+mod slots;
 mod stateless;
 
 use std::net::SocketAddr;

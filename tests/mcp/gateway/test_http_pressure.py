@@ -1,7 +1,8 @@
 """Both binaries serving HTTP under pressure from a misbehaving client of our own, on 127.0.0.1
 and bounded in count: started with a low open-file limit (soft 64, hard 256), each raises it
-to the hard limit, and connections that never finish their headers (more than the cap and
-than the limit it started with) never keep a normal client from being answered within 5 s.
+to the hard limit, and connections that never finish their headers (more than the cap, and
+more than even the raised limit, so that accepting runs out of descriptors) never keep a
+normal client from being answered within 5 s.
 A flood of handshakes against the gateway grows its memory only up to its default bound of
 sessions.
 """
@@ -26,6 +27,7 @@ SERVER = Path(os.environ.get("LAZYTOOL_MCP_SERVER", ROOT / "target/debug/example
 TIMEOUT = 30
 SERVED_WITHIN = 5
 SOFT, HARD = 64, 256
+HELD = 600
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}})
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -79,7 +81,7 @@ def test_held_connections_never_lock_a_normal_client_out(serving: tuple[subproce
     assert soft_open_files(process.pid) == HARD, "the soft open-file limit is raised to the hard one"
     attack = []
     try:
-        for _ in range(200):
+        for _ in range(HELD):
             held = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
             try:
                 held.sendall(b"POST /mcp HTTP/1.1\r\nX-Slow: ")
