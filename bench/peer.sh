@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The peer benchmark of MCP over streamable HTTP (issue 23, item 6): the same `add(a, b)` tool
-# served by lazytool, rmcp, the TypeScript SDK and the Python SDK, driven by one load generator
-# (bench/peer/src/bin/peer_load) in interleaved rounds; prints one table.
+# served by lazytool, rmcp, the TypeScript SDK and the Python SDK, and the ceiling `hyper` (a
+# bare hyper server answering the stateless call with lazytool's bytes, no MCP: issue 36),
+# driven by one load generator (bench/peer/src/bin/peer_load) in interleaved rounds; prints one
+# table, and each server's requests/s as a share of the ceiling's in the same rounds.
 #
 #   bash bench/peer.sh                       # from the workspace root: 3 rounds of 2 s runs (~5 min)
 #   bash bench/peer.sh --long                # 5 rounds of 10 s runs (~20 min)
 #   bash bench/peer.sh --rounds N --seconds S --warmup S --clients "1 8 64"
 #   bash bench/peer.sh --lazytool NAME=PATH  # also a lazytool_add built elsewhere (another
 #                                            # branch), as server NAME in the same rounds
-#   bash bench/peer.sh --only "lazytool rmcp"  # only these servers (lazytool, the --lazytool
-#                                              # builds, rmcp, typescript, python)
+#   bash bench/peer.sh --only "lazytool rmcp"  # only these servers (hyper, lazytool, the
+#                                              # --lazytool builds, rmcp, typescript, python)
 #   bash bench/peer.sh --pin                 # servers on CPU 0, the load generator on CPU 1
 #                                            # (taskset): neither waits for the other's core
 #
@@ -31,7 +33,7 @@ ONLY=""
 SERVER_PIN=()
 LOAD_PIN=()
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --rounds|--seconds|--warmup|--clients|--lazytool|--only)
@@ -116,6 +118,11 @@ start() {
 
 # RUNS: "server flow url pid" per line, in the order each round runs them.
 RUNS=""
+if wanted hyper; then
+    # Only the stateless call: the ceiling has no sessions to open.
+    start hyper "$BIN/hyper_add"
+    RUNS+="hyper stateless $URL $PID"$'\n'
+fi
 if wanted lazytool; then
     start lazytool "$BIN/lazytool_add"
     RUNS+="lazytool stateful $URL $PID"$'\n'"lazytool stateless $URL $PID"$'\n'
@@ -165,6 +172,9 @@ echo
 "$BIN/peer_load" table "$RESULTS"
 echo
 VERSIONS="lazytool built from $LAZYTOOL_BUILD"
+if wanted hyper; then
+    VERSIONS+="; hyper $(sed -n '/^name = "hyper"$/{n;s/^version = "\(.*\)"$/\1/p;}' "$PEER/Cargo.lock")"
+fi
 if wanted typescript; then
     VERSIONS+="; $(node --version) $(grep -m1 '"version"' "$NODE_DIR/node_modules/@modelcontextprotocol/sdk/package.json" | tr -d ' ,"' | sed 's/version:/@modelcontextprotocol\/sdk /')"
 fi

@@ -4,10 +4,11 @@
 //! peer_load run --url http://127.0.0.1:PORT/mcp --server NAME --flow stateful --clients 8 \
 //!     --seconds 2 [--warmup 0.5] [--round 1] [--pid SERVER_PID]      # one JSON line
 //!     [--latencies FILE]           # also every measured call: start µs, latency µs
-//! peer_load table RESULTS.jsonl                                       # the Markdown table
+//! peer_load table RESULTS.jsonl        # the Markdown table (and the ceiling's, with `hyper`)
 //! ```
 
 mod answer;
+mod ceiling;
 mod connection;
 mod flow;
 mod record;
@@ -116,6 +117,10 @@ fn main() -> Result<(), String> {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             print!("{}", table::table(&records));
+            let ceiling = ceiling::ceiling_table(&records);
+            if !ceiling.is_empty() {
+                print!("\n{ceiling}");
+            }
             Ok(())
         }
     }

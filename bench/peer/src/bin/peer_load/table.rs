@@ -98,7 +98,7 @@ fn flow_order(flow: Flow) -> u8 {
     }
 }
 
-fn median(values: impl Iterator<Item = f64>) -> f64 {
+pub fn median(values: impl Iterator<Item = f64>) -> f64 {
     let mut values: Vec<f64> = values.filter(|value| !value.is_nan()).collect();
     if values.is_empty() {
         return f64::NAN;
@@ -128,7 +128,7 @@ fn fixed(ms: f64) -> String {
 }
 
 /// A whole number with thousands separators (`12,345`).
-fn thousands(value: f64) -> String {
+pub fn thousands(value: f64) -> String {
     if value.is_nan() {
         return "-".to_owned();
     }
