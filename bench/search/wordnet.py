@@ -10,7 +10,7 @@ words people use, not the names of species and chemicals), its most frequent sen
 other one-word nouns of that synset (`taxi` -> cab, taxicab) and of the synsets it is a
 kind of, its hypernyms (`taxi` -> car, auto). One line per noun, sorted:
 `noun<TAB>related related ...`, after WordNet's licence as `#` lines, which the licence asks
-to appear on every copy. BENCHMARKS.md ("Search", sixth round) measures the variants
+to appear on every copy. bench/HISTORY.md ("Search", sixth round) measures the variants
 (verbs, adjectives, two senses, two levels of hypernyms, untagged nouns).
 """
 
