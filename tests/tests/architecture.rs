@@ -360,11 +360,11 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
     let files: BTreeMap<&str, &str> = BTreeMap::from([
         (
             "src/lib.rs",
-            "mod format; mod read; mod plain; mod inline;\n\
+            "mod format; mod read; mod plain; mod inline; mod again;\n\
              pub use read::Reader;\npub use plain::Plain;",
         ),
         // Names `Reader` through the crate root's re-export: an arrow to read.rs, not lib.rs
-        // (whose `pub use` lines are its index, not arrows).
+        // (whose `pub use` lines, naming items of modules inside it, are its index).
         (
             "src/format/mod.rs",
             "mod json;\nuse crate::Reader;\npub struct Format;",
@@ -384,6 +384,8 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
             "src/plain/cycle.rs",
             "pub struct Cycle;\nfn f() { assert!(matches!(crate::Plain, _)); }",
         ),
+        // A `pub use` of an item from outside the module is an arrow.
+        ("src/again.rs", "pub use crate::read::helper;"),
         // A test module inline belongs to its file: no arrow to itself.
         (
             "src/inline.rs",
@@ -404,6 +406,7 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
         })
         .collect();
     let expected: Vec<(String, String)> = [
+        ("src/again.rs", "src/read.rs"),
         ("src/format/json.rs", "src/format/mod.rs"),
         ("src/format/json.rs", "src/read.rs"),
         ("src/format/mod.rs", "src/read.rs"),

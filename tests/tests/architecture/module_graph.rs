@@ -40,7 +40,8 @@ struct Module {
 struct Reference {
     module: usize,
     path: Vec<String>,
-    /// A `pub use`: the module's index, not a use of the item.
+    /// A `pub use`: when it names an item of a module inside its own, it is the module's
+    /// index (`pub use builder::RegistryBuilder;`), not an arrow.
     export: bool,
 }
 
@@ -234,10 +235,14 @@ impl ModuleGraph {
     /// Every arrow between two different files, with the path that makes it.
     pub fn links(&self) -> Vec<Link> {
         let mut links = Vec::new();
-        for reference in self.references.iter().filter(|reference| !reference.export) {
-            let Some(target) = self.resolve(reference.module, &reference.path, 0) else {
+        for reference in &self.references {
+            let Some(defined_in) = self.resolve(reference.module, &reference.path, 0) else {
                 continue;
             };
+            if reference.export && self.is_inside(defined_in, reference.module) {
+                continue;
+            }
+            let target = self.modules[defined_in].file.clone();
             let from = &self.modules[reference.module].file;
             if *from != target {
                 links.push(Link {
@@ -252,12 +257,24 @@ impl ModuleGraph {
         links
     }
 
-    /// The file that defines what `path`, written in `module`, names.
-    fn resolve(&self, module: usize, path: &[String], depth: usize) -> Option<PathBuf> {
+    /// The module that defines what `path`, written in `module`, names (a module names
+    /// itself).
+    fn resolve(&self, module: usize, path: &[String], depth: usize) -> Option<usize> {
         match self.walk(module, path, depth)? {
-            Target::File(file) => Some(file),
-            Target::Module(module) => Some(self.modules[module].file.clone()),
+            Target::Item(module) | Target::Module(module) => Some(module),
         }
+    }
+
+    /// Whether `inner` is `outer` or one of its descendants.
+    fn is_inside(&self, inner: usize, outer: usize) -> bool {
+        let mut at = Some(inner);
+        while let Some(module) = at {
+            if module == outer {
+                return true;
+            }
+            at = self.modules[module].parent;
+        }
+        false
     }
 
     fn walk(&self, module: usize, path: &[String], depth: usize) -> Option<Target> {
@@ -297,7 +314,7 @@ impl ModuleGraph {
         let mut found = Vec::new();
         for meaning in entry.names.get(name).into_iter().flatten() {
             let target = match meaning {
-                Name::Item => Some(Target::File(entry.file.clone())),
+                Name::Item => Some(Target::Item(module)),
                 Name::Module(inner) => Some(Target::Module(*inner)),
                 Name::Alias(path) => self.walk(module, path, depth + 1),
             };
@@ -323,7 +340,8 @@ impl ModuleGraph {
 
 #[derive(Debug)]
 enum Target {
-    File(PathBuf),
+    /// An item defined in this module.
+    Item(usize),
     Module(usize),
 }
 
