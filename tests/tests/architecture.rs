@@ -4,12 +4,15 @@
 //! strings are skipped.
 //!
 //! And no file names an item of a file that names one of its own, directly or through others
-//! (`no_cycle_between_files`, in the four crates' `src/`).
+//! (`no_cycle_between_files`, in the four crates' `src/`). And every file ARCHITECTURE.md
+//! names exists (`architecture_md_names_only_files_that_exist`).
 
 #[path = "architecture/cycles.rs"]
 mod cycles;
 #[path = "architecture/module_graph.rs"]
 mod module_graph;
+#[path = "architecture/named_files.rs"]
+mod named_files;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -426,4 +429,69 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
         "src/plain/cycle.rs -(crate::Plain)-> src/plain/mod.rs -(self::cycle::Cycle)-> \
          src/plain/cycle.rs\n    (files in this cycle: src/plain/cycle.rs, src/plain/mod.rs)"
     );
+}
+
+/// Paths ARCHITECTURE.md writes as examples of text, not as files of the repository.
+const EXAMPLES_NOT_FILES: &[&str] = &[
+    // What a question may write, which search reads as a file argument (`kinds.rs`).
+    "docs/old.md",
+];
+
+#[test]
+fn architecture_md_names_only_files_that_exist() {
+    let repository = repository();
+    let document = std::fs::read_to_string(repository.join("ARCHITECTURE.md"))
+        .expect("ARCHITECTURE.md is readable");
+    let paths = named_files::repository_paths(&repository);
+    let named = named_files::named_paths(&document);
+    assert!(
+        named.len() > 100,
+        "found only {} paths in ARCHITECTURE.md",
+        named.len()
+    );
+    let missing: Vec<String> = named
+        .iter()
+        .filter(|(_, path)| !EXAMPLES_NOT_FILES.contains(&path.as_str()))
+        .filter(|(_, path)| !named_files::exists(path, &paths))
+        .map(|(line, path)| format!("ARCHITECTURE.md:{line}: `{path}`"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names files that do not exist (a path with `/` must be one relative \
+         to the repository or the end of one; a bare name, some file's name):\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+#[test]
+fn the_named_files_check_reads_paths_as_written() {
+    let named = named_files::named_paths(
+        "See `src/{a,b}.rs` and `c.md`, `https://x.io/`, `cargo test` or\n\
+         `d/`, `tests/*.rs`.\n```\n`skipped.rs`\n```\n",
+    );
+    let named: Vec<(usize, &str)> = named.iter().map(|(l, p)| (*l, p.as_str())).collect();
+    assert_eq!(
+        named,
+        [
+            (1, "src/a.rs"),
+            (1, "src/b.rs"),
+            (1, "c.md"),
+            (2, "d/"),
+            (2, "tests/*.rs")
+        ]
+    );
+    let paths: Vec<String> = [
+        "x/src/",
+        "x/src/a.rs",
+        "x/tests/",
+        "x/tests/one.rs",
+        "y/c.md",
+    ]
+    .map(String::from)
+    .to_vec();
+    let exists = |named| named_files::exists(named, &paths);
+    assert!(exists("src/a.rs") && exists("x/src/a.rs") && exists("c.md") && exists("src/"));
+    assert!(exists("tests/*.rs") && exists("tests/"));
+    assert!(!exists("src/b.rs") && !exists("rc/a.rs") && !exists("a.md") && !exists("c.md/"));
+    assert!(!exists("src/*.md") && !exists("x/*.rs"));
 }
