@@ -364,6 +364,7 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
         (
             "src/lib.rs",
             "mod format; mod read; mod plain; mod inline; mod again;\n\
+             #[path = \"elsewhere/moved.rs\"] mod moved;\n\
              pub use read::Reader;\npub use plain::Plain;",
         ),
         // Names `Reader` through the crate root's re-export: an arrow to read.rs, not lib.rs
@@ -386,6 +387,11 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
         (
             "src/plain/cycle.rs",
             "pub struct Cycle;\nfn f() { assert!(matches!(crate::Plain, _)); }",
+        ),
+        // Found by its `#[path]`.
+        (
+            "src/elsewhere/moved.rs",
+            "fn f() { crate::read::helper(); }",
         ),
         // A `pub use` of an item from outside the module is an arrow.
         ("src/again.rs", "pub use crate::read::helper;"),
@@ -410,6 +416,7 @@ fn the_cycle_checker_follows_re_exports_and_finds_a_cycle() {
         .collect();
     let expected: Vec<(String, String)> = [
         ("src/again.rs", "src/read.rs"),
+        ("src/elsewhere/moved.rs", "src/read.rs"),
         ("src/format/json.rs", "src/format/mod.rs"),
         ("src/format/json.rs", "src/read.rs"),
         ("src/format/mod.rs", "src/read.rs"),

@@ -1,8 +1,12 @@
-//! Which file names an item of which other file: a crate's module tree read with `syn`, every
-//! `use` and every path that starts with `crate`, `super` or `self` resolved through it to the
-//! file that defines the item. A name imported through a re-export resolves to the file that
-//! defines it, not to the one re-exporting it; an inline module (`mod tests {}`) belongs to its
-//! file. Paths into other crates, and names only macros or methods reach, are not followed.
+//! Which file names an item of which other file: a crate's module tree read with `syn` (`mod
+//! x;` as `x.rs`, `x/mod.rs` or its `#[path]`), every `use` and every path that starts with
+//! `crate`, `super` or `self` resolved through it to the file that defines the item. A name
+//! imported through a re-export resolves to the file that defines it, not to the one
+//! re-exporting it; an inline module (`mod tests {}`) belongs to its file. A `pub use` of an
+//! item of a module inside the re-exporting one is that module's index, not an arrow (so
+//! `registry/mod.rs`'s `pub use builder::RegistryBuilder` is none, even where `mod.rs` then
+//! uses the name). Paths into other crates, a macro's arguments that do not parse as
+//! expressions, and names only methods reach are not followed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +34,8 @@ enum Name {
 #[derive(Debug)]
 struct Module {
     file: PathBuf,
+    /// `mod name { ... }`.
+    inline: bool,
     parent: Option<usize>,
     names: BTreeMap<String, Vec<Name>>,
     globs: Vec<Vec<String>>,
@@ -90,14 +96,21 @@ impl ModuleGraph {
                 return;
             }
         };
-        let module = self.add_module(file, parent, name);
+        let module = self.add_module(file, parent, name, false);
         self.read_items(&parsed.items, module, directory, read);
     }
 
-    fn add_module(&mut self, file: &Path, parent: Option<usize>, name: Option<&str>) -> usize {
+    fn add_module(
+        &mut self,
+        file: &Path,
+        parent: Option<usize>,
+        name: Option<&str>,
+        inline: bool,
+    ) -> usize {
         let index = self.modules.len();
         self.modules.push(Module {
             file: file.to_path_buf(),
+            inline,
             parent,
             names: BTreeMap::new(),
             globs: Vec::new(),
@@ -189,7 +202,7 @@ impl ModuleGraph {
         let name = declaration.ident.to_string();
         if let Some((_, items)) = &declaration.content {
             let file = self.modules[parent].file.clone();
-            let module = self.add_module(&file, Some(parent), Some(&name));
+            let module = self.add_module(&file, Some(parent), Some(&name), true);
             self.read_items(items, module, &directory.join(&name), read);
             return;
         }
@@ -209,9 +222,21 @@ impl ModuleGraph {
             }
         });
         let (file, children) = match explicit {
+            // Relative to the declaring file's folder (to `directory` inside an inline
+            // module); the file then declares its modules beside it, as a mod.rs does.
             Some(path) => {
-                let file = directory.join(path);
-                let children = file.with_extension("");
+                let declaring = &self.modules[parent];
+                let base = if declaring.inline {
+                    directory.to_path_buf()
+                } else {
+                    declaring
+                        .file
+                        .parent()
+                        .unwrap_or(Path::new(""))
+                        .to_path_buf()
+                };
+                let file = base.join(path);
+                let children = file.parent().unwrap_or(Path::new("")).to_path_buf();
                 (file, children)
             }
             None => {

@@ -35,7 +35,7 @@ pub(super) struct Posting {
     pub(super) document: u32,
     /// Its per-field BM25 score, which the index ranks by.
     pub(super) score: f32,
-    /// Its BM25F score, which orders the best few (see [`rerank`](super::rerank)).
+    /// Its BM25F score, which orders the best few (see [`rerank`](mod@super::rerank)).
     pub(super) whole: f32,
 }
 
