@@ -5,8 +5,9 @@
 use super::fields::FIELD_COUNT;
 
 /// How much a match counts in each field: name, tags, description, parameter names,
-/// parameter text; in the per-field BM25 and in BM25F alike. `fit.py`: `w0`–`w4`, and
-/// `v0`, `v2`–`v4` for BM25F's (fitted as one with them: the fifth round kept them equal).
+/// parameter text; in the per-field BM25 and in BM25F alike (fifth round). `fit.py`:
+/// `w0`–`w4`, and `v0`, `v2`–`v4` for BM25F's, which `fit.py` can fit apart and which are
+/// these here.
 pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.2, 1.0, 0.5];
 
 /// BM25 term-frequency saturation, by field (see [`FIELD_WEIGHTS`]): tool texts are short,
