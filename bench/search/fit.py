@@ -42,8 +42,9 @@ import numpy as np
 FIELDS = 5  # name, tags, description, parameter names, parameter text
 TOP = 10
 
-# Today's constants (lazytool-runtime/src/discovery/search/). The fifth round's fits started
-# from 289ef41's, which differ in K1 (3 in every field) and B (0.75 in every field).
+# Today's constants (lazytool-runtime/src/discovery/search/weights.rs, whose unit test fails
+# when these differ). The fifth round's fits started from 289ef41's, which differ in K1 (3 in
+# every field) and B (0.75 in every field).
 TODAY = {
     "w0": 3.0, "w1": 3.0, "w2": 1.2, "w3": 1.0, "w4": 0.5,   # FIELD_WEIGHTS
     "k0": 20.0, "k2": 3.0, "k3": 8.0, "k4": 3.0,             # K1, per field (tags: 3)

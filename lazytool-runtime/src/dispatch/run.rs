@@ -8,7 +8,7 @@ use std::task::Poll;
 use super::admission::Admitted;
 use super::deadline;
 use super::panic::{panic_message, panicked};
-use super::span::CallSpan;
+use super::span::{CallSpan, trace_outcome};
 use crate::call::{CallCancellation, ToolErrorKind, ToolResult, cut_output};
 use crate::tool::{CallFuture, Tool};
 
@@ -212,18 +212,4 @@ fn finish(
 #[inline(never)]
 fn drop_sleep(sleep: Pin<Box<tokio::time::Sleep>>) {
     drop(sleep);
-}
-
-/// The `lazytool::call` event that ends every call, admitted or not. (Inlined: when nothing
-/// listens, it is a level check.)
-#[inline(always)]
-pub(super) fn trace_outcome(tool: &Tool, result: &ToolResult, started: Option<std::time::Instant>) {
-    // Every field is computed only when something listens.
-    tracing::debug!(
-        target: "lazytool::call",
-        tool = %tool.name(),
-        outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str),
-        duration_us = started.map(|start| start.elapsed().as_micros() as u64),
-        "tool call finished"
-    );
 }

@@ -1,4 +1,5 @@
-//! The OpenTelemetry GenAI span of one tool execution: [`CallSpan`].
+//! The OpenTelemetry GenAI span of one tool execution, [`CallSpan`], and the
+//! `tool call finished` event that ends every call, [`trace_outcome`].
 //!
 //! Named and shaped as the semantic conventions' execute tool span (span name
 //! `execute_tool {gen_ai.tool.name}`, kind `INTERNAL`): `tracing` spans have static names,
@@ -11,8 +12,8 @@ use tracing::Span;
 use tracing::field::Empty;
 use tracing::span::Entered;
 
-use crate::call::{ToolResult, quote};
-use crate::tool::MAX_TOOL_NAME_LEN;
+use crate::call::{ToolErrorKind, ToolResult, quote};
+use crate::tool::{MAX_TOOL_NAME_LEN, Tool};
 
 /// The `tracing` target of the span (and of the `tool call finished` event inside it).
 const TARGET: &str = "lazytool::call";
@@ -63,6 +64,20 @@ fn close_span(span: Span, result: &ToolResult) {
         span.record("error.type", kind.as_str());
         span.record("otel.status_code", "ERROR");
     }
+}
+
+/// The `lazytool::call` event that ends every call, admitted or not. (Inlined: when nothing
+/// listens, it is a level check.)
+#[inline(always)]
+pub(super) fn trace_outcome(tool: &Tool, result: &ToolResult, started: Option<std::time::Instant>) {
+    // Every field is computed only when something listens.
+    tracing::debug!(
+        target: TARGET,
+        tool = %tool.name(),
+        outcome = result.error_kind().map_or("ok", ToolErrorKind::as_str),
+        duration_us = started.map(|start| start.elapsed().as_micros() as u64),
+        "tool call finished"
+    );
 }
 
 /// The span of one tool execution, at `INFO` on target `lazytool::call`, with the fields

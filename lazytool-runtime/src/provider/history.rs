@@ -1,107 +1,19 @@
-//! Reading message histories: the format-independent driver behind
-//! [`Session::from_history`], over each provider module's reading of its own items.
-//!
-//! Every message goes to every format's reader ([`FORMATS`](super::FORMATS)); a reader
-//! reports the tool calls and results it recognizes to a [`HistoryScan`], which matches each
+//! What a format's history reader reports to: a [`HistoryScan`], which matches each tool
 //! result to the latest call with its id that came before it and keeps, of the results of
-//! discovery calls, the [`DiscoveredSet`] they stand for. Compaction markers are searched
-//! in every message's texts. Only the top level of the history is walked and nothing is
-//! parsed but the results of discovery calls, so the cost is linear in the history's size.
+//! discovery calls, the [`DiscoveredSet`] they stand for; and the readers' shared lookups
+//! (`member`, `str_field`, `id_field`, `record_of_content`). The driver that hands every
+//! message to every format is [`Session::from_history`] (`from_history.rs`).
+//!
+//! [`Session::from_history`]: crate::Session::from_history
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::FORMATS;
 use crate::call::DiscoveredSet;
-use crate::discovery::{compaction, read_result, read_result_text};
-use crate::registry::Registry;
-use crate::session::{Session, SessionOptions};
+use crate::discovery::{read_result, read_result_text};
 use crate::tool::DISCOVERY_TOOL_NAME;
-
-impl Session {
-    /// Rebuilds a conversation's session from its message history, as a stateless server
-    /// does on every request.
-    ///
-    /// Reads OpenAI Chat (`tool_calls` / `tool_call_id`), TanStack AI (`ModelMessage`
-    /// `toolCalls` / `toolCallId`, and `UIMessage` `tool-call` / `tool-result` parts and the
-    /// `output` of a `tool-call` part), Anthropic (`tool_use` / `tool_result` blocks,
-    /// `tool_reference` answers), OpenAI Responses (`function_call` / `function_call_output`
-    /// items, client-executed `tool_search_call` / `tool_search_output` items) and Gemini
-    /// (`functionCall` / `functionResponse` parts), even mixed, and compaction markers
-    /// ([`Session::compaction_marker`]) in any message's text. Only results of calls to the
-    /// discovery tool count, matched by call id; malformed entries are skipped; tools that
-    /// no longer exist, are not lazy, or are not allowed are ignored.
-    ///
-    /// ```
-    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session};
-    /// use serde_json::json;
-    ///
-    /// let tool = DynamicTool::new("forecast", "Weather forecast.", json!({"type": "object"}),
-    ///     |_, _| async { Ok::<_, String>(json!("sunny")) }).lazy(true);
-    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
-    ///
-    /// let history = [
-    ///     json!({"role": "user", "content": "Weather tomorrow?"}),
-    ///     json!({"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
-    ///         "function": {"name": DISCOVERY_TOOL_NAME, "arguments": "{\"toolNames\":[\"forecast\"]}"}}]}),
-    ///     json!({"role": "tool", "tool_call_id": "call_1",
-    ///         "content": "{\"tools\":[{\"name\":\"forecast\",\"description\":\"Weather forecast.\",\"inputSchema\":{}}]}"}),
-    /// ];
-    /// let session = Session::from_history(&registry, &history);
-    /// assert_eq!(session.discovered().tools, ["forecast"]);
-    /// assert_eq!(session.active_tools()[0].name, "forecast");
-    /// ```
-    pub fn from_history(registry: &Registry, history: &[Value]) -> Session {
-        Session::from_history_with(registry, history, SessionOptions::default())
-    }
-
-    /// [`Session::from_history`] with options: gating, and with a
-    /// signing key (`SessionOptions::signing_key`, `signing` feature), only discoveries carrying a valid
-    /// signature count.
-    ///
-    /// ```
-    /// # use lazytool_runtime::{DynamicTool, Registry};
-    /// # use serde_json::json;
-    /// # let tool = |name: &str, lazy| DynamicTool::new(name.to_owned(), "A tool.", json!({"type": "object"}),
-    /// #     |_, _| async { Ok::<_, String>(json!("done")) }).lazy(lazy);
-    /// # let registry = Registry::builder().without_inventory()
-    /// #     .tools([tool("get_time", false), tool("get_forecast", true)]).build().unwrap();
-    /// // `get_time` is eager, `get_forecast` lazy.
-    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, Session, SessionOptions};
-    ///
-    /// // The history claims a discovery; this user may not use lazy tools, so it counts for nothing.
-    /// let history = [
-    ///     json!({"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
-    ///         "function": {"name": DISCOVERY_TOOL_NAME, "arguments": "{\"toolNames\":[\"get_forecast\"]}"}}]}),
-    ///     json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"tools\":[{\"name\":\"get_forecast\"}]}"}),
-    /// ];
-    /// assert_eq!(Session::from_history(&registry, &history).discovered().tools, ["get_forecast"]);
-    /// let options = SessionOptions::new().allow(|tool| !tool.is_lazy());
-    /// assert!(Session::from_history_with(&registry, &history, options).discovered().tools.is_empty());
-    /// ```
-    pub fn from_history_with(
-        registry: &Registry,
-        history: &[Value],
-        options: SessionOptions,
-    ) -> Session {
-        let mut scan = HistoryScan::default();
-        let mut markers = Vec::new();
-        for message in history {
-            let Some(message) = message.as_object() else {
-                continue;
-            };
-            for text in message_texts(message) {
-                markers.extend(compaction::markers_in(text));
-            }
-            for read in FORMATS {
-                read(message, &mut scan);
-            }
-        }
-        Session::from_records(registry, markers.into_iter().chain(scan.records), options)
-    }
-}
 
 /// What the readers of a history have found so far.
 #[derive(Default)]
@@ -112,7 +24,7 @@ pub(crate) struct HistoryScan<'m> {
     unnamed_calls: HashMap<&'m str, usize>,
     unnamed_results: HashMap<&'m str, usize>,
     /// What the results of discovery calls handed out, in history order.
-    records: Vec<DiscoveredSet>,
+    pub(super) records: Vec<DiscoveredSet>,
 }
 
 impl<'m> HistoryScan<'m> {
@@ -180,29 +92,6 @@ fn text_of(content: Option<&Value>) -> Cow<'_, str> {
         ),
         _ => Cow::Borrowed(""),
     }
-}
-
-/// The texts of a message in any format, where compaction markers may be: a string
-/// `content`, and the `text` of `content` parts (OpenAI, Anthropic, Responses) or of Gemini
-/// `parts`, or the `content` of TanStack's text parts (`{"type": "text", "content"}`).
-fn message_texts(message: &Map<String, Value>) -> impl Iterator<Item = &str> {
-    let content = member(message, "content");
-    let whole = content.and_then(Value::as_str);
-    let parts = [content, member(message, "parts")]
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_array)
-        .flatten()
-        .filter_map(|part| {
-            let text = part.get("text").and_then(Value::as_str);
-            let tanstack = || {
-                (part.get("type").and_then(Value::as_str) == Some("text"))
-                    .then(|| part.get("content").and_then(Value::as_str))
-                    .flatten()
-            };
-            text.or_else(tanstack)
-        });
-    whole.into_iter().chain(parts)
 }
 
 /// `object[key]`. Messages have a handful of members: comparing keys is cheaper than hashing

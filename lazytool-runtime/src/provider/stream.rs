@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::Provider;
+use super::read::Provider;
 use crate::call::ToolCall;
 
 /// What turns one provider's stream events into complete tool calls; implemented by each

@@ -1,8 +1,12 @@
-//! Turning text into search terms: words, folded to ASCII, split, stemmed.
+//! Turning text into search terms: words, folded to ASCII, split, stemmed; and the synonym
+//! groups of `vocabulary.rs` turned into terms the same way ([`SYNONYMS`]).
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use super::script::{is_word_char, pieces};
 use super::stem::stem;
-use super::vocabulary::{ABBREVIATIONS, is_stop_word};
+use super::vocabulary::{ABBREVIATIONS, SYNONYM_GROUPS, is_stop_word};
 
 /// Marks the term of a word as written, which an inflected word has besides its stem, so
 /// that the same form (`gists`, `branches`) counts more than a mere shared stem.
@@ -33,6 +37,26 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
 pub(super) fn analyze(text: &str, analysis: Analysis, terms: &mut Vec<String>) {
     Analyzer::default().text(text, analysis, &mut |term| terms.push(term.to_owned()));
 }
+
+/// The other terms of each term's synonym groups.
+pub(super) static SYNONYMS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
+    let mut table: HashMap<String, Vec<String>> = HashMap::new();
+    for group in SYNONYM_GROUPS {
+        let mut terms = Vec::new();
+        for word in *group {
+            analyze(word, Analysis::Prose, &mut terms);
+        }
+        for term in &terms {
+            let synonyms = table.entry(term.clone()).or_default();
+            for other in &terms {
+                if other != term && !synonyms.contains(other) {
+                    synonyms.push(other.clone());
+                }
+            }
+        }
+    }
+    table
+});
 
 /// `use_term` applied to the first term of `word` as prose: its stem (a stop word has none).
 pub(super) fn with_first_term<R>(

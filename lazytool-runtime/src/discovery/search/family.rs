@@ -3,10 +3,6 @@
 
 use super::fields::name_key;
 
-/// How much each earlier result of the same family lowers a tool's score: the second of a
-/// family counts this much, the third this squared, and so on.
-pub(super) const FAMILY_DECAY: f32 = 0.5;
-
 /// The family of a tool name: its [`name_key`] without a trailing version (`_v2`, `-v10`,
 /// `.3`) or number (`badge1`). A name that is only a number is its own family.
 pub(super) fn family_key(name: &str) -> String {

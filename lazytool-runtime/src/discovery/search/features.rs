@@ -4,26 +4,8 @@
 //! holds, how often in each field, and the share of the query's words it matches.
 
 use super::fields::FIELD_COUNT;
+use super::index::SearchIndex;
 use super::query::coverage_of;
-use super::{Occurrences, SearchIndex};
-
-/// What the index keeps for [`SearchIndex::features`]: the frequencies the postings' scores
-/// were computed from.
-#[derive(Debug, Default)]
-pub(super) struct RawIndex {
-    /// Every document's distinct terms, document after document.
-    pub(super) occurrences: Vec<Occurrences>,
-    /// Where each document's terms end in `occurrences`.
-    pub(super) ends: Vec<usize>,
-    /// Each document's length in terms, by field.
-    pub(super) lengths: Vec<[f32; FIELD_COUNT]>,
-    /// The average of `lengths`.
-    pub(super) average: [f32; FIELD_COUNT],
-    /// Each term's inverse document frequency in each field, by term id.
-    pub(super) idf: Vec<[f32; FIELD_COUNT]>,
-    /// Each term's inverse document frequency among whole tools, by term id.
-    pub(super) whole_idf: Vec<f32>,
-}
 
 /// What [`Registry::search`](crate::Registry::search) weighs for one query (see
 /// [`Registry::search_features`](crate::Registry::search_features)). Fields are, in order:

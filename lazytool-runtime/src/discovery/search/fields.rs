@@ -2,19 +2,15 @@
 
 use serde_json::Value;
 
-use super::SearchDocument;
 use super::analysis::{Analysis, fold};
+use super::document::SearchDocument;
 
 pub(super) const FIELD_COUNT: usize = 5;
-
-/// How much a match counts in each field: name, tags, description, parameter names,
-/// parameter text.
-pub(super) const FIELD_WEIGHTS: [f32; FIELD_COUNT] = [3.0, 3.0, 1.2, 1.0, 0.5];
 
 /// How deep the input schema is walked.
 pub(super) const MAX_SCHEMA_DEPTH: usize = 8;
 
-/// The fields, as indices into [`FIELD_WEIGHTS`].
+/// The fields, as indices into [`FIELD_WEIGHTS`](super::weights::FIELD_WEIGHTS).
 pub(super) const NAME: usize = 0;
 pub(super) const TAGS: usize = 1;
 pub(super) const DESCRIPTION: usize = 2;

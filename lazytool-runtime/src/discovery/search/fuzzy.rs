@@ -6,18 +6,7 @@ use foldhash::HashMap;
 
 use super::analysis::fold_into;
 use super::vocabulary::is_stop_word;
-
-/// How alike a word and a term must be: the Dice coefficient of their trigram sets (twice
-/// the trigrams they share over the trigrams each has). 0.7 accepts one letter added,
-/// dropped or changed inside a word of eight letters or more, and rejects most word pairs
-/// that merely share a stem's beginning.
-pub(super) const MIN_SIMILARITY: f32 = 0.7;
-
-/// At most this many terms stand in for one word.
-pub(super) const MAX_ALTERNATIVES: usize = 2;
-
-/// Shorter words are left alone: a typo in them makes another word as often as not.
-const MIN_WORD_CHARS: usize = 4;
+use super::weights::{MAX_ALTERNATIVES, MIN_SIMILARITY, MIN_WORD_CHARS};
 
 /// Marks a word's start and end, so that its first and last letters count as much as the
 /// others (`<pr`, `al>`).

@@ -10,10 +10,6 @@ use std::sync::LazyLock;
 
 use super::analysis::{Analyzer, fold, with_first_term};
 
-/// The weight of a kind, relative to a word of the query. In the share of the query's words
-/// a tool matches, a kind counts as its word.
-pub(super) const KIND_WEIGHT: f32 = 0.25;
-
 /// The kinds [`word_kind`] and [`written_kinds`] name.
 const KINDS: [&str; 4] = ["date", "time", "amount", "file"];
 

@@ -20,12 +20,12 @@
 //! then expanded with a small table of synonyms at a reduced weight, and a word the index
 //! does not know is split into known terms when it can be (`reopen` → open), or else matched
 //! to the terms spelt most like it, as a synonym (`profressional` → professional, [`fuzzy`]).
-//! A word at most one tool in [`RARE_SHARE`](wordnet::RARE_SHARE) holds is also searched by
+//! A word at most one tool in [`RARE_SHARE`](weights::RARE_SHARE) holds is also searched by
 //! its related nouns from WordNet (`taxi` → cab, [`wordnet`]), and the dates, times, sums of
 //! money, file names and persons a question writes also by their kind (`next Friday` → date,
 //! `songs by Adele` → artist, [`kinds`]), both weighted less than the words themselves. A document's
 //! score is then scaled by the share of the query's words it matches (to the power
-//! [`COVERAGE_POWER`]). A tool whose exact name is the whole query, or one of its words
+//! [`COVERAGE_POWER`](weights::COVERAGE_POWER)). A tool whose exact name is the whole query, or one of its words
 //! written as an identifier (`list_tags`, `listTags`), ranks first. Finally, tools of one
 //! family (`get_weather`, `get_weather_v2`) count less for each better one of theirs, so
 //! that near-identical tools do not fill every slot. Each posting also holds the term's
@@ -33,11 +33,13 @@
 //! does not name are reordered by both scores together ([`rerank`]).
 
 mod analysis;
+mod document;
 mod family;
 #[cfg(feature = "search-features")]
 mod features;
 mod fields;
 mod fuzzy;
+mod index;
 mod kinds;
 mod query;
 mod rerank;
@@ -46,105 +48,30 @@ mod script;
 mod stem;
 mod terms;
 mod vocabulary;
+mod weights;
 mod wordnet;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use foldhash::HashMap;
-use serde_json::Value;
 
-use family::{FAMILY_DECAY, family_key};
+pub(crate) use document::SearchDocument;
+use family::family_key;
 #[cfg(feature = "search-features")]
 pub use features::{FeatureCandidate, FeatureTerm, SearchFeatures};
-use fields::{FIELD_COUNT, FIELD_WEIGHTS, document_texts, name_key};
+use fields::{FIELD_COUNT, document_texts, name_key};
 use fuzzy::FuzzyTerms;
+pub(crate) use index::SearchIndex;
+use index::{Occurrences, Posting};
 use query::{QueryTerm, coverage_of};
-use rerank::{RERANK_DEPTH, Ranked, rerank};
+use rerank::{Ranked, rerank};
 use scratch::{Scratch, ScratchPool};
 use terms::TermTable;
-
-/// What the index knows of one tool.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SearchDocument<'a> {
-    /// The tool's name, in any case convention (`list_pull_requests`, `listPullRequests`).
-    pub(crate) name: &'a str,
-    /// What the tool does, in prose.
-    pub(crate) description: &'a str,
-    /// The JSON Schema of the tool's arguments.
-    pub(crate) input_schema: &'a Value,
-    /// Extra keywords that help search find the tool.
-    pub(crate) tags: &'a [&'a str],
-}
-
-/// A BM25 index over tools, built once; queries are read-only and cheap.
-#[derive(Debug)]
-pub(crate) struct SearchIndex {
-    /// Term ids.
-    terms: HashMap<Box<str>, u32>,
-    /// Where each term's postings start in `postings`, by term id; then their end.
-    offsets: Vec<usize>,
-    /// Each term's documents, in document order, with its score in each; term after term.
-    postings: Vec<Posting>,
-    /// Documents by [`name_key`] of their name.
-    names: HashMap<String, Vec<u32>>,
-    /// Each document's family (see [`family_key`]), as a number.
-    families: Vec<u32>,
-    /// The terms by character trigram, for query words the index does not know.
-    fuzzy: FuzzyTerms,
-    scratch: ScratchPool,
-    /// The frequencies behind the postings' scores, for [`SearchIndex::features`].
-    #[cfg(feature = "search-features")]
-    raw: features::RawIndex,
-}
-
-/// A term's scores in one document.
-#[derive(Clone, Copy, Debug, Default)]
-struct Posting {
-    document: u32,
-    /// Its per-field BM25 score, which the index ranks by.
-    score: f32,
-    /// Its BM25F score, which orders the best few (see [`rerank`]).
-    whole: f32,
-}
-
-/// One term of one document while the index is built: how often it occurs in each field
-/// (at most 255 times: BM25 saturates long before).
-#[derive(Clone, Copy, Debug)]
-struct Occurrences {
-    term: u32,
-    frequency: [u8; FIELD_COUNT],
-}
-
-/// BM25 term-frequency saturation, by field (see [`FIELD_WEIGHTS`]): tool texts are short,
-/// and a word a tool repeats (in its name, description and parameters) says more about it
-/// than in prose. The name's and the parameter names' values, and [`B`]'s for parameter
-/// names, were fitted jointly with the field weights on BFCL's live questions
-/// (`bench/search/fit.py`, BENCHMARKS.md "Search", fifth round): a name word a tool repeats
-/// (`get_user_by_user_id`) and a parameter name shared by several of its parameters
-/// (`start_date`, `end_date`) keep counting for more.
-const K1: [f32; FIELD_COUNT] = [20.0, 3.0, 3.0, 8.0, 3.0];
-/// BM25 length normalisation, by field: a tool with many parameters has its parameter
-/// names normalised fully by their number.
-const B: [f32; FIELD_COUNT] = [0.75, 0.75, 0.75, 1.0, 0.75];
-/// BM25F's saturation, applied once to a term's weighted frequencies in all fields: they
-/// add up to much more than one field's, so it saturates later.
-const WHOLE_K1: f32 = 8.0;
-
-/// How much the share of a query's words a document matches counts: its score is scaled
-/// by that share to this power, so a tool matching most of a question beats one matching a
-/// single word many times.
-const COVERAGE_POWER: f32 = 1.6;
-
-/// The longest query term [`SearchIndex::known_parts`] tries to split.
-const MAX_SPLIT_BYTES: usize = 64;
-
-/// A query term is common when more than one document in this many holds it (and more than
-/// [`MIN_COMMON_POSTINGS`] do): its postings are then added only to the documents the other
-/// terms found, if those are enough for the results.
-const COMMON_SHARE: usize = 64;
-/// Below this many postings no term is common, however small the catalog.
-const MIN_COMMON_POSTINGS: usize = 1024;
+use weights::{
+    B, COMMON_SHARE, FAMILY_DECAY, FIELD_WEIGHTS, K1, MIN_COMMON_POSTINGS, NAMED_WEIGHT,
+    RERANK_DEPTH, WHOLE_K1,
+};
 
 impl SearchIndex {
     /// Indexes `documents`; results refer to them by their position in this sequence.
@@ -253,7 +180,7 @@ impl SearchIndex {
         let terms = terms.into_ids();
         SearchIndex {
             #[cfg(feature = "search-features")]
-            raw: features::RawIndex {
+            raw: index::RawIndex {
                 occurrences,
                 ends,
                 lengths,
@@ -268,15 +195,6 @@ impl SearchIndex {
             names,
             scratch: ScratchPool::new(families.len()),
             families,
-        }
-    }
-
-    /// The postings of term `id`.
-    fn postings(&self, id: u32) -> &[Posting] {
-        let id = id as usize;
-        match (self.offsets.get(id), self.offsets.get(id + 1)) {
-            (Some(&start), Some(&end)) => self.postings.get(start..end).unwrap_or_default(),
-            _ => &[],
         }
     }
 
@@ -428,8 +346,8 @@ impl SearchIndex {
                 .fold(0.0, f32::max);
             for &document in named {
                 match candidates.iter_mut().find(|(found, _)| *found == document) {
-                    Some((_, score)) => *score += best + 1.0,
-                    None => candidates.push((document, best + 1.0)),
+                    Some((_, score)) => *score += NAMED_WEIGHT * (best + 1.0),
+                    None => candidates.push((document, NAMED_WEIGHT * (best + 1.0))),
                 }
             }
         }

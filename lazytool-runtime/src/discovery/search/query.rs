@@ -2,13 +2,16 @@
 //! synonyms, unknown words split into known terms or matched to terms spelt alike), the tools
 //! it names, and the share of its words a tool matches.
 
-use super::analysis::{Analysis, Analyzer, WRITTEN, words};
+use super::analysis::{Analysis, Analyzer, SYNONYMS, WRITTEN, words};
 use super::fields::name_key;
-use super::kinds::{KIND_WEIGHT, PERSON_ROLES, names_person, term_of, word_kind, written_kinds};
+use super::index::{Posting, SearchIndex};
+use super::kinds::{PERSON_ROLES, names_person, term_of, word_kind, written_kinds};
 use super::scratch::TermMatch;
-use super::vocabulary::{SYNONYM_WEIGHT, SYNONYMS};
-use super::wordnet::{RARE_SHARE, WORDNET_WEIGHT, related_terms};
-use super::{COVERAGE_POWER, MAX_SPLIT_BYTES, Posting, SearchIndex};
+use super::weights::{COVERAGE_POWER, KIND_WEIGHT, RARE_SHARE, SYNONYM_WEIGHT, WORDNET_WEIGHT};
+use super::wordnet::related_terms;
+
+/// The longest query term [`SearchIndex::known_parts`] tries to split.
+pub(super) const MAX_SPLIT_BYTES: usize = 64;
 
 impl SearchIndex {
     /// The terms searched for `query`, and how many of its words have terms.

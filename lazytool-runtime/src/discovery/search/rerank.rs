@@ -12,13 +12,7 @@
 //! loses tools found by their name. So the per-field model chooses the best
 //! [`RERANK_DEPTH`] and the two scores together order them.
 
-/// How many of the best results are reordered: the per-field model's best three hold the
-/// answer as often as before; only their order changes.
-pub(super) const RERANK_DEPTH: usize = 3;
-
-/// The share of BM25F in the score the best results are reordered by, each score divided
-/// by its highest among them.
-pub(super) const WHOLE_SHARE: f32 = 0.4;
+use super::weights::{RERANK_DEPTH, WHOLE_SHARE};
 
 /// One of the best results.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::analysis::{Analysis, WRITTEN, analyze, fold, words};
 use super::family::family_key;
 use super::fields::MAX_SCHEMA_DEPTH;
+use super::query::MAX_SPLIT_BYTES;
 use super::stem::stem;
 use super::*;
 use crate::testing::{CatalogTool, github_tools};

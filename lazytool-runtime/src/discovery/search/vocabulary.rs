@@ -1,13 +1,5 @@
-//! The words search treats specially: stop words, abbreviations, synonyms.
-
-use std::collections::HashMap;
-use std::sync::LazyLock;
-
-use super::analysis::{Analysis, analyze};
-
-/// The weight of a synonym of a query word, relative to the word itself; also how much a
-/// document matching only a synonym counts as matching the word.
-pub(super) const SYNONYM_WEIGHT: f32 = 0.5;
+//! The words search treats specially: stop words, abbreviations, synonyms (as written here;
+//! analysed into terms by [`SYNONYMS`](super::analysis::SYNONYMS)).
 
 /// Whether `word` is too common to tell tools apart: function words, and the words of
 /// conversation that questions wrap a request in (`hi`, `can you tell me`, `I need`,
@@ -44,7 +36,7 @@ pub(super) const ABBREVIATIONS: &[(&str, &[&str])] = &[
 ];
 
 /// Words a user may write for one another: each word of a query also searches the other
-/// words of its groups, as if written, at [`SYNONYM_WEIGHT`].
+/// words of its groups, as if written, at [`SYNONYM_WEIGHT`](super::weights::SYNONYM_WEIGHT).
 pub(super) const SYNONYM_GROUPS: &[&[&str]] = &[
     &[
         "show", "list", "get", "fetch", "read", "view", "display", "retrieve",
@@ -58,23 +50,3 @@ pub(super) const SYNONYM_GROUPS: &[&[&str]] = &[
     &["issue", "bug", "ticket"],
     &["folder", "directory"],
 ];
-
-/// The other terms of each term's synonym groups.
-pub(super) static SYNONYMS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
-    let mut table: HashMap<String, Vec<String>> = HashMap::new();
-    for group in SYNONYM_GROUPS {
-        let mut terms = Vec::new();
-        for word in *group {
-            analyze(word, Analysis::Prose, &mut terms);
-        }
-        for term in &terms {
-            let synonyms = table.entry(term.clone()).or_default();
-            for other in &terms {
-                if other != term && !synonyms.contains(other) {
-                    synonyms.push(other.clone());
-                }
-            }
-        }
-    }
-    table
-});

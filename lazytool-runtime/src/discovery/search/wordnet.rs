@@ -8,14 +8,6 @@ use std::sync::LazyLock;
 
 use super::analysis::{Analyzer, with_first_term};
 
-/// The weight of a related noun, relative to the query word.
-pub(super) const WORDNET_WEIGHT: f32 = 0.25;
-
-/// Only a word that at most one tool in this many holds is searched by its related nouns
-/// too: a word the catalog uses more often is the catalog's own word, and its WordNet
-/// relatives would mostly find the tools that happen to use them in another sense.
-pub(super) const RARE_SHARE: usize = 200;
-
 const TABLE: &str = include_str!("wordnet.tsv");
 
 /// The table's lines by the term of their noun, sorted by it: the term, and the related

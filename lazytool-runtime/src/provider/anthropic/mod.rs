@@ -84,9 +84,11 @@ use serde_json::{Map, Value, json};
 
 pub use stream::StreamAssembler;
 
+use super::content;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::read::{ParseError, Provider, Reader, join};
+use super::render::object_root;
 use super::turn::{self, Turn};
-use super::{ParseError, Provider, Reader, content, join, object_root};
 use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult};
 use crate::session::Session;
 use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};

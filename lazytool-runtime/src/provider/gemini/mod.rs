@@ -81,9 +81,10 @@ use serde_json::{Map, Value, json};
 
 pub use stream::StreamAssembler;
 
+use super::content;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::read::{ParseError, Provider, Reader, join};
 use super::turn;
-use super::{ParseError, Provider, Reader, content, join};
 use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult, parts_text};
 use crate::schema::dialect::{self, SchemaLoss};
 use crate::tool::ToolDefinition;
@@ -162,7 +163,7 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
                 GeminiSchemaField::ParametersJsonSchema => {
                     declaration.insert(
                         "parametersJsonSchema".to_owned(),
-                        super::object_root(&tool.input_schema),
+                        super::render::object_root(&tool.input_schema),
                     );
                 }
                 GeminiSchemaField::OpenApiParameters => {
@@ -172,7 +173,7 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
                             target: "lazytool::schema",
                             tool = tool.name,
                             dialect = "gemini_openapi",
-                            losses = %super::losses_text(&rewrite.losses),
+                            losses = %super::render::losses_text(&rewrite.losses),
                             "Gemini's OpenAPI subset cannot express all of the tool's schema"
                         );
                     }

@@ -81,9 +81,11 @@ use serde_json::{Map, Value, json};
 
 pub use stream::StreamAssembler;
 
+use super::content;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
+use super::read::{ParseError, Provider, Reader, join};
+use super::render::object_root;
 use super::turn;
-use super::{ParseError, Provider, Reader, content, join, object_root};
 use crate::call::{ContentPart, ToolCall, ToolResult};
 use crate::schema::dialect;
 use crate::tool::ToolDefinition;
@@ -181,7 +183,7 @@ pub(crate) fn parameters(name: &str, schema: &Value, options: &OpenAiChatOptions
         target: "lazytool::schema",
         tool = name,
         dialect = "openai_strict",
-        losses = %super::losses_text(&rewrite.losses),
+        losses = %super::render::losses_text(&rewrite.losses),
         "sent without strict mode, which cannot express all of its schema"
     );
     (object_root(schema), false)

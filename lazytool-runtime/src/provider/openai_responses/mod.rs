@@ -84,10 +84,11 @@ use serde_json::{Map, Value, json};
 
 pub use stream::StreamAssembler;
 
+use super::content;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::parameters;
+use super::read::{ParseError, Provider, Reader, join};
 use super::turn::{self, Turn};
-use super::{ParseError, Provider, Reader, content, join};
 use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult};
 use crate::registry::Registry;
 use crate::session::Session;

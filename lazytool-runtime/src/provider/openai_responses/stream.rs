@@ -4,8 +4,9 @@ use serde_json::{Map, Value};
 
 use super::parse_item;
 use crate::call::ToolCall;
+use crate::provider::read::{Provider, Reader};
 use crate::provider::stream::{StreamState, arguments_object, stream_assembler};
-use crate::provider::{Provider, Reader, StreamError, StreamErrorKind};
+use crate::provider::{StreamError, StreamErrorKind};
 
 /// Assembles the tool calls of a streamed response (`"stream": true`) from its events.
 ///

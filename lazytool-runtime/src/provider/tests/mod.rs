@@ -7,6 +7,8 @@ mod openai_responses;
 
 use serde_json::{Value, json};
 
+use super::read::join;
+use super::render::object_root;
 use super::*;
 use crate::ToolDefinition;
 
