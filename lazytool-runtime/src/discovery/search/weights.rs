@@ -1,6 +1,6 @@
 //! The search's tuned constants, in one place. Those `bench/search/fit.py` fits carry its
 //! key (`fit.py`: `power`), and its `TODAY` table holds the values here: a test fails when
-//! the two differ. The rounds that chose each are in BENCHMARKS.md, "Search".
+//! the two differ. The rounds that chose each are in bench/HISTORY.md, "Search".
 
 use super::fields::FIELD_COUNT;
 
