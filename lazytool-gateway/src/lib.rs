@@ -10,14 +10,15 @@
 //! ```
 //!
 //! Every upstream tool is offered as `SERVER__TOOL`, lazy unless the `lazytool` section makes
-//! it eager, and every upstream prompt as `SERVER__PROMPT`, every resource under its URI; see
-//! the README's "Gateway" section for the configuration.
+//! it eager, and every upstream prompt as `SERVER__PROMPT`, every resource under its URI; the
+//! [`guide`] has the configuration and everything else.
 
 #![warn(unreachable_pub)]
 
 mod check;
 mod cli;
 mod config;
+pub mod guide;
 mod lock;
 mod login;
 

@@ -52,6 +52,8 @@
 //! stdio ([`McpServer::serve_stdio`]), any byte stream ([`McpServer::serve`], which also
 //! answers every malformed line), or another rmcp transport such as streamable HTTP with
 //! sessions, one [`McpServer::connection`] per session.
+//!
+//! The [`guide`] goes from a first stdio server to replicas behind a balancer.
 
 //! # Features
 //!
@@ -83,6 +85,7 @@ mod connection;
 mod content;
 mod decode;
 mod error;
+pub mod guide;
 mod lines;
 mod listing;
 mod offers;

@@ -53,6 +53,7 @@
 //!
 //! # The pieces
 //!
+//! - [`guide`]: the user guide, a chapter per capability, every example compiled by `cargo test`.
 //! - [`tool`] / [`tools`]: the attributes, with every key they take.
 //! - [`Registry`] / [`RegistryBuilder`]: the tools of the application, states for
 //!   [`State<T>`] parameters, [`DynamicTool`]s built from a JSON Schema at run time
@@ -100,6 +101,7 @@
 mod call;
 mod discovery;
 mod dispatch;
+pub mod guide;
 pub mod provider;
 mod registry;
 pub mod schema;

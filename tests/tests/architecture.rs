@@ -34,8 +34,8 @@ const LAYERS: &[&str] = &[
 ];
 
 /// Files at the root of `src/` that may reach every layer: the crate root, the generated
-/// code's module, the unit tests' shared data.
-const ROOTS: &[&str] = &["lib", "private", "testing"];
+/// code's module, the unit tests' shared data, the guide (chapters of documentation, no code).
+const ROOTS: &[&str] = &["lib", "private", "testing", "guide"];
 
 fn source_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../lazytool-runtime/src")

@@ -2,7 +2,7 @@
 //! model (`tests/fixtures/tanstack/`, captured on demand by `capture.mjs` there): the tools of
 //! every request, the results it wrote, what it reads from ModelMessage and UIMessage
 //! histories, and what it reads from the history lazytool writes. Each difference asserted
-//! here is one the README lists as deliberate.
+//! here is one the guide (`lazytool_runtime::guide::discovery`) lists as deliberate.
 
 use std::sync::LazyLock;
 

@@ -1,25 +1,21 @@
-//! README's "Your first MCP server" is this package: its `main.rs` word for word, its
-//! dependencies with `git` where the package says `path`, and the server it builds answers an
-//! MCP client on stdio as the README says.
+//! The guide's "Your first MCP server" (`lazytool_mcp::guide::first_server`) is this package:
+//! its `main.rs` word for word, its dependencies with `git` where the package says `path`, and
+//! the server it builds answers an MCP client on stdio as the chapter says.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-const README: &str = include_str!("../../../README.md");
+const CHAPTER: &str = include_str!("../../../lazytool-mcp/src/guide/first_server.md");
 const MAIN: &str = include_str!("../src/main.rs");
 const MANIFEST: &str = include_str!("../Cargo.toml");
 const GIT: &str = r#"{ git = "https://github.com/lazytool/lazytool" }"#;
 
-/// The body of the first fenced block of `language` after `heading`.
-fn block_after(heading: &str, language: &str) -> String {
-    let section = README
-        .split_once(heading)
-        .expect("the README has the recipe's heading")
-        .1;
+/// The body of the chapter's first fenced block of `language`.
+fn block(language: &str) -> String {
     let fence = format!("```{language}\n");
-    let body = section
+    let body = CHAPTER
         .split_once(&fence)
         .expect("the recipe has the block")
         .1;
@@ -42,21 +38,21 @@ fn dependencies(manifest: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_readme_shows_this_main_rs() {
-    let shown = block_after("### Your first MCP server", "rust,ignore");
+fn the_guide_shows_this_main_rs() {
+    let shown = block("rust,no_run,standalone_crate");
     let main = MAIN
         .split_once("\n\n")
         .expect("a module doc, then the code")
         .1;
     assert_eq!(
         shown, main,
-        "README's main.rs differs from examples/first-server/src/main.rs"
+        "the guide's main.rs differs from examples/first-server/src/main.rs"
     );
 }
 
 #[test]
-fn the_readme_shows_these_dependencies_from_git() {
-    let shown = dependencies(&block_after("### Your first MCP server", "toml"));
+fn the_guide_shows_these_dependencies_from_git() {
+    let shown = dependencies(&block("toml"));
     let ours: Vec<String> = (dependencies(MANIFEST).into_iter())
         .map(|line| match line.split_once(" = { path = ") {
             Some((name, _)) => format!("{name} = {GIT}"),
@@ -65,7 +61,7 @@ fn the_readme_shows_these_dependencies_from_git() {
         .collect();
     assert_eq!(
         shown, ours,
-        "README's [dependencies] differ from examples/first-server/Cargo.toml"
+        "the guide's [dependencies] differ from examples/first-server/Cargo.toml"
     );
 }
 

@@ -10,7 +10,7 @@
 //!
 //! SIGTERM or Ctrl-C drains: accepting stops, calls in flight finish (within
 //! `--drain-timeout`), then the process exits 0. Logs go to stderr (on stdio, stdout is the
-//! protocol). See the README for registering it in MCP clients.
+//! protocol). The guide (`lazytool_mcp::guide::stdio`) says how to register it in MCP clients.
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -449,7 +449,7 @@ def test_the_command_line_has_help_version_and_log_levels(tmp_path: Path) -> Non
 
 def test_the_inspector_cli_runs_the_gateway_as_documented(tmp_path: Path) -> None:
     """The MCP Inspector's CLI opens a new session per run: a lazy tool is never callable
-    from it, so the README has it list and call with `"eager": ["*"]`."""
+    from it, so the guide (clients.md) has it list and call with `"eager": ["*"]`."""
     assert INSPECTOR.is_file(), f"{INSPECTOR} is missing: run tests/mcp/gateway/install-upstreams"
     faulty = {"command": sys.executable, "args": [str(FAULTY), "ok", str(tmp_path / "faulty.log")]}
 

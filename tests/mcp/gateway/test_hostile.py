@@ -1,6 +1,6 @@
 """lazytool-gateway in front of an upstream that attacks its client (hostile_server.py) beside a
 real one (PyPI mcp-server-time, and npm server-everything over streamable HTTP), driven by the
-official MCP Python SDK: what the README's "faults stay with their server" promises, seen from
+official MCP Python SDK: what the guide's "faults stay with their server" promises, seen from
 a client of the gateway binary. `lazytool-mcp/tests/hostile.rs` checks the same upstream in
 front of `McpSource` and `McpCatalog` one fault at a time.
 """

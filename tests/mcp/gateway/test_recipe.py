@@ -1,6 +1,7 @@
-"""README's "The gateway in five minutes", step by step as written: its mcp.json (with the
-real servers installed locally, by install-upstreams, in place of `npx -y` and `uvx`), `--check`,
-`lock`, then the client's entry serving the gateway on stdio to the official Python SDK."""
+"""The guide's "The gateway in five minutes" (lazytool-gateway/src/guide/five_minutes.md), step
+by step as written: its mcp.json (with the real servers installed locally, by install-upstreams,
+in place of `npx -y` and `uvx`), `--check`, `lock`, then the client's entry serving the gateway
+on stdio to the official Python SDK."""
 
 import json
 import re
@@ -18,7 +19,7 @@ from test_gateway import DISCOVERY, GATEWAY, ROOT, TIMEOUT, UPSTREAMS, lazy_name
 from test_mcp_http import ListChanges, names  # noqa: E402
 
 pytestmark = pytest.mark.anyio
-HEADING = "### The gateway in five minutes"
+CHAPTER = ROOT / "lazytool-gateway/src/guide/five_minutes.md"
 
 
 @pytest.fixture
@@ -27,9 +28,7 @@ def anyio_backend() -> str:
 
 
 def recipe() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index(HEADING)
-    return readme[start : readme.index("\n## ", start)]
+    return CHAPTER.read_text()
 
 
 def blocks(language: str) -> list[str]:
@@ -46,7 +45,7 @@ def installed(entry: dict) -> dict:
     raise AssertionError(f"the recipe's server {entry} is neither npx nor uvx")
 
 
-def test_the_readme_recipe_shows_what_this_test_runs() -> None:
+def test_the_guide_recipe_shows_what_this_test_runs() -> None:
     commands = [line.split("#")[0].split() for block in blocks("sh") for line in block.splitlines()]
     assert ["lazytool-gateway", "--config", "mcp.json", "--check"] in commands
     assert ["lazytool-gateway", "--config", "mcp.json", "lock"] in commands

@@ -2,8 +2,8 @@
 HTTP and a balancer in front of them, for test_replicas.py: each process on 127.0.0.1 on a free port, its log read on, stopped by
 `Cluster.close` (the test's fixture) whatever happens.
 
-The balancers run the configurations next to this file, the ones README "Running replicas"
-quotes: haproxy.cfg as it is (haproxy reads the addresses from the environment), nginx.conf
+The balancers run the configurations next to this file, the ones the guide's "Running replicas"
+(lazytool-mcp/src/guide/replicas.md) quotes: haproxy.cfg as it is (haproxy reads the addresses from the environment), nginx.conf
 inside a minimal main configuration of the test's own (paths in the test's directory).
 """
 

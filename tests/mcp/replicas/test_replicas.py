@@ -1,5 +1,5 @@
 """Two replicas of `mcp_server` behind real balancers, driven by the official MCP Python SDK
-(README "Running replicas"; issue 23 item 5).
+(the guide's "Running replicas", lazytool-mcp/src/guide/replicas.md; issue 23 item 5).
 
 Behind haproxy (haproxy.cfg): stateless (2026-07-28) requests go round robin and every
 replica lists the same bytes; stateful (2025-11-25) sessions spread over both replicas and
@@ -7,9 +7,9 @@ each stays on its own; and a rolling restart under load (SIGTERM, drain, restart
 rotation, then the other replica) fails no call: stateless calls never notice, a stateful
 client whose session lived on a restarted replica is told so (404) and starts another
 session, as the protocol says. Behind nginx (nginx.conf): stateless round robin, and the same
-rolling restart for stateless calls (nginx OSS cannot pin sessions: see the README). Two
+rolling restart for stateless calls (nginx OSS cannot pin sessions: see the guide). Two
 `lazytool-gateway --http` behind haproxy: the same lists, round robin, a rolling restart.
-The README quotes both configurations as they are.
+The guide quotes both configurations as they are.
 
 Each test starts its own replicas and balancer on free ports of 127.0.0.1 (cluster.py), and
 is skipped when the balancer is not installed; `.ci/run` installs both from Debian's packages.
@@ -309,7 +309,7 @@ async def test_gateway_replicas_behind_haproxy_list_the_same_and_restart_without
     assert load.failures == []
 
 
-def test_the_readme_quotes_the_configurations_the_tests_run() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_guide_quotes_the_configurations_the_tests_run() -> None:
+    chapter = (ROOT / "lazytool-mcp/src/guide/replicas.md").read_text()
     for config in (HAPROXY_CONFIG, NGINX_CONFIG):
-        assert f"\n{config.read_text()}```\n" in readme, f"README \"Running replicas\" must quote {config.name} as it is"
+        assert f"\n{config.read_text()}```\n" in chapter, f"the guide's \"Running replicas\" (lazytool-mcp/src/guide/replicas.md) must quote {config.name} as it is"

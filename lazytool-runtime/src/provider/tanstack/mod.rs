@@ -5,8 +5,8 @@
 //! parse the responses; lazytool reads these histories and writes messages TanStack reads
 //! back ([`assistant_message`], [`tool_result_message`], [`run_turn`]).
 //!
-//! What matches `@tanstack/ai` 0.58 and what differs on purpose is listed in the README
-//! ("The discovery protocol"); `tests/fixtures/tanstack/` holds what the real package did.
+//! What matches `@tanstack/ai` 0.58 and what differs on purpose is listed in the guide
+//! ([`crate::guide::discovery`]); `tests/fixtures/tanstack/` holds what the real package did.
 //!
 //! # A complete loop
 //!
