@@ -81,35 +81,28 @@
 mod call_result;
 mod connection;
 mod content;
-mod decode;
 mod error;
-mod lines;
+mod jsonrpc;
 mod listing;
 mod offers;
-mod pages;
 mod principal;
-mod prompts;
 mod request;
-mod request_id;
-mod resources;
-mod serve_lines;
 mod server;
 mod shutdown_signal;
+mod stdio;
 #[cfg(feature = "client")]
 mod source;
 #[cfg(feature = "server-http")]
 mod streamable_http;
 mod structured;
-mod transport;
-mod until;
 
 pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
 pub use principal::Principal;
-pub use prompts::{PromptFuture, PromptProvider};
+pub use offers::prompts::{PromptFuture, PromptProvider};
 pub use request::McpRequest;
-pub use resources::{ReadFuture, ResourceProvider};
+pub use offers::resources::{ReadFuture, ResourceProvider};
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 pub use shutdown_signal::shutdown_signal;
 #[cfg(feature = "oauth")]
@@ -142,7 +135,7 @@ pub use streamable_http::{
     parse_listen_addr,
 };
 pub use structured::WRAPPED_RESULT_KEY;
-pub use transport::MAX_REQUESTS_IN_FLIGHT;
+pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 
 /// The rmcp this crate is built on (3.11.x, feature `server`): its types for serving an
 /// [`McpConnection`] over rmcp's other transports, and the protocol's model.

@@ -9,8 +9,8 @@ use rmcp::model::{ErrorData, JsonObject, Prompt, Resource, ResourceTemplate};
 use tokio::sync::watch;
 
 use super::{McpCatalog, McpSource, PromptsAndResources};
-use crate::prompts::{PromptFuture, PromptProvider};
-use crate::resources::{ReadFuture, ResourceProvider};
+use crate::offers::prompts::{PromptFuture, PromptProvider};
+use crate::offers::resources::{ReadFuture, ResourceProvider};
 
 const TARGET: &str = "lazytool::mcp";
 

@@ -29,8 +29,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::DEFAULT_MAX_LINE_BYTES;
-use crate::lines::{BoundedLines, KEPT_PREFIX, Read};
-use crate::request_id;
+use crate::jsonrpc::lines::{BoundedLines, KEPT_PREFIX, Read};
+use crate::jsonrpc::request_id;
 
 const TARGET: &str = "lazytool::upstream";
 /// How many unreadable lines of one server are reported per second.

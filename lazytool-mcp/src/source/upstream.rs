@@ -296,7 +296,7 @@ impl Upstream {
                 let spawned = spawn(server, &launch, tail).map_err(Start::Failed)?;
                 let (outbox, lines) = mpsc::channel(STDIN_QUEUE);
                 tokio::spawn(async move {
-                    if let Err(error) = crate::transport::write_lines(spawned.stdin, lines).await {
+                    if let Err(error) = crate::jsonrpc::lines::write_lines(spawned.stdin, lines).await {
                         tracing::debug!(target: TARGET, %error, "the server's input closed");
                     }
                 });
