@@ -89,9 +89,9 @@ mod principal;
 mod request;
 mod server;
 mod shutdown_signal;
-mod stdio;
 #[cfg(feature = "client")]
 mod source;
+mod stdio;
 #[cfg(feature = "server-http")]
 mod streamable_http;
 mod structured;
@@ -99,10 +99,10 @@ mod structured;
 pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
-pub use principal::Principal;
 pub use offers::prompts::{PromptFuture, PromptProvider};
-pub use request::McpRequest;
 pub use offers::resources::{ReadFuture, ResourceProvider};
+pub use principal::Principal;
+pub use request::McpRequest;
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 pub use shutdown_signal::shutdown_signal;
 #[cfg(feature = "oauth")]
@@ -119,6 +119,7 @@ pub use source::{
     Pinned, PromptsAndResources, Redactor, Relay, ServerLock, SourceReport, ToolNote,
     ToolSelection, Upstream,
 };
+pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{
@@ -135,7 +136,6 @@ pub use streamable_http::{
     parse_listen_addr,
 };
 pub use structured::WRAPPED_RESULT_KEY;
-pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 
 /// The rmcp this crate is built on (3.11.x, feature `server`): its types for serving an
 /// [`McpConnection`] over rmcp's other transports, and the protocol's model.

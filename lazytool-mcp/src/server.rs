@@ -11,9 +11,9 @@ use rmcp::model::{
 };
 use tokio::sync::watch;
 
-use crate::principal::Principal;
 use crate::offers::prompts::PromptProvider;
 use crate::offers::resources::ResourceProvider;
+use crate::principal::Principal;
 #[cfg(feature = "client")]
 use crate::source::Relay;
 
@@ -42,7 +42,8 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// An MCP server for a [`Registry`]: one [`Session`](lazytool_runtime::Session) per
 /// connection for clients of protocol versions with a handshake, a fixed call-through tool
-/// list for the stateless 2026-07-28 protocol (see [`McpConnection`](crate::McpConnection)); on stdio
+/// list for the stateless 2026-07-28 protocol (see
+/// [`McpConnection`](crate::McpConnection)); on stdio
 /// ([`serve_stdio`](McpServer::serve_stdio)), any byte stream ([`serve`](McpServer::serve)) or
 /// streamable HTTP ([`serve_http`](McpServer::serve_http), [`http`](McpServer::http)).
 ///

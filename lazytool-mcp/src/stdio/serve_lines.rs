@@ -6,11 +6,11 @@ use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use crate::error::McpError;
-use crate::server::McpServer;
 use super::transport::{LineTransport, OUTBOX_CAPACITY};
 use super::until::Until;
+use crate::error::McpError;
 use crate::jsonrpc::lines::write_lines;
+use crate::server::McpServer;
 
 impl McpServer {
     /// Serves one connection on the process's stdin and stdout until the client closes

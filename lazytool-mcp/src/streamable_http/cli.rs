@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::principals::{Principals, warn_if_readable_by_others};
 use super::mcp_http::McpHttp;
 use super::origin::OriginPattern;
+use super::principals::{Principals, warn_if_readable_by_others};
 use crate::server::McpServer;
 
 /// The environment variable that gives the bearer token when neither `--token` nor

@@ -15,16 +15,16 @@ mod health;
 mod host;
 mod idle;
 mod limits;
+mod mcp_http;
 mod metrics;
 mod open_files;
 mod origin;
 #[cfg(feature = "cli")]
 mod principals;
+mod serve_http;
 mod sessions;
 mod slots;
 mod stateless;
-mod mcp_http;
-mod serve_http;
 
 #[cfg(feature = "cli")]
 pub use cli::{HttpArgs, HttpArgsError, PreparedHttp, TOKEN_ENV, parse_listen_addr};
@@ -35,8 +35,8 @@ pub use limits::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HttpLimits,
 };
+pub use mcp_http::{MCP_PATH, METRICS_PATH, McpHttp};
 pub use open_files::{OpenFilesLimit, raise_open_files_limit};
 pub use origin::{OriginPattern, OriginPatternError};
 #[cfg(feature = "cli")]
 pub use principals::{Principals, PrincipalsError};
-pub use mcp_http::{MCP_PATH, METRICS_PATH, McpHttp};

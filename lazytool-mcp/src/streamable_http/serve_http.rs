@@ -36,5 +36,4 @@ impl McpServer {
     pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
         self.http().serve(addr).await
     }
-
 }

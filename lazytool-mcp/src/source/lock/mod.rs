@@ -15,7 +15,7 @@ use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::upstream::Upstream;
+use crate::source::connection::upstream::Upstream;
 
 pub(crate) use pins::{OffersVerdict, Pins};
 pub use verify::Pin;

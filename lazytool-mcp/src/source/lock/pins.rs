@@ -11,8 +11,8 @@ use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
 use super::{LiveOffers, Pin, ServerLock, Verdict, compare, definition};
-use crate::source::link::Link;
-use crate::source::sanitize;
+use crate::source::connection::link::Link;
+use crate::source::offers::sanitize;
 
 const TARGET: &str = "lazytool::lock";
 

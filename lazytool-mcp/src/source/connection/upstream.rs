@@ -21,13 +21,13 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
 use tokio::sync::{mpsc, watch};
 
-use super::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
+use crate::source::connection::child::{ChildProcess, InheritEnv, Launch, StderrTail, spawn};
+use crate::source::connection::stdio::{ChildTransport, LATE_DISCOVER_RESULT};
 #[cfg(feature = "oauth")]
-use super::oauth::{OAuth, OAuthHttp};
-use super::progress_tap::ProgressTap;
-use super::redact::Redactor;
-use super::stdio::{ChildTransport, LATE_DISCOVER_RESULT};
-use super::upstream_requests::UpstreamRequests;
+use crate::source::oauth::{OAuth, OAuthHttp};
+use crate::source::redact::Redactor;
+use crate::source::requests::progress_tap::ProgressTap;
+use crate::source::requests::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
 /// Lines queued for a child's stdin.
@@ -296,7 +296,9 @@ impl Upstream {
                 let spawned = spawn(server, &launch, tail).map_err(Start::Failed)?;
                 let (outbox, lines) = mpsc::channel(STDIN_QUEUE);
                 tokio::spawn(async move {
-                    if let Err(error) = crate::jsonrpc::lines::write_lines(spawned.stdin, lines).await {
+                    if let Err(error) =
+                        crate::jsonrpc::lines::write_lines(spawned.stdin, lines).await
+                    {
                         tracing::debug!(target: TARGET, %error, "the server's input closed");
                     }
                 });
@@ -412,9 +414,9 @@ impl Upstream {
             }
             error => match self {
                 #[cfg(feature = "client-http")]
-                Upstream::Http { url, .. } => {
-                    Start::Failed(super::http_failure::describe(server, url, &error))
-                }
+                Upstream::Http { url, .. } => Start::Failed(
+                    crate::source::connection::http_failure::describe(server, url, &error),
+                ),
                 Upstream::Command { .. } => {
                     Start::Failed(format!("{}: {error}", self.no_handshake()))
                 }
@@ -471,7 +473,7 @@ impl std::fmt::Debug for Upstream {
                 oauth,
             } => {
                 let mut http = f.debug_struct("Http");
-                http.field("url", &super::redact::redact_urls(url))
+                http.field("url", &crate::source::redact::redact_urls(url))
                     .field("headers", &hidden(headers));
                 #[cfg(feature = "oauth")]
                 http.field("oauth", oauth);
