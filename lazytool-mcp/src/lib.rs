@@ -116,7 +116,7 @@ pub use source::oauth::{
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
     InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
-    Pinned, PromptsAndResources, Redactor, Relay, ServerLock, SourceReport, ToolNote,
+    Pinned, PromptsAndResources, Redactor, Relay, Repinned, ServerLock, SourceReport, ToolNote,
     ToolSelection, Upstream,
 };
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;

@@ -10,7 +10,8 @@ use rmcp::model::Tool;
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
-use super::{LiveOffers, Pin, ServerLock, Verdict, compare, definition};
+use super::file::{LiveOffers, ServerLock, definition};
+use super::verify::{Pin, Verdict, compare};
 use crate::source::connection::link::Link;
 use crate::source::offers::sanitize;
 
