@@ -15,7 +15,7 @@ use crate::offers::prompts::PromptProvider;
 use crate::offers::resources::ResourceProvider;
 use crate::principal::Principal;
 #[cfg(feature = "client")]
-use crate::source::Relay;
+use crate::source::requests::relay::Relay;
 
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);

@@ -11,8 +11,7 @@ use serde_json::Value;
 
 use lazytool_runtime::source::SourceError;
 
-use crate::source::lock::Lock;
-use crate::source::lock::LockState;
+use crate::source::lock::file::{Lock, LockState};
 use crate::source::mcp_source::McpSource;
 use crate::source::offers::admission::ToolNote;
 use crate::source::offers::routing::Offers;

@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use crate::source::connection::health::Health;
 use crate::source::connection::link::{Backoff, Link};
 use crate::source::connection::upstream::Upstream;
-use crate::source::lock::{Lock, LockState, Pin, Pins, ServerLock};
+use crate::source::lock::file::{Lock, LockState, ServerLock};
+use crate::source::lock::pins::Pins;
+use crate::source::lock::verify::{Change, Pin};
 use crate::source::offers::admission::ToolNote;
 use crate::source::offers::selection::ToolSelection;
 use crate::source::requests::elicitor::Elicitor;
@@ -404,7 +406,7 @@ impl McpSource {
     pub fn withheld_tool(&self, name: &str) -> Option<String> {
         let (_, verdict) = self.pins.get()?.last_seen()?;
         let (upstream, _) = (verdict.changes.iter()).find(|(upstream, change)| {
-            matches!(change, crate::source::lock::Change::Added)
+            matches!(change, Change::Added)
                 && !verdict.offers_live(upstream)
                 && crate::source::offers::naming::exposed_name(&self.prefix, upstream) == name
         })?;

@@ -338,8 +338,8 @@ mod tests {
             serving: HttpArgs,
         }
         let help = Cli::command().render_long_help().to_string();
-        let sessions = format!("default {}", super::super::DEFAULT_MAX_SESSIONS);
-        let connections = format!("default {}", super::super::DEFAULT_MAX_CONNECTIONS);
+        let sessions = format!("default {}", super::super::limits::DEFAULT_MAX_SESSIONS);
+        let connections = format!("default {}", super::super::limits::DEFAULT_MAX_CONNECTIONS);
         assert!(help.contains(&sessions), "{help}");
         assert!(help.contains(&connections), "{help}");
     }

@@ -12,7 +12,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::source::connection::child::StderrTail;
 use crate::source::connection::health::Health;
-use crate::source::connection::upstream::{Connected, Notices, Upstream, follow_list_changes};
+use crate::source::connection::notices::{Notices, follow_list_changes};
+use crate::source::connection::start::Connected;
+use crate::source::connection::upstream::Upstream;
 use crate::source::redact::Redactor;
 use crate::source::requests::elicitor::Elicitor;
 use crate::source::requests::in_flight::InFlight;

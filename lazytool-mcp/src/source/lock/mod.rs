@@ -9,12 +9,11 @@ pub(crate) mod pinning;
 pub(crate) mod pins;
 pub(crate) mod verify;
 
-pub(crate) use file::LiveOffers;
 pub use file::{LOCK_VERSION, Lock, LockError, LockState, Pinned, ServerLock};
 pub use pinning::Repinned;
-pub(crate) use pins::{OffersVerdict, Pins};
+pub(crate) use pins::Pins;
+pub(crate) use verify::Change;
 pub use verify::Pin;
-pub(crate) use verify::{Change, Verdict};
 
 #[cfg(test)]
 mod tests;

@@ -12,7 +12,9 @@ use rmcp::model::{
 };
 use serde::Serialize;
 
-use crate::source::lock::{Change, LiveOffers, OffersVerdict, Pin, Pinned, ServerLock, Verdict};
+use crate::source::lock::file::{LiveOffers, Pinned, ServerLock};
+use crate::source::lock::pins::OffersVerdict;
+use crate::source::lock::verify::{Change, Pin, Verdict};
 use crate::source::mcp_source::McpSource;
 use crate::source::offers::naming::exposed_name;
 use crate::source::offers::sanitize::Removals;
