@@ -14,11 +14,18 @@ const PINNING_AT_ONCE: usize = 4;
 /// A server's lock entry as [`Lock::pin_servers`] wrote it, beside the entry it replaced.
 ///
 /// ```
-/// use lazytool_mcp::{Repinned, ServerLock, Upstream};
+/// use lazytool_mcp::Repinned;
 ///
-/// let entry = ServerLock::new(&Upstream::command("uvx", ["mcp-server-time"]));
-/// let repinned = Repinned { name: "time".to_owned(), old: None, new: entry };
-/// assert!(repinned.is_new() && !repinned.is_unchanged());
+/// // What `lazytool-gateway lock` says of each server it pinned.
+/// fn what(repinned: &Repinned) -> &'static str {
+///     if repinned.is_new() {
+///         "pinned"
+///     } else if repinned.is_unchanged() {
+///         "unchanged"
+///     } else {
+///         "updated"
+///     }
+/// }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
