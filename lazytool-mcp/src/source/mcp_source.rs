@@ -44,7 +44,8 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 ///   started again on a later use, after a wait that doubles with each failure
 ///   ([`restart_backoff`](McpSource::restart_backoff)). Until then, calls fail at once.
 /// - `notifications/tools/list_changed` from the server (and a restart) is reported on
-///   [`tools_changed`](McpSource::tools_changed); [`McpCatalog`] lists it again.
+///   [`tools_changed`](McpSource::tools_changed); [`McpCatalog`](crate::McpCatalog) lists it
+///   again.
 /// - A child process gets its own `env` and only the parent's variables that
 ///   [`InheritEnv`](crate::InheritEnv) allows (by default the few every program needs, as
 ///   the official SDKs do), runs in its own process group, has its stderr logged (`tracing`

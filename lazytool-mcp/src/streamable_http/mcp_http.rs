@@ -221,7 +221,8 @@ impl McpHttp {
     }
 
     /// How long a session may stay without requests before it is closed (its id then gets
-    /// 404, and the client starts a new session); default: [`DEFAULT_SESSION_IDLE_TIMEOUT`].
+    /// 404, and the client starts a new session); default:
+    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::DEFAULT_SESSION_IDLE_TIMEOUT).
     ///
     /// ```
     /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
