@@ -1,10 +1,11 @@
-//! `lock [--update SERVER...]`: start the servers once, pin what starts them and their
-//! definitions in the lock file, print what was pinned and the diff of every change.
+//! `lock [--update SERVER...]`: which servers, the lock file read or begun, what was pinned
+//! and the diff of every change printed. Starting and pinning the servers is
+//! `lazytool_mcp::Lock::pin_servers`.
 
 use std::fmt::Write;
 use std::path::Path;
 
-use lazytool_mcp::{Lock, McpSource, ServerLock};
+use lazytool_mcp::{Lock, McpSource, Repinned};
 use lazytool_runtime::source::ToolSource;
 use similar::TextDiff;
 
@@ -53,26 +54,15 @@ pub async fn lock(
     let chosen: Vec<&McpSource> = (servers.iter())
         .filter(|server| update.is_empty() || update.iter().any(|name| name == server.name()))
         .collect();
-    let pinned = pin_all(&chosen).await;
-    let mut failures = Vec::new();
-    let mut report = String::new();
     let origin = path.display().to_string();
-    for (server, entry) in chosen.iter().zip(pinned) {
-        let name = server.name();
-        match entry {
-            Err(error) => failures.push(error),
-            Ok(entry) => {
-                let old = lock.server(name).cloned();
-                let _ = writeln!(report, "{}", summary(name, old.as_ref(), &entry));
-                if let Some(diff) = diff(&origin, name, old.as_ref(), &entry) {
-                    report.push_str(&diff);
-                }
-                lock.set(name, entry);
-            }
+    let repinned = (lock.pin_servers(&chosen).await)
+        .map_err(|failures| format!("{} not written: {failures}", path.display()))?;
+    let mut report = String::new();
+    for repinned in &repinned {
+        let _ = writeln!(report, "{}", summary(repinned));
+        if let Some(diff) = diff(&origin, repinned) {
+            report.push_str(&diff);
         }
-    }
-    if !failures.is_empty() {
-        return Err(format!("{} not written: {}", path.display(), failures.join("; ")).into());
     }
     if update.is_empty() {
         for stale in lock.stale(names.iter().copied()) {
@@ -85,31 +75,14 @@ pub async fn lock(
     Ok(report)
 }
 
-/// How many servers `lock` starts at a time: starting interpreters is CPU-bound, and a
-/// server starved of CPU can miss its handshake's deadline.
-const PINNING_AT_ONCE: usize = 4;
-
-/// Starts and pins the servers, a few at a time, stopping each once pinned; in order.
-async fn pin_all(servers: &[&McpSource]) -> Vec<Result<ServerLock, String>> {
-    use futures_util::StreamExt;
-    let pinning = servers.iter().map(|server| async move {
-        // Not `error.to_string()`, which speaks of tools: the message says what failed.
-        let pinned = (server.pin_now().await)
-            .map_err(|error| format!("`{}`: {}", error.source_name(), error.message()));
-        server.shutdown().await;
-        pinned
-    });
-    futures_util::stream::iter(pinning)
-        .buffered(PINNING_AT_ONCE)
-        .collect()
-        .await
-}
-
-fn summary(name: &str, old: Option<&ServerLock>, new: &ServerLock) -> String {
-    let what = match old {
-        None => "pinned",
-        Some(old) if old == new => "unchanged",
-        Some(_) => "updated",
+fn summary(repinned: &Repinned) -> String {
+    let Repinned { name, new, .. } = repinned;
+    let what = if repinned.is_new() {
+        "pinned"
+    } else if repinned.is_unchanged() {
+        "unchanged"
+    } else {
+        "updated"
     };
     let info = (new.server_info.as_ref())
         .and_then(|info| {
@@ -140,8 +113,9 @@ fn summary(name: &str, old: Option<&ServerLock>, new: &ServerLock) -> String {
 }
 
 /// The unified diff of a server's entry, `None` when it is new or did not change.
-fn diff(origin: &str, name: &str, old: Option<&ServerLock>, new: &ServerLock) -> Option<String> {
-    let old_text = old?.to_text();
+fn diff(origin: &str, repinned: &Repinned) -> Option<String> {
+    let Repinned { name, old, new, .. } = repinned;
+    let old_text = old.as_ref()?.to_text();
     let new_text = new.to_text();
     if old_text == new_text {
         return None;

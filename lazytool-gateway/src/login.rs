@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use lazytool_mcp::{LOGIN_TIMEOUT, Upstream};
 use lazytool_runtime::source::ToolSource;
 
-use crate::Config;
+use crate::config::Config;
 
 /// Authorizes `server` of `config` once, as `lazytool-gateway --config FILE login SERVER`
 /// does: prints the authorization URL on stdout (and opens it in a browser when there is a

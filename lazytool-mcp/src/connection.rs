@@ -11,9 +11,8 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     CustomRequest, CustomResult, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
     InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
-    ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -22,7 +21,7 @@ use tokio::sync::watch;
 
 use crate::call_result::call_result;
 use crate::listing::mcp_tool;
-use crate::offers;
+use crate::offers::serving as offers;
 use crate::principal::Principal;
 use crate::request::McpRequest;
 use crate::server::McpServer;
@@ -221,32 +220,44 @@ fn principal(context: &RequestContext<RoleServer>) -> Principal {
         .unwrap_or_else(Principal::anonymous)
 }
 
+impl McpServer {
+    /// A new connection with a fresh session for the anonymous principal, for serving over
+    /// another rmcp transport.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
+    /// use serde_json::{Value, json};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let echo = DynamicTool::new("echo", "Returns its input.", json!({"type": "object"}), |arguments: Value, _| async {
+    ///     Ok::<_, String>(arguments)
+    /// })
+    /// .lazy(true);
+    /// let registry = Registry::builder().without_inventory().tool(echo).build().unwrap();
+    /// let server = McpServer::new(registry);
+    /// let (first, second) = (server.connection(), server.connection());
+    /// let (first, second) = (first.session().unwrap(), second.session().unwrap());
+    ///
+    /// // What one connection discovers, the other does not see.
+    /// first.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["echo"]})).await;
+    /// assert_eq!(first.discovered().tools, ["echo"]);
+    /// assert!(second.discovered().tools.is_empty());
+    /// # }
+    /// ```
+    pub fn connection(&self) -> McpConnection {
+        let connection = McpConnection::new(Arc::new(self.clone()));
+        connection.bind(&Principal::anonymous());
+        connection
+    }
+}
+
 impl std::fmt::Debug for McpConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpConnection")
             .field("session", &self.session())
             .finish_non_exhaustive()
     }
-}
-
-/// The capabilities a connection announces: tools always, prompts and resources when the
-/// server has a provider of them.
-pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities {
-    let mut capabilities = ServerCapabilities::builder()
-        .enable_tools()
-        .enable_tool_list_changed()
-        .build();
-    if prompts {
-        let mut offered = PromptsCapability::default();
-        offered.list_changed = Some(true);
-        capabilities.prompts = Some(offered);
-    }
-    if resources {
-        let mut offered = ResourcesCapability::default();
-        offered.list_changed = Some(true);
-        capabilities.resources = Some(offered);
-    }
-    capabilities
 }
 
 impl ServerHandler for McpConnection {

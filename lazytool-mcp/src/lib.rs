@@ -83,36 +83,29 @@
 mod call_result;
 mod connection;
 mod content;
-mod decode;
 mod error;
 pub mod guide;
-mod lines;
+mod jsonrpc;
 mod listing;
 mod offers;
-mod pages;
 mod principal;
-mod prompts;
 mod request;
-mod request_id;
-mod resources;
-mod serve_lines;
 mod server;
 mod shutdown_signal;
 #[cfg(feature = "client")]
 mod source;
+mod stdio;
 #[cfg(feature = "server-http")]
 mod streamable_http;
 mod structured;
-mod transport;
-mod until;
 
 pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
+pub use offers::prompts::{PromptFuture, PromptProvider};
+pub use offers::resources::{ReadFuture, ResourceProvider};
 pub use principal::Principal;
-pub use prompts::{PromptFuture, PromptProvider};
 pub use request::McpRequest;
-pub use resources::{ReadFuture, ResourceProvider};
 pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
 pub use shutdown_signal::shutdown_signal;
 #[cfg(feature = "oauth")]
@@ -126,9 +119,10 @@ pub use source::oauth::{
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
     InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
-    Pinned, PromptsAndResources, Redactor, Relay, ServerLock, SourceReport, ToolNote,
+    Pinned, PromptsAndResources, Redactor, Relay, Repinned, ServerLock, SourceReport, ToolNote,
     ToolSelection, Upstream,
 };
+pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{
@@ -145,7 +139,6 @@ pub use streamable_http::{
     parse_listen_addr,
 };
 pub use structured::WRAPPED_RESULT_KEY;
-pub use transport::MAX_REQUESTS_IN_FLIGHT;
 
 /// The rmcp this crate is built on (3.11.x, feature `server`): its types for serving an
 /// [`McpConnection`] over rmcp's other transports, and the protocol's model.

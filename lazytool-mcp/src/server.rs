@@ -6,19 +6,16 @@ use std::time::Duration;
 
 use lazytool_runtime::source::LiveRegistry;
 use lazytool_runtime::{Registry, SessionOptions, Tool};
-use rmcp::model::{Implementation, ServerConfig};
+use rmcp::model::{
+    Implementation, PromptsCapability, ResourcesCapability, ServerCapabilities, ServerConfig,
+};
 use tokio::sync::watch;
 
-use crate::connection::{McpConnection, capabilities};
-#[cfg(feature = "server-http")]
-use crate::error::McpError;
+use crate::offers::prompts::PromptProvider;
+use crate::offers::resources::ResourceProvider;
 use crate::principal::Principal;
-use crate::prompts::PromptProvider;
-use crate::resources::ResourceProvider;
 #[cfg(feature = "client")]
-use crate::source::Relay;
-#[cfg(feature = "server-http")]
-use crate::streamable_http::McpHttp;
+use crate::source::requests::relay::Relay;
 
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
@@ -45,7 +42,8 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// An MCP server for a [`Registry`]: one [`Session`](lazytool_runtime::Session) per
 /// connection for clients of protocol versions with a handshake, a fixed call-through tool
-/// list for the stateless 2026-07-28 protocol (see [`McpConnection`]); on stdio
+/// list for the stateless 2026-07-28 protocol (see
+/// [`McpConnection`](crate::McpConnection)); on stdio
 /// ([`serve_stdio`](McpServer::serve_stdio)), any byte stream ([`serve`](McpServer::serve)) or
 /// streamable HTTP ([`serve_http`](McpServer::serve_http), [`http`](McpServer::http)).
 ///
@@ -395,69 +393,6 @@ impl McpServer {
         self.relay.as_ref()
     }
 
-    /// A new connection with a fresh session for the anonymous principal, for serving over
-    /// another rmcp transport.
-    ///
-    /// ```
-    /// use lazytool_mcp::McpServer;
-    /// use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry};
-    /// use serde_json::{Value, json};
-    ///
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// let echo = DynamicTool::new("echo", "Returns its input.", json!({"type": "object"}), |arguments: Value, _| async {
-    ///     Ok::<_, String>(arguments)
-    /// })
-    /// .lazy(true);
-    /// let registry = Registry::builder().without_inventory().tool(echo).build().unwrap();
-    /// let server = McpServer::new(registry);
-    /// let (first, second) = (server.connection(), server.connection());
-    /// let (first, second) = (first.session().unwrap(), second.session().unwrap());
-    ///
-    /// // What one connection discovers, the other does not see.
-    /// first.call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["echo"]})).await;
-    /// assert_eq!(first.discovered().tools, ["echo"]);
-    /// assert!(second.discovered().tools.is_empty());
-    /// # }
-    /// ```
-    pub fn connection(&self) -> McpConnection {
-        let connection = McpConnection::new(Arc::new(self.clone()));
-        connection.bind(&Principal::anonymous());
-        connection
-    }
-
-    /// Streamable HTTP serving for this server, with the defaults of [`McpHttp::new`]; set
-    /// its options, then serve it or mount it in an axum router.
-    ///
-    /// ```rust,no_run
-    /// use lazytool_mcp::McpServer;
-    ///
-    /// # async fn run(server: McpServer) -> Result<(), Box<dyn std::error::Error>> {
-    /// server.http().bearer_token("a secret").serve("127.0.0.1:8080").await?;
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "server-http")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
-    pub fn http(&self) -> McpHttp {
-        McpHttp::new(self.clone())
-    }
-
-    /// Serves streamable HTTP at `http://ADDR/mcp` until the process ends, with the defaults
-    /// of [`McpHttp::new`] (no token, localhost origins): `server.http().serve(addr)`.
-    ///
-    /// ```rust,no_run
-    /// use lazytool_mcp::McpServer;
-    /// use lazytool_runtime::Registry;
-    ///
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// McpServer::new(Registry::from_inventory()?).serve_http("127.0.0.1:8080").await?;
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "server-http")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
-    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), McpError> {
-        self.http().serve(addr).await
-    }
-
     pub(crate) fn max_message_bytes(&self) -> usize {
         self.max_line_bytes
     }
@@ -507,4 +442,24 @@ impl McpServer {
         config.instructions.clone_from(&self.instructions);
         config
     }
+}
+
+/// The capabilities a connection announces: tools always, prompts and resources when the
+/// server has a provider of them.
+pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_tool_list_changed()
+        .build();
+    if prompts {
+        let mut offered = PromptsCapability::default();
+        offered.list_changed = Some(true);
+        capabilities.prompts = Some(offered);
+    }
+    if resources {
+        let mut offered = ResourcesCapability::default();
+        offered.list_changed = Some(true);
+        capabilities.resources = Some(offered);
+    }
+    capabilities
 }

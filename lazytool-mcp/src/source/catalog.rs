@@ -11,8 +11,10 @@ use serde_json::Value;
 
 use lazytool_runtime::source::SourceError;
 
-use super::offers::Offers;
-use super::{Lock, LockState, McpSource, ToolNote};
+use crate::source::lock::file::{Lock, LockState};
+use crate::source::mcp_source::McpSource;
+use crate::source::offers::admission::ToolNote;
+use crate::source::offers::routing::Offers;
 
 const TARGET: &str = "lazytool::mcp";
 /// How soon a source without a catalog is listed again, doubled while it keeps failing (its

@@ -12,8 +12,8 @@ use rmcp::model::ErrorCode;
 use serde_json::Value;
 
 use super::limits::RETRY_AFTER_SECONDS;
-use crate::decode;
-use crate::lines::KEPT_PREFIX;
+use crate::jsonrpc::decode;
+use crate::jsonrpc::lines::KEPT_PREFIX;
 
 /// What reading a body gave.
 pub(crate) enum Read {

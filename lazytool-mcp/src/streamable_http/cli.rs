@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::mcp_http::McpHttp;
+use super::origin::OriginPattern;
 use super::principals::{Principals, warn_if_readable_by_others};
-use super::{McpHttp, OriginPattern};
 use crate::server::McpServer;
 
 /// The environment variable that gives the bearer token when neither `--token` nor
@@ -337,8 +338,8 @@ mod tests {
             serving: HttpArgs,
         }
         let help = Cli::command().render_long_help().to_string();
-        let sessions = format!("default {}", super::super::DEFAULT_MAX_SESSIONS);
-        let connections = format!("default {}", super::super::DEFAULT_MAX_CONNECTIONS);
+        let sessions = format!("default {}", super::super::limits::DEFAULT_MAX_SESSIONS);
+        let connections = format!("default {}", super::super::limits::DEFAULT_MAX_CONNECTIONS);
         assert!(help.contains(&sessions), "{help}");
         assert!(help.contains(&connections), "{help}");
     }

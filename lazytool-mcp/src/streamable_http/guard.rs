@@ -46,7 +46,7 @@ use super::origin::OriginPattern;
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use super::stateless::{self, Lanes};
 use crate::connection::McpConnection;
-use crate::decode::{self, Decoded};
+use crate::jsonrpc::decode::{self, Decoded};
 use crate::principal::Principal;
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see

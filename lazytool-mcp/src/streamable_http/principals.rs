@@ -9,7 +9,7 @@ use glob::Pattern;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::McpHttp;
+use super::mcp_http::McpHttp;
 use crate::principal::Principal;
 use crate::server::McpServer;
 

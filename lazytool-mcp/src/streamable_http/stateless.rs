@@ -41,7 +41,7 @@ use tokio::sync::mpsc;
 
 use super::body::{error_response, json_response};
 use crate::connection::McpConnection;
-use crate::decode;
+use crate::jsonrpc::decode;
 use crate::server::McpServer;
 
 /// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.

@@ -10,9 +10,10 @@ use rmcp::model::Tool;
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
-use super::{LiveOffers, Pin, ServerLock, Verdict, compare, definition};
-use crate::source::link::Link;
-use crate::source::sanitize;
+use super::file::{LiveOffers, ServerLock, definition};
+use super::verify::{Pin, Verdict, compare};
+use crate::source::connection::link::Link;
+use crate::source::offers::sanitize;
 
 const TARGET: &str = "lazytool::lock";
 

@@ -1,6 +1,12 @@
 use serde_json::json;
 
 use super::*;
+use crate::source::connection::upstream::Upstream;
+use crate::source::lock::file::definition;
+use crate::source::lock::verify::{Verdict, compare};
+use rmcp::model::Tool;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 fn tool(name: &str, description: &str) -> Tool {
     serde_json::from_value(json!({

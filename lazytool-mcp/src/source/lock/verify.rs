@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::Pinned;
+use super::file::Pinned;
 
 /// What a server's definitions that differ from its lock entry become: its tools', and
 /// likewise its prompts', resources' and resource templates' (whose refused requests are

@@ -44,7 +44,7 @@ impl OAuthHttp {
         let mut manager = flow.manager().await?;
         if oauth.grant == Grant::AuthorizationCode {
             let stored = manager.initialize_from_store().await.map_err(|error| {
-                OAuthError::from_rmcp(server, super::Step::MetadataDiscovery, &error)
+                OAuthError::from_rmcp(server, super::error::Step::MetadataDiscovery, &error)
             })?;
             // The stored client id comes back without its secret; a refresh needs both.
             if stored
@@ -57,7 +57,7 @@ impl OAuthHttp {
                 manager
                     .configure_client(OAuthClientConfig::new(id, url).with_client_secret(secret))
                     .map_err(|error| {
-                        OAuthError::from_rmcp(server, super::Step::MetadataDiscovery, &error)
+                        OAuthError::from_rmcp(server, super::error::Step::MetadataDiscovery, &error)
                     })?;
             }
         }

@@ -15,7 +15,7 @@ use super::config::Grant;
 use super::error::{OAuthError, Step};
 use super::flow::Flow;
 use super::store::TokenStore;
-use crate::Upstream;
+use crate::source::connection::upstream::Upstream;
 
 /// How long [`login`] waits for the browser to come back.
 pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);

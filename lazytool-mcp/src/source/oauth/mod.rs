@@ -2,16 +2,15 @@
 //! configuration ([`OAuth`]), where tokens live ([`TokenStore`]), who approves
 //! ([`Approver`]), the one-time [`login`], and what goes wrong ([`OAuthError`]).
 
-mod approver;
-mod client;
-mod config;
-mod error;
-mod flow;
-mod login;
-mod store;
+pub(crate) mod approver;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod error;
+pub(crate) mod flow;
+pub(crate) mod login;
+pub(crate) mod store;
 
 pub use approver::{Approval, Approver};
-pub(crate) use client::OAuthHttp;
 pub use config::{Grant, OAuth, SigningAlgorithm};
 pub use error::{OAuthError, Step};
 pub use login::{LOGIN_TIMEOUT, login, login_with};

@@ -7,12 +7,19 @@ use lazytool_runtime::CancellationToken;
 use lazytool_runtime::source::{ListToolsFuture, SourceError, ToolSource};
 use rmcp::model::Tool;
 
-use super::link::Link;
-use super::{Listed, McpSource, Pin, ToolNote, admission, lock, sanitize, tool};
+use crate::source::connection::link::Link;
+use crate::source::lock;
+use crate::source::lock::Pin;
+use crate::source::mcp_source::Listed;
+use crate::source::mcp_source::McpSource;
+use crate::source::offers::admission;
+use crate::source::offers::admission::ToolNote;
+use crate::source::offers::sanitize;
+use crate::source::offers::tool;
 
 impl McpSource {
     /// `tools` cleaned, each removal logged and recorded.
-    pub(super) fn clean(&self, tools: Vec<Tool>, record: &mut Listed) -> Vec<Tool> {
+    pub(in crate::source) fn clean(&self, tools: Vec<Tool>, record: &mut Listed) -> Vec<Tool> {
         (tools.into_iter())
             .map(|mut tool| {
                 let removals = sanitize::clean_tool(&mut tool, self.max_description_chars);
@@ -29,7 +36,7 @@ impl McpSource {
     }
 
     /// Every tool the running server lists now.
-    pub(super) async fn list_live(
+    pub(in crate::source) async fn list_live(
         &self,
         link: &Link,
         peer: &rmcp::Peer<rmcp::RoleClient>,

@@ -6,10 +6,11 @@ use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
+use super::transport::{LineTransport, OUTBOX_CAPACITY};
+use super::until::Until;
 use crate::error::McpError;
+use crate::jsonrpc::lines::write_lines;
 use crate::server::McpServer;
-use crate::transport::{self, LineTransport, OUTBOX_CAPACITY};
-use crate::until::Until;
 
 impl McpServer {
     /// Serves one connection on the process's stdin and stdout until the client closes
@@ -129,7 +130,7 @@ impl McpServer {
                 Err(error) => Err(McpError::Handshake(error.to_string())),
             }
         };
-        let (served, written) = tokio::join!(served, transport::write_lines(writer, lines));
+        let (served, written) = tokio::join!(served, write_lines(writer, lines));
         served?;
         written.map_err(McpError::Io)
     }

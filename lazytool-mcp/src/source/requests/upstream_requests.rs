@@ -19,9 +19,9 @@ use rmcp::service::{InboundStreamOrigin, OriginatingRequestId, RequestContext, S
 
 use tokio::time::Instant;
 
-use super::elicitor::Elicitor;
-use super::in_flight::{InFlight, Owner};
 use crate::request::McpRequest;
+use crate::source::requests::elicitor::Elicitor;
+use crate::source::requests::in_flight::{InFlight, Owner};
 
 const TARGET: &str = "lazytool::upstream";
 

@@ -9,7 +9,7 @@ use rmcp::transport::AuthError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 #[cfg(feature = "oauth")]
-use super::oauth::{OAuthError, Step};
+use crate::source::oauth::error::{OAuthError, Step};
 
 /// What to say when the handshake of `server` with `url` failed with `error` (the URL's
 /// secrets are hidden by the caller's redaction, like everything about the upstream).

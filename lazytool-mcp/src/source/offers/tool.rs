@@ -13,11 +13,11 @@ use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use super::link::Link;
-use super::lock::Pins;
-use super::naming::exposed_name;
 use crate::content::McpContent;
 use crate::request::McpRequest;
+use crate::source::connection::link::Link;
+use crate::source::lock::Pins;
+use crate::source::offers::naming::exposed_name;
 
 /// How many times a call is sent again with answers to a server's `input_required`.
 const MAX_INPUT_ROUNDS: usize = 8;

@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::McpSource;
-
 /// How an upstream stands. Its errors are redacted before they are kept here.
 #[derive(Clone, Debug, Default)]
 pub(crate) enum Health {
@@ -57,38 +55,6 @@ impl Health {
             }
             Health::Running | Health::Stopped => None,
         }
-    }
-}
-
-impl McpSource {
-    /// What a model is told of this server when it is down, `None` when it is up or waits
-    /// for its first call with its tools listed from the lock.
-    pub(super) fn down(&self) -> Option<String> {
-        let health = self
-            .link
-            .get()
-            .map_or(Health::NotStarted, |link| link.health());
-        match health {
-            Health::NotStarted if self.lazy() => None,
-            health => health.down(&self.name),
-        }
-    }
-
-    /// How long until the next start may be attempted, after a failed one.
-    pub(super) fn next_start_in(&self) -> Option<Duration> {
-        match self.link.get()?.health() {
-            Health::Failed { retry_at, .. } => {
-                Some(retry_at.saturating_duration_since(Instant::now()))
-            }
-            _ => None,
-        }
-    }
-
-    /// Whether `name` is one of this server's names (`PREFIX__...`); with an empty prefix
-    /// no name is known to be its own.
-    pub(super) fn owns_name(&self, name: &str) -> bool {
-        !self.prefix.is_empty()
-            && (name.strip_prefix(self.prefix.as_str())).is_some_and(|rest| rest.starts_with("__"))
     }
 }
 

@@ -14,11 +14,11 @@ use rmcp::model::{
     ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::transport::Transport;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncRead;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-use crate::decode::{self, Decoded};
-use crate::lines::{BoundedLines, Read};
+use crate::jsonrpc::decode::{self, Decoded};
+use crate::jsonrpc::lines::{BoundedLines, Read};
 
 /// Lines waiting for the writer; senders wait when it is full (backpressure).
 pub(crate) const OUTBOX_CAPACITY: usize = 64;
@@ -266,19 +266,4 @@ where
     async fn close(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
-}
-
-/// Writes the queued lines in order, flushing whenever the queue runs dry, until every
-/// sender is gone; then shuts the writer down so the client sees the end of the stream.
-pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut lines: mpsc::Receiver<Vec<u8>>,
-) -> io::Result<()> {
-    while let Some(line) = lines.recv().await {
-        writer.write_all(&line).await?;
-        if lines.is_empty() {
-            writer.flush().await?;
-        }
-    }
-    writer.shutdown().await
 }

@@ -10,7 +10,7 @@ use rmcp::model::{JsonRpcMessage, JsonRpcNotification, ServerJsonRpcMessage, Ser
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
 
-use super::upstream_requests::UpstreamRequests;
+use crate::source::requests::upstream_requests::UpstreamRequests;
 
 /// A progress notification being passed on, and the message to hand rmcp after it.
 type Passing = (

@@ -10,14 +10,16 @@ use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::child::StderrTail;
-use super::elicitor::Elicitor;
-use super::health::Health;
-use super::in_flight::InFlight;
-use super::redact::Redactor;
-use super::relay::{Announced, Relay};
-use super::upstream::{Connected, Notices, Upstream, follow_list_changes};
-use super::upstream_requests::UpstreamRequests;
+use crate::source::connection::child::StderrTail;
+use crate::source::connection::health::Health;
+use crate::source::connection::notices::{Notices, follow_list_changes};
+use crate::source::connection::start::Connected;
+use crate::source::connection::upstream::Upstream;
+use crate::source::redact::Redactor;
+use crate::source::requests::elicitor::Elicitor;
+use crate::source::requests::in_flight::InFlight;
+use crate::source::requests::relay::{Announced, Relay};
+use crate::source::requests::upstream_requests::UpstreamRequests;
 
 const TARGET: &str = "lazytool::upstream";
 /// How long a failure waits for the rest of the server's stderr, which explains it.
@@ -452,7 +454,7 @@ async fn stop_when_idle(link: Weak<Link>, timeout: Duration, run: u64) {
         let Some(link) = link.upgrade() else { return };
         if link.idle_for().is_some_and(|idle| idle >= timeout) {
             if link.stop_idle(run).await {
-                crate::source::memory::return_freed_memory();
+                crate::source::connection::memory::return_freed_memory();
                 tracing::info!(target: TARGET, server = %link.server, idle_timeout_ms = timeout.as_millis() as u64, "the upstream server was stopped: no call within its idle timeout");
             }
             return;

@@ -12,7 +12,7 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::pages::page;
+use super::pages::page;
 use crate::server::McpServer;
 
 const TARGET: &str = "lazytool::mcp";

@@ -28,9 +28,9 @@ use tokio::io::AsyncRead;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::DEFAULT_MAX_LINE_BYTES;
-use crate::lines::{BoundedLines, KEPT_PREFIX, Read};
-use crate::request_id;
+use crate::jsonrpc::lines::{BoundedLines, KEPT_PREFIX, Read};
+use crate::jsonrpc::request_id;
+use crate::server::DEFAULT_MAX_LINE_BYTES;
 
 const TARGET: &str = "lazytool::upstream";
 /// How many unreadable lines of one server are reported per second.

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::Value;
 
-mod offers;
-
-pub(crate) use offers::{clean_prompt, clean_resource, clean_template};
+pub(crate) mod offers;
 
 /// The default bound on one description, in characters.
 pub(crate) const DEFAULT_MAX_DESCRIPTION_CHARS: usize = 2048;

@@ -1,48 +1,49 @@
 //! The prompts and resources of a catalog's sources together, each routed to its server:
-//! `Offers`, which makes [`McpCatalog`] a [`PromptProvider`] and a [`ResourceProvider`].
+//! `Offers`, which makes [`McpCatalog`](crate::McpCatalog) a
+//! [`PromptProvider`](crate::PromptProvider) and a [`ResourceProvider`](crate::ResourceProvider).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lazytool_runtime::source::CachedSource;
-use rmcp::model::{ErrorData, JsonObject, Prompt, Resource, ResourceTemplate};
+use rmcp::model::{Prompt, Resource, ResourceTemplate};
 use tokio::sync::watch;
 
-use super::{McpCatalog, McpSource, PromptsAndResources};
-use crate::prompts::{PromptFuture, PromptProvider};
-use crate::resources::{ReadFuture, ResourceProvider};
+use crate::source::mcp_source::McpSource;
+use crate::source::offers::offered::PromptsAndResources;
+use crate::source::offers::uri_template::{matches_template, scheme_of};
 
 const TARGET: &str = "lazytool::mcp";
 
 pub(crate) struct Offers {
-    sources: Vec<Arc<CachedSource<Arc<McpSource>>>>,
-    state: Mutex<State>,
+    pub(super) sources: Vec<Arc<CachedSource<Arc<McpSource>>>>,
+    pub(super) state: Mutex<State>,
     /// One refresh at a time: a slow fetch never overwrites a newer one.
-    refreshing: tokio::sync::Mutex<()>,
-    prompts_changed: watch::Sender<u64>,
-    resources_changed: watch::Sender<u64>,
+    pub(super) refreshing: tokio::sync::Mutex<()>,
+    pub(super) prompts_changed: watch::Sender<u64>,
+    pub(super) resources_changed: watch::Sender<u64>,
 }
 
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     /// Each source's last good fetch, in the catalog's order.
-    fetched: Vec<Option<PromptsAndResources>>,
-    merged: Merged,
+    pub(super) fetched: Vec<Option<PromptsAndResources>>,
+    pub(super) merged: Merged,
 }
 
 /// Every source's lists in one, the first source in the catalog's order winning a name or
 /// URI that two offer.
 #[derive(Default, PartialEq)]
-struct Merged {
-    prompts: Vec<Prompt>,
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
-    prompt_owner: HashMap<String, usize>,
-    resource_owner: HashMap<String, usize>,
+pub(super) struct Merged {
+    pub(super) prompts: Vec<Prompt>,
+    pub(super) resources: Vec<Resource>,
+    pub(super) templates: Vec<ResourceTemplate>,
+    pub(super) prompt_owner: HashMap<String, usize>,
+    pub(super) resource_owner: HashMap<String, usize>,
     /// Each template's source, in the order they are tried.
-    template_owner: Vec<(String, usize)>,
+    pub(super) template_owner: Vec<(String, usize)>,
     /// What was left out because an earlier source has it: (source, kind, name or URI).
-    clashes: HashSet<(usize, &'static str, String)>,
+    pub(super) clashes: HashSet<(usize, &'static str, String)>,
 }
 
 impl Offers {
@@ -60,7 +61,7 @@ impl Offers {
         }
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(super) fn state(&self) -> std::sync::MutexGuard<'_, State> {
         // Each field is replaced by one assignment: consistent after a panic elsewhere.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -180,7 +181,7 @@ impl Offers {
     /// The source a URI is read from: the one that lists it, else the first whose template
     /// matches it, else the only source that offers resources, else the first whose
     /// resources or templates share its scheme.
-    fn owner_of(&self, uri: &str) -> Option<usize> {
+    pub(super) fn owner_of(&self, uri: &str) -> Option<usize> {
         let state = self.state();
         let merged = &state.merged;
         if let Some(&owner) = merged.resource_owner.get(uri) {
@@ -218,150 +219,5 @@ impl Offers {
         offering
             .into_iter()
             .find(|&index| state.fetched[index].as_ref().is_some_and(shares))
-    }
-}
-
-/// The scheme of a URI (`file` of `file:///a`).
-fn scheme_of(uri: &str) -> Option<&str> {
-    uri.split_once(':')
-        .map(|(scheme, _)| scheme)
-        .filter(|scheme| !scheme.is_empty())
-}
-
-/// Whether `uri` is one of the URIs of the RFC 6570 `template`: its literal parts in order,
-/// each expression (`{id}`, `{+path}`, `{?query}`...) standing for any text in between.
-pub(crate) fn matches_template(template: &str, uri: &str) -> bool {
-    let mut literals = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        literals.push(&rest[..open]);
-        match rest[open..].find('}') {
-            Some(close) => rest = &rest[open + close + 1..],
-            None => return false,
-        }
-    }
-    literals.push(rest);
-    let Some((first, others)) = literals.split_first() else {
-        return false;
-    };
-    let Some(mut remaining) = uri.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = others.split_last() else {
-        return remaining.is_empty();
-    };
-    for literal in middle {
-        match remaining.find(literal) {
-            Some(at) => remaining = &remaining[at + literal.len()..],
-            None => return false,
-        }
-    }
-    remaining.ends_with(last)
-}
-
-impl McpCatalog {
-    /// Each source's name and what it offers besides tools, as fetched last (at the start,
-    /// after each of its `list_changed` and restarts; `None` before a first fetch that
-    /// succeeded), in the order given to [`start`](McpCatalog::start). What the catalog
-    /// serves as a [`PromptProvider`] and [`ResourceProvider`] is their union: a prompt name
-    /// or a resource URI (or URI template) that two servers offer goes to the first, and the
-    /// clash is logged.
-    ///
-    /// ```rust,no_run
-    /// use lazytool_mcp::{McpCatalog, McpSource, Upstream};
-    /// use lazytool_runtime::Registry;
-    ///
-    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let everything = McpSource::new("everything", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-everything"]));
-    /// let catalog = McpCatalog::start(Registry::builder, [everything]).await?;
-    /// for (server, offered) in catalog.prompts_and_resources() {
-    ///     let prompts = offered.map_or(0, |offered| offered.prompts.len());
-    ///     println!("{server}: {prompts} prompts");
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn prompts_and_resources(&self) -> Vec<(String, Option<PromptsAndResources>)> {
-        self.offers().fetched()
-    }
-}
-
-impl PromptProvider for McpCatalog {
-    fn prompts(&self) -> Vec<Prompt> {
-        self.offers().state().merged.prompts.clone()
-    }
-
-    fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_> {
-        Box::pin(async move {
-            let offers = self.offers();
-            let owner = offers.state().merged.prompt_owner.get(&name).copied();
-            let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
-                return Err(ErrorData::invalid_params(
-                    format!("no prompt named `{name}`"),
-                    None,
-                ));
-            };
-            source.source().get_prompt(&name, arguments).await
-        })
-    }
-
-    fn changes(&self) -> Option<watch::Receiver<u64>> {
-        Some(self.offers().prompts_changed.subscribe())
-    }
-}
-
-impl ResourceProvider for McpCatalog {
-    fn resources(&self) -> Vec<Resource> {
-        self.offers().state().merged.resources.clone()
-    }
-
-    fn resource_templates(&self) -> Vec<ResourceTemplate> {
-        self.offers().state().merged.templates.clone()
-    }
-
-    fn read_resource(&self, uri: String) -> ReadFuture<'_> {
-        Box::pin(async move {
-            let offers = self.offers();
-            let Some(source) = offers
-                .owner_of(&uri)
-                .and_then(|index| offers.sources.get(index))
-            else {
-                return Err(ErrorData::resource_not_found(
-                    format!("no server offers the resource `{uri}`"),
-                    None,
-                ));
-            };
-            source.source().read_resource(&uri).await
-        })
-    }
-
-    fn changes(&self) -> Option<watch::Receiver<u64>> {
-        Some(self.offers().resources_changed.subscribe())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn templates_match_their_uris_only() {
-        let text = "demo://resource/dynamic/text/{resourceId}";
-        assert!(matches_template(text, "demo://resource/dynamic/text/7"));
-        assert!(!matches_template(text, "demo://resource/dynamic/blob/7"));
-        assert!(matches_template("file:///{+path}.md", "file:///a/b.md"));
-        assert!(!matches_template("file:///{+path}.md", "file:///a/b.txt"));
-        assert!(matches_template(
-            "db://{table}/rows{?limit}",
-            "db://users/rows?limit=3"
-        ));
-        assert!(matches_template("fixed://here", "fixed://here"));
-        assert!(!matches_template("fixed://here", "fixed://here/too"));
-        assert!(!matches_template("broken://{id", "broken://1"));
-    }
-
-    #[test]
-    fn schemes_are_read_up_to_the_colon() {
-        assert_eq!(scheme_of("demo://x"), Some("demo"));
-        assert_eq!(scheme_of("no-scheme"), None);
     }
 }

@@ -3,7 +3,7 @@
 use rmcp::model::{ClientJsonRpcMessage, ErrorCode};
 use serde_json::{Value, json};
 
-use crate::request_id;
+use super::request_id;
 
 /// What a line of input amounts to.
 pub(crate) enum Decoded {

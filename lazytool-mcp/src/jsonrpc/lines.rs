@@ -1,6 +1,10 @@
-//! Newline-delimited input, each line bounded in length: [`BoundedLines`].
+//! Newline-delimited input, each line bounded in length: [`BoundedLines`]; and output, written
+//! in order: [`write_lines`].
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use std::io;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 /// How much of an oversized line is kept, to read its request id from.
 pub(crate) const KEPT_PREFIX: usize = 4096;
@@ -74,4 +78,19 @@ impl<R: AsyncRead + Unpin> BoundedLines<R> {
             }
         }
     }
+}
+
+/// Writes the queued lines in order, flushing whenever the queue runs dry, until every
+/// sender is gone; then shuts the writer down so the client sees the end of the stream.
+pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut lines: mpsc::Receiver<Vec<u8>>,
+) -> io::Result<()> {
+    while let Some(line) = lines.recv().await {
+        writer.write_all(&line).await?;
+        if lines.is_empty() {
+            writer.flush().await?;
+        }
+    }
+    writer.shutdown().await
 }

@@ -12,11 +12,15 @@ use rmcp::model::{
 };
 use serde::Serialize;
 
-use super::lock::{Change, LiveOffers, OffersVerdict, Pin, Pinned, ServerLock, Verdict};
-use super::naming::exposed_name;
-use super::offers::matches_template;
-use super::sanitize::{Removals, clean_prompt, clean_resource, clean_template};
-use super::{McpSource, SourceError};
+use crate::source::lock::file::{LiveOffers, Pinned, ServerLock};
+use crate::source::lock::pins::OffersVerdict;
+use crate::source::lock::verify::{Change, Pin, Verdict};
+use crate::source::mcp_source::McpSource;
+use crate::source::offers::naming::exposed_name;
+use crate::source::offers::sanitize::Removals;
+use crate::source::offers::sanitize::offers::{clean_prompt, clean_resource, clean_template};
+use crate::source::offers::uri_template::matches_template;
+use lazytool_runtime::source::SourceError;
 
 const TARGET: &str = "lazytool::mcp";
 
@@ -157,14 +161,14 @@ impl McpSource {
 
     /// What the last listing's pin decided for each prompt, resource or template that
     /// differs from the lock (`prompt NAME`, ...: what changed and what was done).
-    pub(crate) fn offer_pin_decisions(&self) -> Vec<super::ToolNote> {
+    pub(crate) fn offer_pin_decisions(&self) -> Vec<crate::source::offers::admission::ToolNote> {
         let Some(verdict) = self.pins().last_offers_verdict() else {
             return Vec::new();
         };
         let mut notes = Vec::new();
         for (kind, verdict) in verdict.kinds() {
             for (item, note) in verdict.decisions() {
-                notes.push(super::ToolNote {
+                notes.push(crate::source::offers::admission::ToolNote {
                     tool: format!("{kind} {item}"),
                     note,
                 });

@@ -12,7 +12,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::lines::{BoundedLines, Read};
+use crate::jsonrpc::lines::{BoundedLines, Read};
 
 const TARGET: &str = "lazytool::upstream";
 

@@ -1,0 +1,90 @@
+//! A catalog's prompts and resources served: [`McpCatalog`] as a [`PromptProvider`] and a
+//! [`ResourceProvider`], each request routed to the source that offers its prompt or URI.
+
+use rmcp::model::{ErrorData, JsonObject, Prompt, Resource, ResourceTemplate};
+use tokio::sync::watch;
+
+use crate::offers::prompts::{PromptFuture, PromptProvider};
+use crate::offers::resources::{ReadFuture, ResourceProvider};
+use crate::source::catalog::McpCatalog;
+use crate::source::offers::offered::PromptsAndResources;
+
+impl McpCatalog {
+    /// Each source's name and what it offers besides tools, as fetched last (at the start,
+    /// after each of its `list_changed` and restarts; `None` before a first fetch that
+    /// succeeded), in the order given to [`start`](McpCatalog::start). What the catalog
+    /// serves as a [`PromptProvider`] and [`ResourceProvider`] is their union: a prompt name
+    /// or a resource URI (or URI template) that two servers offer goes to the first, and the
+    /// clash is logged.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let everything = McpSource::new("everything", Upstream::command("npx", ["-y", "@modelcontextprotocol/server-everything"]));
+    /// let catalog = McpCatalog::start(Registry::builder, [everything]).await?;
+    /// for (server, offered) in catalog.prompts_and_resources() {
+    ///     let prompts = offered.map_or(0, |offered| offered.prompts.len());
+    ///     println!("{server}: {prompts} prompts");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn prompts_and_resources(&self) -> Vec<(String, Option<PromptsAndResources>)> {
+        self.offers().fetched()
+    }
+}
+
+impl PromptProvider for McpCatalog {
+    fn prompts(&self) -> Vec<Prompt> {
+        self.offers().state().merged.prompts.clone()
+    }
+
+    fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_> {
+        Box::pin(async move {
+            let offers = self.offers();
+            let owner = offers.state().merged.prompt_owner.get(&name).copied();
+            let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
+                return Err(ErrorData::invalid_params(
+                    format!("no prompt named `{name}`"),
+                    None,
+                ));
+            };
+            source.source().get_prompt(&name, arguments).await
+        })
+    }
+
+    fn changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.offers().prompts_changed.subscribe())
+    }
+}
+
+impl ResourceProvider for McpCatalog {
+    fn resources(&self) -> Vec<Resource> {
+        self.offers().state().merged.resources.clone()
+    }
+
+    fn resource_templates(&self) -> Vec<ResourceTemplate> {
+        self.offers().state().merged.templates.clone()
+    }
+
+    fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+        Box::pin(async move {
+            let offers = self.offers();
+            let Some(source) = offers
+                .owner_of(&uri)
+                .and_then(|index| offers.sources.get(index))
+            else {
+                return Err(ErrorData::resource_not_found(
+                    format!("no server offers the resource `{uri}`"),
+                    None,
+                ));
+            };
+            source.source().read_resource(&uri).await
+        })
+    }
+
+    fn changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.offers().resources_changed.subscribe())
+    }
+}

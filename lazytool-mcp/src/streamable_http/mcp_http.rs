@@ -1,0 +1,569 @@
+//! The streamable HTTP server of an [`McpServer`]: [`McpHttp`], its options, its routes and its
+//! accept loop.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use http::request::Parts;
+use http::{StatusCode, header};
+use lazytool_runtime::CancellationToken;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::Semaphore;
+
+use super::auth::Authentication;
+use super::drain::Drain;
+use super::guard::McpHttpService;
+use super::guard::{Gate, Guard};
+use super::health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
+use super::limits::HttpLimits;
+use super::metrics::HttpMetrics;
+use super::origin::OriginPattern;
+use super::sessions::{DirectSessions, LimitedSessions, SessionTable};
+use super::stateless::Lanes;
+use super::{connections, health, metrics, open_files, sessions};
+use crate::connection::McpConnection;
+use crate::error::McpError;
+use crate::principal::Principal;
+use crate::server::McpServer;
+
+/// The path [`McpHttp::router`] and [`McpHttp::serve`] serve MCP at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// The path [`McpHttp::router`] answers `GET /metrics` at, in Prometheus text.
+pub const METRICS_PATH: &str = "/metrics";
+
+/// An [`McpServer`] served over MCP's streamable HTTP transport, at [`MCP_PATH`].
+///
+/// - Clients of protocol versions with a handshake (up to 2025-11-25) get a session
+///   (`Mcp-Session-Id`), each with its own lazy discovery, `notifications/tools/list_changed`
+///   and `DELETE` to end it; a session idle for
+///   [`session_idle_timeout`](McpHttp::session_idle_timeout) is closed. Clients of 2026-07-28
+///   are served statelessly: the same call-through tool list on every request (see
+///   [`McpConnection`]).
+/// - Security: a request whose `Origin` is not allowed gets 403 (default: `http`/`https` on
+///   `localhost`, `127.0.0.1` and `[::1]`; requests without `Origin` pass), and whose `Host`
+///   is not allowed 403 too (default: the same hosts); with tokens, one without a valid
+///   `Authorization: Bearer` gets 401; a body over the server's
+///   [`max_line_bytes`](McpServer::max_line_bytes) gets 413 with a JSON-RPC error; a body that
+///   is not a JSON-RPC message gets 400 with a JSON-RPC error carrying its id when it can be
+///   read. The server keeps serving after each.
+/// - Bounds ([`HttpLimits`]): connections, sessions (overall and per principal), long-lived
+///   streams, header and body read times; a client over a bound gets 503 (or 429) with
+///   `Retry-After` and a JSON-RPC error, a slow one is cut.
+/// - Routes beside MCP ([`router`](McpHttp::router)): `GET /healthz` and `GET /readyz`
+///   (no token, any host: balancers probe them) and `GET /metrics` (Prometheus text, behind
+///   the same Origin, Host and token checks as MCP).
+/// - Shutdown ([`serve_with_shutdown`](McpHttp::serve_with_shutdown),
+///   [`shutdown_on`](McpHttp::shutdown_on)): accepting stops, `/readyz` says 503, long-lived
+///   streams end, requests in flight run to their end within the drain timeout, then sessions
+///   end and serving returns.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::{McpServer, Principal};
+/// use lazytool_runtime::Registry;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = McpServer::new(Registry::from_inventory()?)
+///     .allow_for(|principal, tool| principal.name() == "admin" || !tool.name().starts_with("admin_"));
+/// server
+///     .http()
+///     .bearer_token_for("token-of-alice", Principal::new("alice"))
+///     .bearer_token_for("token-of-the-admin", Principal::new("admin"))
+///     .allow_origin("https://app.example.com".parse()?)
+///     .serve("127.0.0.1:8080")
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct McpHttp {
+    server: McpServer,
+    auth: Authentication,
+    origins: Vec<OriginPattern>,
+    /// `None`: the loopback names.
+    hosts: Option<Vec<String>>,
+    max_body_bytes: Option<usize>,
+    pub(super) limits: HttpLimits,
+    shutdown: CancellationToken,
+    readiness: Readiness,
+    metrics: HttpMetrics,
+}
+
+impl McpHttp {
+    /// HTTP serving for `server`: no token required, localhost origins and hosts, the server's
+    /// message limit as the body limit, the default [`HttpLimits`]. Same as
+    /// [`McpServer::http`].
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpHttp, McpServer};
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let http = McpHttp::new(McpServer::new(registry));
+    /// ```
+    pub fn new(server: McpServer) -> Self {
+        McpHttp {
+            server,
+            auth: Authentication::default(),
+            origins: OriginPattern::localhost(),
+            hosts: None,
+            max_body_bytes: None,
+            limits: HttpLimits::default(),
+            shutdown: CancellationToken::new(),
+            readiness: Readiness::default(),
+            metrics: HttpMetrics::default(),
+        }
+    }
+
+    /// Requires `Authorization: Bearer TOKEN`; requests carrying it are of the principal
+    /// named `default`. Tokens are compared as SHA-256 digests in constant time.
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().bearer_token(std::env::var("MCP_TOKEN").unwrap_or_default());
+    /// ```
+    pub fn bearer_token(self, token: impl AsRef<str>) -> Self {
+        self.bearer_token_for(token, Principal::new("default"))
+    }
+
+    /// Accepts `Authorization: Bearer TOKEN` as `principal`; call it once per principal.
+    /// [`McpServer::allow_for`] decides what each may use.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server
+    ///     .http()
+    ///     .bearer_token_for("a-secret", Principal::new("alice"))
+    ///     .bearer_token_for("b-secret", Principal::new("bob"));
+    /// ```
+    pub fn bearer_token_for(mut self, token: impl AsRef<str>, principal: Principal) -> Self {
+        self.auth.add_token(token.as_ref(), principal);
+        self
+    }
+
+    /// Accepts the bearer token whose SHA-256 digest is `digest` as `principal`: a
+    /// configuration file then need not hold the token itself.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    /// use sha2::{Digest, Sha256};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let digest: [u8; 32] = Sha256::digest(b"a-secret").into();
+    /// let http = server.http().bearer_token_digest_for(digest, Principal::new("alice"));
+    /// ```
+    pub fn bearer_token_digest_for(mut self, digest: [u8; 32], principal: Principal) -> Self {
+        self.auth.add_digest(digest, principal);
+        self
+    }
+
+    /// Authenticates requests with `authenticate` (after the bearer tokens, if any): the
+    /// principal of the request, or `None` to refuse it with 401.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().authenticate(|request| {
+    ///     let user = request.headers.get("x-verified-user")?.to_str().ok()?;
+    ///     Some(Principal::new(user))
+    /// });
+    /// ```
+    pub fn authenticate(
+        mut self,
+        authenticate: impl Fn(&Parts) -> Option<Principal> + Send + Sync + 'static,
+    ) -> Self {
+        self.auth.set_custom(Arc::new(authenticate));
+        self
+    }
+
+    /// Also accepts requests from browsers on `origin`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), lazytool_mcp::OriginPatternError> {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().allow_origin("https://app.example.com".parse()?);
+    /// # Ok(()) }
+    /// ```
+    pub fn allow_origin(mut self, origin: OriginPattern) -> Self {
+        self.origins.push(origin);
+        self
+    }
+
+    /// The `Host` headers accepted (names or `name:port`), instead of the loopback names: a
+    /// server reached under a DNS name must list it. An empty list accepts any host.
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().allowed_hosts(["tools.internal.example", "10.0.0.7:8080"]);
+    /// ```
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The largest request body accepted, in bytes; default: the server's
+    /// [`max_line_bytes`](McpServer::max_line_bytes).
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().max_body_bytes(256 * 1024);
+    /// ```
+    pub fn max_body_bytes(mut self, max: usize) -> Self {
+        self.max_body_bytes = Some(max);
+        self
+    }
+
+    /// How long a session may stay without requests before it is closed (its id then gets
+    /// 404, and the client starts a new session); default:
+    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`](crate::DEFAULT_SESSION_IDLE_TIMEOUT).
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().session_idle_timeout(std::time::Duration::from_secs(600));
+    /// ```
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.session_idle_timeout = timeout;
+        self
+    }
+
+    /// The resource bounds: connections, sessions, streams, read and drain timeouts.
+    ///
+    /// ```
+    /// use lazytool_mcp::HttpLimits;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().limits(HttpLimits::default().max_sessions(100).max_connections(128));
+    /// ```
+    pub fn limits(mut self, limits: HttpLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// What `GET /readyz` reports (besides 503 while draining); default: ready.
+    ///
+    /// ```
+    /// use lazytool_mcp::Readiness;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let ready = Readiness::new(false);
+    /// let http = server.http().readiness(ready.clone());
+    /// ready.set(true); // once the application can serve
+    /// ```
+    pub fn readiness(mut self, readiness: Readiness) -> Self {
+        self.readiness = readiness;
+        self
+    }
+
+    /// Registers an application's own metrics for `GET /metrics`, beside the server's
+    /// (`lazytool_http_*`): `register` is called with the registry each time a router is
+    /// built; keep the metrics' handles to update them.
+    ///
+    /// ```
+    /// use lazytool_mcp::prometheus_client::metrics::{family::Family, gauge::Gauge};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// // A gateway's upstream states: 1 when the server is up.
+    /// let upstream_up = Family::<Vec<(String, String)>, Gauge>::default();
+    /// let registered = upstream_up.clone();
+    /// let http = server.http().register_metrics(move |registry| {
+    ///     registry.register("lazytool_upstream_up", "Whether an upstream server is up", registered.clone());
+    /// });
+    /// upstream_up.get_or_create(&vec![("server".into(), "github".into())]).set(1);
+    /// ```
+    pub fn register_metrics(
+        mut self,
+        register: impl Fn(&mut prometheus_client::registry::Registry) + Send + Sync + 'static,
+    ) -> Self {
+        self.metrics.add_registrar(Arc::new(register));
+        self
+    }
+
+    /// Starts a graceful shutdown when `token` is cancelled: accepting stops, long-lived
+    /// streams end, requests in flight finish within the
+    /// [drain timeout](HttpLimits::drain_timeout), then sessions end and
+    /// [`serve`](McpHttp::serve) returns. A [`service`](McpHttp::service) mounted in another
+    /// server drains the same way, its own server closing the connections.
+    ///
+    /// ```
+    /// use lazytool_runtime::CancellationToken;
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let stop = CancellationToken::new();
+    /// let http = server.http().shutdown_on(stop.clone());
+    /// ```
+    pub fn shutdown_on(mut self, token: CancellationToken) -> Self {
+        self.shutdown = token;
+        self
+    }
+
+    /// The tower service answering MCP requests on whatever path it is mounted at.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// use tower_service::Service;
+    ///
+    /// let mut service = server.http().service();
+    /// // A browser page of a foreign origin is refused before MCP sees the request.
+    /// let request = http::Request::post("/mcp")
+    ///     .header("host", "localhost")
+    ///     .header("origin", "https://evil.example")
+    ///     .body(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")))
+    ///     .unwrap();
+    /// let response = service.call(request).await.unwrap();
+    /// assert_eq!(response.status(), http::StatusCode::FORBIDDEN);
+    /// # }
+    /// ```
+    pub fn service(&self) -> McpHttpService {
+        self.service_draining(&Drain::new(
+            self.shutdown.clone(),
+            self.limits.drain_timeout,
+        ))
+    }
+
+    fn service_draining(&self, drain: &Drain) -> McpHttpService {
+        let config = StreamableHttpServerConfig::default()
+            .with_json_response(true)
+            .with_cancellation_token(drain.stopped.clone())
+            .with_max_request_body_bytes(self.body_limit())
+            // The guard checks Host (for /metrics too): rmcp takes whatever passed.
+            .with_allowed_hosts(std::iter::empty::<String>());
+        let retry = config.sse_retry;
+        let keep_alive = config.sse_keep_alive;
+        let direct = DirectSessions::new(self.limits.session_idle_timeout, retry);
+        let table = SessionTable::new(
+            self.limits.max_sessions,
+            self.limits.per_principal(),
+            self.metrics.sessions.clone(),
+        );
+        let sessions = Arc::new(LimitedSessions::new(direct, Arc::clone(&table)));
+        let server = Arc::new(self.server.clone());
+        let lanes = Arc::new(Lanes::new(
+            Arc::clone(&server),
+            drain.stopped.clone(),
+            keep_alive,
+        ));
+        let rmcp = StreamableHttpService::new(
+            move || {
+                let connection = McpConnection::new(Arc::clone(&server));
+                sessions::connection_made(connection.input_closed());
+                Ok(connection)
+            },
+            Arc::clone(&sessions),
+            config,
+        );
+        McpHttpService::new(Guard {
+            rmcp,
+            sessions,
+            table,
+            gate: self.gate(),
+            max_body_bytes: self.body_limit(),
+            limits: self.limits,
+            streams: Arc::new(Semaphore::new(self.limits.streams_cap())),
+            drain: drain.clone(),
+            first_events: 1 + usize::from(retry.is_some()),
+            hold: Arc::default(),
+            lanes,
+        })
+    }
+
+    fn gate(&self) -> Arc<Gate> {
+        Arc::new(Gate {
+            origins: self.origins.clone(),
+            hosts: self.hosts.clone(),
+            auth: self.auth.clone(),
+            metrics: self.metrics.clone(),
+        })
+    }
+
+    /// An axum router serving MCP at [`MCP_PATH`], and `GET` [`HEALTHZ_PATH`],
+    /// [`READYZ_PATH`] and [`METRICS_PATH`]; merge it into an application's router.
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let app = axum::Router::new()
+    ///     .route("/version", axum::routing::get(|| async { env!("CARGO_PKG_VERSION") }))
+    ///     .merge(server.http().router());
+    /// ```
+    pub fn router(&self) -> axum::Router {
+        self.router_draining(&Drain::new(
+            self.shutdown.clone(),
+            self.limits.drain_timeout,
+        ))
+    }
+
+    fn router_draining(&self, drain: &Drain) -> axum::Router {
+        let readiness = self.readiness.clone();
+        let draining = drain.clone();
+        let gate = self.gate();
+        let registry = Arc::new(self.metrics.registry());
+        axum::Router::new()
+            .route_service(MCP_PATH, self.service_draining(drain))
+            .route(HEALTHZ_PATH, get(|| async { health::alive() }))
+            .route(
+                READYZ_PATH,
+                get(move || async move {
+                    health::ready(readiness.is_ready() && !draining.is_draining())
+                }),
+            )
+            .route(
+                METRICS_PATH,
+                get(move |request: Request| async move {
+                    let (parts, _) = request.into_parts();
+                    metrics_text(&gate, &registry, &parts)
+                }),
+            )
+    }
+
+    /// Binds `addr` and serves [`router`](McpHttp::router) until the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled, then drains.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// use lazytool_runtime::CancellationToken;
+    ///
+    /// let stop = CancellationToken::new();
+    /// let serving = tokio::spawn(server.http().shutdown_on(stop.clone()).serve("127.0.0.1:0"));
+    /// stop.cancel(); // on a signal, say
+    /// serving.await.unwrap().unwrap();
+    /// # }
+    /// ```
+    pub async fn serve(self, addr: impl ToSocketAddrs) -> Result<(), McpError> {
+        let listener = TcpListener::bind(addr).await.map_err(McpError::Io)?;
+        self.serve_on(listener).await
+    }
+
+    /// Binds `addr` and serves until `signal` resolves (or the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains: accepting stops,
+    /// `/readyz` answers 503, long-lived streams end, requests in flight finish within the
+    /// [drain timeout](HttpLimits::drain_timeout) (the rest are cut), sessions end; then it
+    /// returns.
+    ///
+    /// ```rust,no_run
+    /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+    /// // Cancelled by a signal handler, say.
+    /// let stop = lazytool_runtime::CancellationToken::new();
+    /// server.http().serve_with_shutdown("127.0.0.1:8080", stop.cancelled_owned()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_with_shutdown(
+        self,
+        addr: impl ToSocketAddrs,
+        signal: impl Future<Output = ()>,
+    ) -> Result<(), McpError> {
+        let listener = TcpListener::bind(addr).await.map_err(McpError::Io)?;
+        self.serve_on_with_shutdown(listener, signal).await
+    }
+
+    /// Serves on a bound listener (bind port 0 to let the system pick a free port) until the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled, then drains.
+    ///
+    /// ```rust,no_run
+    /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// println!("serving at http://{}/mcp", listener.local_addr()?);
+    /// server.http().serve_on(listener).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_on(self, listener: TcpListener) -> Result<(), McpError> {
+        self.serve_on_with_shutdown(listener, std::future::pending())
+            .await
+    }
+
+    /// Serves on a bound listener until `signal` resolves (or the
+    /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains as
+    /// [`serve_with_shutdown`](McpHttp::serve_with_shutdown) does.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let serving = tokio::spawn(server.http().serve_on_with_shutdown(listener, async {
+    ///     stopped.await.unwrap_or_default();
+    /// }));
+    /// stop.send(()).unwrap_or_default();
+    /// serving.await??;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_on_with_shutdown(
+        self,
+        listener: TcpListener,
+        signal: impl Future<Output = ()>,
+    ) -> Result<(), McpError> {
+        let local = listener.local_addr().map_err(McpError::Io)?;
+        self.warn_about_hosts(local);
+        tracing::info!(target: "lazytool::mcp", "serving MCP at http://{local}{MCP_PATH}");
+        let mut this = self;
+        this.limits = this
+            .limits
+            .within_open_files(open_files::open_files_limit());
+        let drain = Drain::of_serving_loop(this.shutdown.clone(), this.limits.drain_timeout);
+        let router = this.router_draining(&drain);
+        let shutdown = this.shutdown.clone();
+        let stop = async move {
+            tokio::select! {
+                () = signal => {}
+                () = shutdown.cancelled() => {}
+            }
+        };
+        connections::serve(listener, router, this.limits, drain, this.metrics, stop).await;
+        tracing::info!(target: "lazytool::mcp", "stopped serving MCP at http://{local}{MCP_PATH}");
+        Ok(())
+    }
+
+    fn body_limit(&self) -> usize {
+        self.max_body_bytes
+            .unwrap_or_else(|| self.server.max_message_bytes())
+    }
+
+    fn warn_about_hosts(&self, local: SocketAddr) {
+        if !local.ip().is_loopback() && self.hosts.is_none() {
+            tracing::warn!(
+                target: "lazytool::mcp",
+                %local,
+                "listening beyond this machine, but only the loopback host names are accepted: set McpHttp::allowed_hosts to the names clients use"
+            );
+        }
+    }
+}
+
+impl std::fmt::Debug for McpHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttp")
+            .field("server", &self.server)
+            .field("origins", &self.origins)
+            .field("hosts", &self.hosts)
+            .field("authenticated", &self.auth.is_required())
+            .field("max_body_bytes", &self.body_limit())
+            .field("limits", &self.limits)
+            .field("readiness", &self.readiness)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `GET /metrics`: the registry in Prometheus text, to callers the gate lets through.
+fn metrics_text(
+    gate: &Gate,
+    registry: &prometheus_client::registry::Registry,
+    parts: &Parts,
+) -> Response {
+    if let Err(refused) = gate.check(parts) {
+        return refused.response();
+    }
+    match metrics::encode(registry) {
+        Ok(text) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response(),
+        Err(error) => {
+            tracing::warn!(target: "lazytool::mcp", %error, "cannot encode the metrics");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
