@@ -287,31 +287,6 @@ const CRATE_ROOTS: &[&str] = &[
     "lazytool-gateway/src/main.rs",
 ];
 
-/// Cycles known and not broken yet, each as the sorted files it joins; a listed cycle that
-/// changes or disappears fails the test too, so the list stays exact.
-// issue 36: helper B breaks these; emptied at merge.
-const NOT_YET_BROKEN: &[&[&str]] = &[
-    &[
-        "lazytool-mcp/src/connection.rs",
-        "lazytool-mcp/src/offers.rs",
-        "lazytool-mcp/src/server.rs",
-        "lazytool-mcp/src/streamable_http/guard.rs",
-        "lazytool-mcp/src/streamable_http/mod.rs",
-        "lazytool-mcp/src/streamable_http/stateless.rs",
-    ],
-    &[
-        "lazytool-mcp/src/source/catalog.rs",
-        "lazytool-mcp/src/source/offered.rs",
-        "lazytool-mcp/src/source/offers.rs",
-    ],
-    &[
-        "lazytool-mcp/src/source/health.rs",
-        "lazytool-mcp/src/source/link.rs",
-        "lazytool-mcp/src/source/lock/pins.rs",
-        "lazytool-mcp/src/source/mod.rs",
-    ],
-];
-
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -335,21 +310,10 @@ fn no_cycle_between_files() {
         );
         links.extend(found);
     }
-    let mut unbroken: BTreeSet<Vec<PathBuf>> = NOT_YET_BROKEN
+    let failures: Vec<String> = cycles::cycles(&links)
         .iter()
-        .map(|files| files.iter().map(PathBuf::from).collect())
+        .map(|cycle| cycle.describe())
         .collect();
-    let mut failures = Vec::new();
-    for cycle in cycles::cycles(&links) {
-        if !unbroken.remove(&cycle.files) {
-            failures.push(cycle.describe());
-        }
-    }
-    for files in unbroken {
-        failures.push(format!(
-            "NOT_YET_BROKEN lists a cycle that no longer exists as listed: {files:?}"
-        ));
-    }
     assert!(
         failures.is_empty(),
         "files that name each other's items (move the shared item into a file of its own, \
