@@ -434,6 +434,42 @@ fn architecture_md_names_only_files_that_exist() {
     );
 }
 
+/// The other documents a reader follows to the code: README, RELIABILITY and the guide's
+/// chapters name files that exist too (JSON files aside: there they are the user's, such as
+/// `mcp.json`).
+#[test]
+fn the_readme_reliability_and_the_guide_name_only_files_that_exist() {
+    let repository = repository();
+    let paths = named_files::repository_paths(&repository);
+    let mut documents = vec!["README.md".to_owned(), "RELIABILITY.md".to_owned()];
+    documents.extend(
+        paths
+            .iter()
+            .filter(|path| path.contains("/src/guide/") && path.ends_with(".md"))
+            .cloned(),
+    );
+    assert!(documents.len() > 20, "found only {documents:?}");
+    let mut missing = Vec::new();
+    for document in &documents {
+        let text = std::fs::read_to_string(repository.join(document))
+            .unwrap_or_else(|error| panic!("{document} is readable: {error}"));
+        for (line, path) in named_files::named_paths(&text) {
+            let users = path.ends_with(".json");
+            if !users
+                && !EXAMPLES_NOT_FILES.contains(&path.as_str())
+                && !named_files::exists(&path, &paths)
+            {
+                missing.push(format!("{document}:{line}: `{path}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "these documents name files that do not exist:\n  {}",
+        missing.join("\n  ")
+    );
+}
+
 #[test]
 fn the_named_files_check_reads_paths_as_written() {
     let named = named_files::named_paths(
