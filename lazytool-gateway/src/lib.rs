@@ -14,6 +14,8 @@
 //! [`guide`] has the configuration and everything else.
 
 #![warn(unreachable_pub)]
+// docs.rs (`--cfg docsrs`, nightly) labels each item with the features that gate it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod check;
 mod cli;

@@ -3,6 +3,8 @@
 //! Depend on `lazytool-runtime`, which re-exports the attribute as
 //! `lazytool_runtime::tool` and documents it there; the generated code refers to that crate.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod ast;
 mod attr;
 mod case;

@@ -80,6 +80,11 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
+// The README (the crate's page on crates.io) is tested as a doc example.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;
+
 mod call_result;
 mod connection;
 mod content;

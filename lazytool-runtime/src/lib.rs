@@ -94,6 +94,13 @@
 //! OpenTelemetry" section).
 
 #![warn(unreachable_pub)]
+// docs.rs (`--cfg docsrs`, nightly) labels each item with the features that gate it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The README (the crate's page on crates.io) is tested as a doc example.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeDoctests;
 
 // The layers, lowest first: tokens, schema, call, tool, dispatch, discovery, registry,
 // session, then source and provider. Each imports only layers below it (ARCHITECTURE.md;
