@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from shutil import which
@@ -68,12 +69,14 @@ def gateway(work: Path) -> list[str]:
 
 
 class Replica:
-    """One `program --http ADDR` on a port of its own, which it binds again when restarted."""
+    """One `program --http ADDR` on a port of its own: the one the system gives its first start
+    (port 0, read from its log, so that no other process can take it between a probe and the
+    bind), bound again when restarted."""
 
     def __init__(self, name: str, program: list[str]) -> None:
         self.name = name
         self.program = program
-        self.address = f"127.0.0.1:{free_port()}"
+        self.address = "127.0.0.1:0"
         self.process: subprocess.Popen | None = None
 
     @property
@@ -87,7 +90,8 @@ class Replica:
             stderr=subprocess.PIPE,
             text=True,
         )
-        await_line(self.process, r"at (http://\S+/mcp)", f"{self.name} did not say where it serves")
+        serving = await_line(self.process, r"at http://(\S+)/mcp", f"{self.name} did not say where it serves")
+        self.address = serving[1]
 
     def terminate(self) -> int:
         """SIGTERM, then the exit status once the drain is over."""
@@ -156,6 +160,17 @@ class Haproxy:
         return {row[columns["svname"]]: row[columns["status"]] for row in rows
                 if row[columns["pxname"]] == "replicas" and row[columns["svname"]] != "BACKEND"}
 
+    def serving(self) -> bool:
+        """Whether haproxy came up with both replicas UP; `False` when it stopped (its front
+        port taken, say)."""
+        try:
+            self.wait_until({"replica1": "UP", "replica2": "UP"})
+        except AssertionError:
+            if self.process.poll() is not None:
+                return False
+            raise
+        return True
+
     def wait_until(self, wanted: dict[str, str]) -> None:
         deadline = time.monotonic() + TIMEOUT
         states: dict[str, str] | str = "no stats socket"
@@ -200,6 +215,25 @@ class Nginx:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        self.front = front
+
+    def serving(self) -> bool:
+        """Whether nginx answers at its front; `False` when another process holds the port
+        (nginx retries its bind for a while, then stops)."""
+        try:
+            wait_for_port(self.front, self.process)
+        except AssertionError:
+            if self.process.poll() is not None:
+                return False
+            raise
+        try:
+            with urllib.request.urlopen(f"http://{self.front}/", timeout=5) as answer:
+                server = answer.headers.get("Server", "")
+        except urllib.error.HTTPError as answer:
+            server = answer.headers.get("Server", "")
+        except OSError:
+            server = ""
+        return server.startswith("nginx")
 
     def close(self) -> None:
         stop(self.process)
@@ -218,20 +252,27 @@ class Cluster:
         self.upstream = upstream
         self.replicas = [Replica("replica1", program), Replica("replica2", program)]
         self.balancer: Haproxy | Nginx | None = None
-        front = f"127.0.0.1:{free_port()}"
-        self.url = f"http://{front}/mcp"
         try:
             for replica in self.replicas:
                 replica.start()
-            if balancer == "haproxy":
-                self.balancer = Haproxy(work, front, self.replicas)
-                self.balancer.wait_until({"replica1": "UP", "replica2": "UP"})
-            else:
-                self.balancer = Nginx(work, front, self.replicas)
-                wait_for_port(front, self.balancer.process)
+            self.url = self.start_balancer(work, balancer)
         except BaseException:
             self.close()
             raise
+
+    def start_balancer(self, work: Path, balancer: str) -> str:
+        """The balancer on a free port, and its URL. The balancers take their port from their
+        configuration, and `free_port` only finds one that was free a moment ago: when another
+        process took it first, the balancer stops, and it starts again on another."""
+        for _ in range(5):
+            front = f"127.0.0.1:{free_port()}"
+            kind = Haproxy if balancer == "haproxy" else Nginx
+            self.balancer = kind(work, front, self.replicas)
+            if self.balancer.serving():
+                return f"http://{front}/mcp"
+            self.balancer.close()
+            self.balancer = None
+        pytest.fail(f"{balancer} stopped at start on five free ports in a row")
 
     def close(self) -> None:
         if self.balancer is not None:
