@@ -70,34 +70,16 @@ impl Upstream {
             Err(Start::NotADiscoverResult(answer)) => {
                 tracing::debug!(target: TARGET, server = %server, answer, "the server answered the discover probe with something else: a legacy server");
                 let legacy = ClientLifecycleMode::Initialize;
-                match self.start(server, handler, tail, legacy, authorized).await {
-                    Ok(connected) => Ok(connected),
-                    Err(Start::NotADiscoverResult(answer)) => Err(format!(
-                        "{}: expected an initialize result, received {answer}",
-                        self.no_handshake()
-                    )),
-                    Err(Start::LateDiscover) => {
-                        Err(format!("{}: {LATE_DISCOVER_RESULT}", self.no_handshake()))
-                    }
-                    Err(Start::Failed(error)) => Err(error),
-                }
+                let retried = self.start(server, handler, tail, legacy, authorized).await;
+                self.second_start(retried, "an initialize result")
             }
             Err(Start::LateDiscover) => {
                 tracing::debug!(target: TARGET, server = %server, "the server answered the discover probe late: started again in 2026-07-28");
                 let modern = ClientLifecycleMode::Discover {
                     preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                 };
-                match self.start(server, handler, tail, modern, authorized).await {
-                    Ok(connected) => Ok(connected),
-                    Err(Start::Failed(error)) => Err(error),
-                    Err(Start::NotADiscoverResult(answer)) => Err(format!(
-                        "{}: expected a discover result, received {answer}",
-                        self.no_handshake()
-                    )),
-                    Err(Start::LateDiscover) => {
-                        Err(format!("{}: {LATE_DISCOVER_RESULT}", self.no_handshake()))
-                    }
-                }
+                let retried = self.start(server, handler, tail, modern, authorized).await;
+                self.second_start(retried, "a discover result")
             }
             Err(Start::Failed(error)) => Err(error),
             Ok(connected) => Ok(connected),
@@ -257,6 +239,26 @@ impl Upstream {
                     Start::Failed(format!("{}: {error}", self.no_handshake()))
                 }
             },
+        }
+    }
+
+    /// The outcome of the start made again in the lifecycle the first one called for: any
+    /// surprise now is a failure, `expected` saying what the server should have answered.
+    fn second_start(
+        &self,
+        retried: Result<Connected, Start>,
+        expected: &str,
+    ) -> Result<Connected, String> {
+        match retried {
+            Ok(connected) => Ok(connected),
+            Err(Start::Failed(error)) => Err(error),
+            Err(Start::NotADiscoverResult(answer)) => Err(format!(
+                "{}: expected {expected}, received {answer}",
+                self.no_handshake()
+            )),
+            Err(Start::LateDiscover) => {
+                Err(format!("{}: {LATE_DISCOVER_RESULT}", self.no_handshake()))
+            }
         }
     }
 
