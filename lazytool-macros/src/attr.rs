@@ -7,6 +7,7 @@ use syn::{Expr, LitBool, LitStr, Path, Token};
 
 use crate::case::{RULE_NAMES, RenameRule};
 use crate::errors::Errors;
+use crate::example::{self, Example};
 
 pub(crate) const TOOL_KEYS: &[&str] = &[
     "lazy",
@@ -23,8 +24,12 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "open_world",
     "tags",
     "skill",
+    "example",
     "crate",
 ];
+
+/// The keys that may be given more than once.
+const REPEATABLE_KEYS: &[&str] = &["example"];
 
 pub(crate) const ARG_KEYS: &[&str] = &["default", "rename", "description"];
 
@@ -43,6 +48,7 @@ pub(crate) struct ToolAttr {
     pub(crate) hints: [Option<bool>; 4],
     pub(crate) tags: Vec<LitStr>,
     pub(crate) skill: Option<Expr>,
+    pub(crate) examples: Vec<Example>,
     pub(crate) krate: Option<Path>,
 }
 
@@ -88,6 +94,7 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
                 }
             }
             "skill" => attr.skill = Some(meta.value()?.parse()?),
+            "example" => attr.examples.push(example::parse(meta)?),
             "rename_all" => {
                 let rule: LitStr = meta.value()?.parse()?;
                 match RenameRule::from_name(&rule.value()) {
@@ -213,6 +220,9 @@ fn note_first(
     meta: &ParseNestedMeta<'_>,
     errors: &mut Errors,
 ) -> bool {
+    if REPEATABLE_KEYS.contains(&key) {
+        return true;
+    }
     if seen.iter().any(|earlier| earlier == key) {
         errors.spanned(
             &meta.path,

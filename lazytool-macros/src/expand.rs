@@ -52,6 +52,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     let defaults = &arguments.defaults;
     let default_fns = &arguments.default_fns;
     let checks = &arguments.checks;
+    let (example_fns, examples) = crate::example::expand(attr, tool, &p);
 
     let mut call_args = Vec::new();
     let mut bindings = Vec::new();
@@ -167,6 +168,8 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
 
             #(#default_fns)*
 
+            #(#example_fns)*
+
             static __CACHE: #p::SpecCache = #p::SpecCache::new();
 
             static __SPEC: #p::ToolSpec = {
@@ -180,6 +183,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
                     skill: #skill,
                     input_schema: || #p::input_schema(#schema, #strict, &[#(#defaults),*]),
                     output_schema: #output_schema,
+                    examples: #examples,
                     states: &[#(#requirements),*],
                     // The arguments are parsed before the future is built: only the tool's
                     // own work is boxed. (The runtime catches panics here as in the future.)

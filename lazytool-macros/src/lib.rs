@@ -10,6 +10,7 @@ mod attr;
 mod case;
 mod doc;
 mod errors;
+mod example;
 mod expand;
 mod markdown;
 mod methods;
