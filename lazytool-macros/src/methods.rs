@@ -48,6 +48,11 @@ pub(crate) fn tools_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         method.sig = function.sig.clone();
         valid::check(&function, &attr, &tool, Place::Method, &mut errors);
         name_self(&mut tool, &self_ty);
+        for example in &mut attr.examples {
+            for (_, value) in &mut example.values {
+                *value = replaced(value, &self_ty);
+            }
+        }
         generated.push(expand::expand(&attr, &tool, Some(&self_ty)));
     }
     if generated.is_empty() {

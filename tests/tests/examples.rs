@@ -67,12 +67,16 @@ async fn book_desk(#[args] desk: Desk) -> String {
 
 struct Library;
 
+impl Library {
+    const LONGEST_LOAN: u8 = 21;
+}
+
 #[tools]
 impl Library {
     /// Borrows a book.
-    #[tool(example(title = "Dune"))]
-    fn borrow_book(&self, title: String) -> String {
-        format!("borrowed {title}")
+    #[tool(example(title = "Dune", days = Self::LONGEST_LOAN))]
+    fn borrow_book(&self, title: String, days: Option<u8>) -> String {
+        format!("borrowed {title} for {days:?} days")
     }
 }
 
@@ -109,7 +113,10 @@ fn examples_are_json_of_the_declared_types_by_json_name() {
             json!({"roomName": "Hopper", "notes": ["projector"]}),
         ]
     );
-    assert_eq!(examples("borrow_book"), [json!({"title": "Dune"})]);
+    assert_eq!(
+        examples("borrow_book"),
+        [json!({"title": "Dune", "days": 21})]
+    );
 }
 
 #[test]
