@@ -3,11 +3,10 @@
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Expr, LitBool, LitStr, Path, Token};
+use syn::{Expr, Ident, LitBool, LitStr, Path, Token};
 
 use crate::case::{RULE_NAMES, RenameRule};
 use crate::errors::Errors;
-use crate::example::{self, Example};
 
 pub(crate) const TOOL_KEYS: &[&str] = &[
     "lazy",
@@ -94,7 +93,7 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
                 }
             }
             "skill" => attr.skill = Some(meta.value()?.parse()?),
-            "example" => attr.examples.push(example::parse(meta)?),
+            "example" => attr.examples.push(parse_example(meta)?),
             "rename_all" => {
                 let rule: LitStr = meta.value()?.parse()?;
                 match RenameRule::from_name(&rule.value()) {
@@ -116,6 +115,38 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
         Ok(true)
     });
     attr
+}
+
+pub(crate) struct Example {
+    /// The `example` key: where an error about the example as a whole belongs.
+    pub(crate) key: Span,
+    pub(crate) values: Vec<(Ident, Expr)>,
+}
+
+/// Parses the parenthesized `param = value, ...` after an `example` key; `example.rs`
+/// checks it against the parameters.
+fn parse_example(meta: &ParseNestedMeta<'_>) -> syn::Result<Example> {
+    let key = meta.path.segments[0].ident.span();
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(
+            "write an example as the tool's arguments: `example(city = \"Paris\", days = 3)`",
+        ));
+    }
+    let mut values: Vec<(Ident, Expr)> = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let Some(ident) = inner.path.get_ident().cloned() else {
+            return Err(inner.error("an example's key is a parameter's name"));
+        };
+        if !inner.input.peek(Token![=]) {
+            return Err(inner.error(format!(
+                "give `{ident}` a value: `{ident} = ...`, or leave it out if it is optional"
+            )));
+        }
+        let value: Expr = inner.value()?.parse()?;
+        values.push((ident, value));
+        Ok(())
+    })?;
+    Ok(Example { key, values })
 }
 
 pub(crate) const TOOLS_KEYS: &[&str] = &["crate"];

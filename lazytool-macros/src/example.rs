@@ -1,49 +1,17 @@
-//! `#[tool(example(param = value, ...))]`: an example call written as the tool's arguments.
-//! Each becomes a fn that builds the values at their declared types (so rustc checks them at
-//! the user's tokens) and serializes them; the runtime validates the JSON against the schema
-//! when the registry is built.
+//! `#[tool(example(param = value, ...))]` (parsed by `attr.rs`): an example call written as
+//! the tool's arguments, checked against the parameters. Each becomes a fn that builds the
+//! values at their declared types (so rustc checks them at the user's tokens) and serializes
+//! them; the runtime validates the JSON against the schema when the registry is built.
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
-use syn::meta::ParseNestedMeta;
-use syn::{Expr, Ident, Token, Type};
+use syn::{Expr, Ident, Type};
 
 use crate::ast::{Param, ParamKind, ToolFn};
-use crate::attr::{ToolAttr, suggestion};
+use crate::attr::{Example, ToolAttr, suggestion};
 use crate::errors::Errors;
-use crate::expand::respanned;
+use crate::expand::{Examples, respanned};
 use crate::valid::{json_name, tool_name_of_fn};
-
-pub(crate) struct Example {
-    /// The `example` key: where an error about the example as a whole belongs.
-    pub(crate) key: Span,
-    pub(crate) values: Vec<(Ident, Expr)>,
-}
-
-/// Parses the parenthesized `param = value, ...` after an `example` key.
-pub(crate) fn parse(meta: &ParseNestedMeta<'_>) -> syn::Result<Example> {
-    let key = meta.path.segments[0].ident.span();
-    if !meta.input.peek(syn::token::Paren) {
-        return Err(meta.error(
-            "write an example as the tool's arguments: `example(city = \"Paris\", days = 3)`",
-        ));
-    }
-    let mut values: Vec<(Ident, Expr)> = Vec::new();
-    meta.parse_nested_meta(|inner| {
-        let Some(ident) = inner.path.get_ident().cloned() else {
-            return Err(inner.error("an example's key is a parameter's name"));
-        };
-        if !inner.input.peek(Token![=]) {
-            return Err(inner.error(format!(
-                "give `{ident}` a value: `{ident} = ...`, or leave it out if it is optional"
-            )));
-        }
-        let value: Expr = inner.value()?.parse()?;
-        values.push((ident, value));
-        Ok(())
-    })?;
-    Ok(Example { key, values })
-}
 
 fn same(a: &Ident, b: &Ident) -> bool {
     tool_name_of_fn(a) == tool_name_of_fn(b)
@@ -130,11 +98,9 @@ fn listed(names: &[&str]) -> String {
 
 /// One `fn __example_N() -> Result<Value, String>` per example, and the list of them for the
 /// tool's spec.
-pub(crate) fn expand(
-    attr: &ToolAttr,
-    tool: &ToolFn,
-    p: &TokenStream,
-) -> (Vec<TokenStream>, TokenStream) {
+pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn) -> Examples {
+    // The runtime's `__private`, as `expand.rs` imports it.
+    let p = &quote!(__p);
     let mut fns = Vec::new();
     let mut idents = Vec::new();
     for (index, example) in attr.examples.iter().enumerate() {
@@ -153,7 +119,7 @@ pub(crate) fn expand(
     let list = quote! {
         &[#(#idents as fn() -> ::core::result::Result<#p::serde_json::Value, ::std::string::String>),*]
     };
-    (fns, list)
+    Examples { fns, list }
 }
 
 /// The example as an object of the parameters' JSON names; each value is bound at its

@@ -23,7 +23,12 @@ pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
 
 /// The generated code of one tool; `self_ty` is the impl's type for a method of a
 /// `#[tools]` impl.
-pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
+pub(crate) fn expand(
+    attr: &ToolAttr,
+    tool: &ToolFn,
+    self_ty: Option<&Type>,
+    examples: &Examples,
+) -> TokenStream {
     let krate = runtime_path(attr.krate.as_ref());
     // Imported once per tool as `__p`: a short path keeps each expansion small.
     let p = quote!(__p);
@@ -52,7 +57,10 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     let defaults = &arguments.defaults;
     let default_fns = &arguments.default_fns;
     let checks = &arguments.checks;
-    let (example_fns, examples) = crate::example::expand(attr, tool, &p);
+    let Examples {
+        fns: example_fns,
+        list: examples,
+    } = examples;
 
     let mut call_args = Vec::new();
     let mut bindings = Vec::new();
@@ -208,6 +216,12 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
             #p::inventory::submit!(#p::Registration(&__SPEC));
         };
     }
+}
+
+/// The fns of a tool's `example(...)`s and the list of them for its spec (`example.rs`).
+pub(crate) struct Examples {
+    pub(crate) fns: Vec<TokenStream>,
+    pub(crate) list: TokenStream,
 }
 
 /// The function that turns a tool's value of type `ty` into its result, up to the `<` of its

@@ -40,7 +40,6 @@ pub(crate) fn check(
     check_args_struct(tool, errors);
     check_json_names(attr, tool, errors);
     check_documented_arguments(tool, errors);
-    crate::example::check(attr, tool, errors);
     if let Output::Value(ty) | Output::Result { ty, .. } = &tool.output {
         check_type(ty, Role::Output, errors);
     }

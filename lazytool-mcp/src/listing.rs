@@ -84,7 +84,7 @@ mod tests {
             input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}},
                 "examples": [{"city": "Paris"}]}),
         };
-        let listed = serde_json::to_value(mcp_tool(definition, None)).unwrap();
+        let listed = serde_json::to_value(mcp_tool(definition, None)).expect("a tool is JSON");
         // MCP's `Tool`: name, title, description, inputSchema, outputSchema, annotations.
         assert_eq!(
             listed,

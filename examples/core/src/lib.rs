@@ -145,7 +145,7 @@ mod tests {
     /// dispatch accepts.
     #[tokio::test]
     async fn every_example_is_a_valid_call() {
-        let registry = registry().unwrap();
+        let registry = registry().expect("the shop's tools and examples are valid");
         let mut examples = 0;
         for tool in registry.tools() {
             for example in tool.examples() {

@@ -200,7 +200,7 @@ impl SessionOptions {
     /// Whether the tools this session lists carry their example arguments (`#[tool(example(...))]`,
     /// [`DynamicTool::examples`](crate::DynamicTool::examples)); on by default. Off, no format
     /// sends them: each example costs its tokens on every request that lists the tool
-    /// ([`tokens::token_report`](crate::tokens::token_report) counts them).
+    /// (the `token_report` example counts them).
     ///
     /// ```
     /// use lazytool_runtime::SessionOptions;

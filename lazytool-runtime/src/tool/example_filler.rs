@@ -307,8 +307,8 @@ mod tests {
 
     #[test]
     fn fills_every_field_with_zero_or_one() {
-        let zero = Booking::deserialize(Filler { one: false }).unwrap();
-        let one = Booking::deserialize(Filler { one: true }).unwrap();
+        let zero = Booking::deserialize(Filler { one: false }).expect("zeros fill a booking");
+        let one = Booking::deserialize(Filler { one: true }).expect("ones fill a booking");
         assert_eq!(zero.room_name, "");
         assert_eq!(one.room_name, "1");
         assert_eq!((zero.guests, one.guests), (None, None));
