@@ -117,6 +117,7 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
     attr
 }
 
+/// One `example(...)` of `#[tool]`: the parameters given and their values, as written.
 pub(crate) struct Example {
     /// The `example` key: where an error about the example as a whole belongs.
     pub(crate) key: Span,

@@ -17,26 +17,14 @@ fn same(a: &Ident, b: &Ident) -> bool {
     tool_name_of_fn(a) == tool_name_of_fn(b)
 }
 
-/// Every key names an argument, and every required argument has a value. (With an `#[args]`
-/// struct, rustc checks the keys against its fields.)
+/// Every key is given once and names an argument, and every required argument has a value.
+/// (With an `#[args]` struct, rustc checks the keys against its fields.)
 pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
-    if tool.args_struct().is_some() {
-        for example in &attr.examples {
-            for (position, (key, _)) in example.values.iter().enumerate() {
-                if example.values[..position]
-                    .iter()
-                    .any(|(earlier, _)| same(earlier, key))
-                {
-                    errors.spanned(key, format!("`{key}` is given twice in this example"));
-                }
-            }
-        }
-        return;
-    }
-    let arguments: Vec<&Ident> = tool.arguments().filter_map(Param::ident).collect();
-    let names: Vec<String> = arguments
-        .iter()
-        .map(|ident| tool_name_of_fn(ident))
+    let fields = tool.args_struct().is_some();
+    let names: Vec<String> = tool
+        .arguments()
+        .filter_map(Param::ident)
+        .map(tool_name_of_fn)
         .collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     for example in &attr.examples {
@@ -46,41 +34,53 @@ pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
                 .any(|(earlier, _)| same(earlier, key))
             {
                 errors.spanned(key, format!("`{key}` is given twice in this example"));
-                continue;
-            }
-            let param = tool
-                .params
-                .iter()
-                .find(|param| param.ident().is_some_and(|ident| same(ident, key)));
-            match param.map(|param| &param.kind) {
-                Some(ParamKind::Argument { .. }) => {}
-                Some(ParamKind::Injected) => errors.spanned(
-                    key,
-                    format!("`{key}` is injected by lazytool, not an argument; leave it out of the example"),
-                ),
-                None => errors.spanned(
-                    key,
-                    format!(
-                        "unknown parameter `{key}` in this example; the arguments of `{}` are: {}{}",
-                        tool.ident,
-                        listed(&names),
-                        suggestion(&tool_name_of_fn(key), &names),
-                    ),
-                ),
+            } else if !fields {
+                check_key(tool, key, &names, errors);
             }
         }
-        for param in tool.arguments() {
-            let Some(ident) = param.ident() else { continue };
-            let required = matches!(param.kind, ParamKind::Argument { optional: false })
-                && param.arg.default.is_none();
-            if required && !example.values.iter().any(|(key, _)| same(key, ident)) {
-                errors.at(
-                    example.key,
-                    format!(
-                        "this example leaves out `{ident}`, which is required; add `{ident} = ...`"
-                    ),
-                );
-            }
+        if !fields {
+            check_required(tool, example, errors);
+        }
+    }
+}
+
+fn check_key(tool: &ToolFn, key: &Ident, names: &[&str], errors: &mut Errors) {
+    let param = tool
+        .params
+        .iter()
+        .find(|param| param.ident().is_some_and(|ident| same(ident, key)));
+    match param.map(|param| &param.kind) {
+        Some(ParamKind::Argument { .. }) => {}
+        Some(ParamKind::Injected) => errors.spanned(
+            key,
+            format!(
+                "`{key}` is injected by lazytool, not an argument; leave it out of the example"
+            ),
+        ),
+        None => errors.spanned(
+            key,
+            format!(
+                "unknown parameter `{key}` in this example; the arguments of `{}` are: {}{}",
+                tool.ident,
+                listed(names),
+                suggestion(&tool_name_of_fn(key), names),
+            ),
+        ),
+    }
+}
+
+fn check_required(tool: &ToolFn, example: &Example, errors: &mut Errors) {
+    for param in tool.arguments() {
+        let Some(ident) = param.ident() else { continue };
+        let required = matches!(param.kind, ParamKind::Argument { optional: false })
+            && param.arg.default.is_none();
+        if required && !example.values.iter().any(|(key, _)| same(key, ident)) {
+            errors.at(
+                example.key,
+                format!(
+                    "this example leaves out `{ident}`, which is required; add `{ident} = ...`"
+                ),
+            );
         }
     }
 }
@@ -157,8 +157,8 @@ fn arguments_body(
     quote!(#p::example_object(::std::vec![#(#entries),*]))
 }
 
-/// The example as the `#[args]` struct: a struct literal of the given fields over one
-/// deserialized from `{}` (its optional fields), serialized.
+/// The example as the `#[args]` struct: a struct literal of the given fields over a base the
+/// runtime fills (`example_args`, which also finds the fields left out), serialized.
 fn args_body(example: &Example, ty: &Type, p: &TokenStream) -> TokenStream {
     let fields = example.values.iter().map(|(key, value)| {
         let value = written(value, None, p);
