@@ -21,7 +21,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use http::header::{ORIGIN, WWW_AUTHENTICATE};
 use http::request::Parts;
-use http::{HeaderValue, Method, Request, StatusCode};
+use http::{Method, Request, StatusCode};
 use http_body_util::Full;
 use http_body_util::combinators::BoxBody;
 use rmcp::model::{
@@ -35,7 +35,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::answer::Answer;
-use super::auth::Authentication;
+use super::auth::{Authentication, Challenge};
 use super::body::{self, error_response, json_response, refusal};
 use super::coalesce;
 use super::drain::Drain;
@@ -127,16 +127,27 @@ where
 }
 
 /// Why the gate refused a request.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Refused {
     Origin,
     MalformedHost,
     Host,
-    Unauthorized,
+    Unauthorized(Box<Challenge>),
 }
 
 impl Refused {
     pub(crate) fn response(self) -> Response {
+        if let Refused::Unauthorized(challenge) = self {
+            let mut response = error_response(
+                challenge.status,
+                ErrorCode::INVALID_REQUEST,
+                &challenge.message,
+            );
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, challenge.header);
+            return response;
+        }
         let (status, message) = match self {
             Refused::Origin => (
                 StatusCode::FORBIDDEN,
@@ -150,24 +161,15 @@ impl Refused {
                 StatusCode::FORBIDDEN,
                 "Forbidden: the Host header names a host this server does not serve",
             ),
-            Refused::Unauthorized => (
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <token>",
-            ),
+            Refused::Unauthorized(_) => return Response::default(),
         };
-        let mut response = error_response(status, ErrorCode::INVALID_REQUEST, message);
-        if let Refused::Unauthorized = self {
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        response
+        error_response(status, ErrorCode::INVALID_REQUEST, message)
     }
 }
 
 impl Gate {
     /// The request's principal, or why it is refused.
-    pub(crate) fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
+    pub(crate) async fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
         if let Some(origin) = parts.headers.get(ORIGIN) {
             let allowed = origin
                 .to_str()
@@ -191,9 +193,11 @@ impl Gate {
                 return Err(Refused::Host);
             }
         }
-        self.auth.authenticate(parts).ok_or_else(|| {
+        self.auth.authenticate(parts).await.map_err(|why| {
+            let challenge = self.auth.challenge(parts, &why);
+            tracing::debug!(target: "lazytool::mcp", status = challenge.status.as_u16(), reason = %challenge.message, "refusing a request");
             self.metrics.refuse(Refusal::Unauthorized);
-            Refused::Unauthorized
+            Refused::Unauthorized(Box::new(challenge))
         })
     }
 }
@@ -219,7 +223,7 @@ impl Guard {
             self.drain.enter(),
         );
         let drained = self.drain.shutdown.clone().cancelled_owned();
-        let response = match self.gate.check(&parts) {
+        let response = match self.gate.check(&parts).await {
             Ok(principal) => {
                 parts.extensions.insert(principal.clone());
                 self.admit(parts, body, principal, &mut answer).await
