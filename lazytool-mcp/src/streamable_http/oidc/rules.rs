@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::OidcError;
 
 /// A rule from a token's claims to the names its principal may use (tools, prompts, and
-/// resources by URI): when every `when` condition holds, the rule's `allow` globs (all names
-/// without any) open names and its `deny` globs close them.
+/// resources by URI): when every `when` condition holds, the rule's `allow` globs open names
+/// and its `deny` globs close them; a rule with neither opens every name.
 ///
 /// A name is open to a token when a rule that applies to it opens it and none that applies
 /// closes it. With rules configured, a token to which none applies may use nothing; with none
@@ -22,7 +22,7 @@ use super::OidcError;
 ///
 /// let admins = ClaimRule::new().when("groups", "admins");
 /// let readers = ClaimRule::new().when("scope", "tools:read").allow(["*__get*", "*__list*"])?;
-/// let bot = ClaimRule::new().when("sub", "ci-bot").deny(["*__delete*"])?;
+/// let bot = ClaimRule::new().when("sub", "ci-bot").deny(["*__delete*"])?; // closes only
 /// # Ok::<(), lazytool_mcp::OidcError>(())
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -37,7 +37,7 @@ impl ClaimRule {
     /// [`when`](ClaimRule::when), [`allow`](ClaimRule::allow) and [`deny`](ClaimRule::deny).
     ///
     /// ```
-    /// let everyone = lazytool_mcp::ClaimRule::new().deny(["*__admin_*"])?;
+    /// let everyone = lazytool_mcp::ClaimRule::new().allow(["*"])?.deny(["*__admin_*"])?;
     /// # Ok::<(), lazytool_mcp::OidcError>(())
     /// ```
     pub fn new() -> Self {
@@ -54,7 +54,8 @@ impl ClaimRule {
         self
     }
 
-    /// Opens the names matching `globs` only (`*`, `?`, `[...]`); without, every name.
+    /// Opens the names matching `globs` (`*`, `?`, `[...]`); a rule with neither `allow` nor
+    /// `deny` opens every name.
     ///
     /// ```
     /// let error = lazytool_mcp::ClaimRule::new().allow(["[x"]).unwrap_err();
@@ -98,7 +99,8 @@ pub(crate) fn allows(rules: &[ClaimRule], claims: &JsonObject, name: &str) -> bo
         if rule.deny.iter().any(|glob| glob.matches(name)) {
             return false;
         }
-        opened |= rule.allow.is_empty() || rule.allow.iter().any(|glob| glob.matches(name));
+        let everything = rule.allow.is_empty() && rule.deny.is_empty();
+        opened |= everything || rule.allow.iter().any(|glob| glob.matches(name));
     }
     opened
 }
@@ -149,6 +151,9 @@ mod tests {
         assert!(!allows(&rules, &reader, "shop__purge"));
         assert!(allows(&rules, &bot, "shop__getItems"));
         assert!(!allows(&rules, &bot, "shop__getSecret"));
+        // A rule that only denies opens nothing.
+        let bot_only = claims(serde_json::json!({"sub": "bot"}));
+        assert!(!allows(&rules, &bot_only, "shop__getItems"));
         assert!(!allows(&rules, &nobody, "shop__getItems"));
         assert!(allows(&[], &nobody, "shop__purge"));
         Ok(())

@@ -193,12 +193,12 @@ fn algorithm_of(token: &str) -> Result<Algorithm, TokenRefusal> {
 
 /// The decoding key of `jwk`, if the key is of the kind `algorithm` needs.
 fn key_for(jwk: &Jwk, algorithm: Algorithm) -> Result<DecodingKey, TokenRefusal> {
-    let fits = match (&jwk.algorithm, algorithm) {
+    let fits = matches!(
+        (&jwk.algorithm, algorithm),
         (AlgorithmParameters::RSA(_), Algorithm::RS256)
-        | (AlgorithmParameters::EllipticCurve(_), Algorithm::ES256)
-        | (AlgorithmParameters::OctetKeyPair(_), Algorithm::EdDSA) => true,
-        _ => false,
-    };
+            | (AlgorithmParameters::EllipticCurve(_), Algorithm::ES256)
+            | (AlgorithmParameters::OctetKeyPair(_), Algorithm::EdDSA)
+    );
     let declared = jwk.common.key_algorithm.map(|alg| format!("{alg:?}"));
     if !fits || declared.is_some_and(|declared| declared != format!("{algorithm:?}")) {
         return Err(TokenRefusal::invalid(format!(
