@@ -71,7 +71,7 @@ pub struct HttpArgs {
     #[arg(long, value_name = "PATH", conflicts_with = "token")]
     pub token_file: Option<PathBuf>,
     /// Bearer tokens (or their SHA-256) of named principals, each with allow and deny globs
-    /// over tool names: a JSON or TOML file
+    /// over tool, prompt and resource names: a JSON or TOML file
     #[arg(long, value_name = "FILE")]
     pub principals: Option<PathBuf>,
     /// Also accept bearer tokens that are JWTs of this OpenID Connect issuer (its `iss`),

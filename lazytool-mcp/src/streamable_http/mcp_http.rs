@@ -205,11 +205,19 @@ impl McpHttp {
     pub fn oidc(mut self, oidc: super::oidc::Oidc) -> Self {
         let rules = oidc.rules();
         if !rules.is_empty() {
-            self.server = self.server.allow_for(move |principal, tool| {
-                principal
-                    .claims()
-                    .is_none_or(|claims| super::oidc::allows(&rules, claims, tool.name()))
-            });
+            let offers = Arc::clone(&rules);
+            self.server = self
+                .server
+                .allow_for(move |principal, tool| {
+                    principal
+                        .claims()
+                        .is_none_or(|claims| super::oidc::allows(&rules, claims, tool.name()))
+                })
+                .allow_offers_for(move |principal, name| {
+                    principal
+                        .claims()
+                        .is_none_or(|claims| super::oidc::allows(&offers, claims, name))
+                });
         }
         self.auth.oidc = Some(oidc);
         self

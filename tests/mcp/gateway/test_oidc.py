@@ -318,3 +318,41 @@ async def test_the_python_sdk_logs_in_by_itself(gateway: tuple[str, Path], issue
         assert not result.is_error, result
     assert auth.context.current_tokens is not None
     assert jwt.decode(auth.context.current_tokens.access_token, options={"verify_signature": False})["aud"] == AUDIENCE
+
+
+async def test_prompts_and_resources_follow_the_rules_and_hidden_ones_are_unknown(
+        gateway: tuple[str, Path], issuer: str) -> None:
+    """The same globs decide prompts (by name) and resources (by URI): the admin lists
+    server-everything's, the reader none; getting or reading one it may not see fails as
+    getting or reading one that does not exist."""
+    url, _ = gateway
+
+    async def session(client_id: str, scope: str):
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {await token_of(issuer, client_id, scope)}"})
+        return http, Client(streamable_http_client(url, http_client=http))
+
+    admin_http, admin = await session("admin", "mcp")
+    async with admin_http, admin:
+        prompts = (await admin.list_prompts()).prompts
+        resources = (await admin.list_resources()).resources
+        templates = (await admin.list_resource_templates()).resource_templates
+    assert prompts and resources and templates
+    reader_http, reader = await session("reader", "mcp tools:read")
+    async with reader_http, reader:
+        assert (await reader.list_prompts()).prompts == []
+        assert (await reader.list_resources()).resources == []
+        assert (await reader.list_resource_templates()).resource_templates == []
+        with pytest.raises(MCPError) as hidden_prompt:
+            await reader.get_prompt(prompts[0].name, {})
+        with pytest.raises(MCPError) as missing_prompt:
+            await reader.get_prompt("everything__no-such-prompt", {})
+        with pytest.raises(MCPError) as hidden_resource:
+            await reader.read_resource(str(resources[0].uri))
+        with pytest.raises(MCPError) as missing_resource:
+            await reader.read_resource("demo://no/such/resource")
+    assert hidden_prompt.value.code == missing_prompt.value.code
+    assert str(hidden_prompt.value).replace(prompts[0].name, "NAME") == \
+        str(missing_prompt.value).replace("everything__no-such-prompt", "NAME")
+    assert hidden_resource.value.code == missing_resource.value.code
+    assert str(hidden_resource.value).replace(str(resources[0].uri), "URI") == \
+        str(missing_resource.value).replace("demo://no/such/resource", "URI")
