@@ -37,6 +37,8 @@ PROVIDER_DIR = ROOT / "target/gateway-oidc"
 PROVIDER_SCRIPT = Path(__file__).with_name("oidc") / "provider.mjs"
 AUDIENCE = "lazytool"
 STATIC_TOKEN = "static-token-of-the-ops-team"
+DISCOVERY = "__lazy__tool__discovery__"
+CALL = "__lazy__tool__call__"
 TIMEOUT = 60
 INITIALIZE = json.dumps({
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -93,15 +95,15 @@ def gateway(issuer: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
             "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-time"), "args": ["--local-timezone", "UTC"]},
         },
         "lazytool": {
-            "servers": {"everything": {"eager": ["*"]}, "time": {"eager": ["*"]}},
+            "servers": {"everything": {"eager": ["echo"]}, "time": {"eager": ["get_current_time"]}},
             "oidc": {
                 "issuer": "https://replaced-by-the-flag.example",
                 "audience": "replaced-by-the-flag",
                 "requiredScopes": ["mcp"],
                 "rules": [
                     {"when": {"groups": "admins"}},
-                    {"when": {"scope": "tools:read"}, "allow": ["time__*"]},
-                    {"when": {"sub": "reader"}, "deny": ["time__convert_time"]},
+                    {"when": {"scope": "tools:read"}, "allow": ["time__*", "everything__get-sum"]},
+                    {"when": {"sub": "reader"}, "deny": ["everything__get-sum"]},
                 ],
             },
         },
@@ -180,26 +182,54 @@ class Memory(TokenStorage):
         self.client = client_info
 
 
-async def tool_names(url: str, token: str) -> set[str]:
+async def listed(url: str, token: str) -> dict[str, str]:
+    """The tools `token`'s principal is listed, each with its description."""
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
     async with http, Client(streamable_http_client(url, http_client=http)) as client:
-        listed = await client.list_tools()
-        return {tool.name for tool in listed.tools}
+        return {tool.name: tool.description or "" for tool in (await client.list_tools()).tools}
 
 
 async def test_tokens_of_different_claims_see_different_tools(gateway: tuple[str, Path], issuer: str) -> None:
-    """`groups: admins` sees every tool; scope `tools:read` the time server's, less what a
-    rule on its `sub` denies; a token no rule applies to sees none; the static `--token`
-    still sees everything."""
+    """`groups: admins` sees every tool (the lazy ones behind discovery); scope `tools:read`
+    the time server's and `everything__get-sum`, less what a rule on its `sub` denies (that
+    one), its discovery tool naming its lazy tools only; a token no rule applies to sees
+    none; the static `--token` still sees everything."""
     url, _ = gateway
-    admin = await tool_names(url, await token_of(issuer, "admin"))
-    reader = await tool_names(url, await token_of(issuer, "reader", "mcp tools:read"))
-    nobody = await tool_names(url, await token_of(issuer, "nobody"))
-    static = await tool_names(url, STATIC_TOKEN)
-    assert {"time__get_current_time", "time__convert_time", "everything__echo"} <= admin, admin
-    assert reader == {"time__get_current_time"}, reader
-    assert nobody == set(), nobody
+    admin = await listed(url, await token_of(issuer, "admin"))
+    reader = await listed(url, await token_of(issuer, "reader", "mcp tools:read"))
+    nobody = await listed(url, await token_of(issuer, "nobody"))
+    static = await listed(url, STATIC_TOKEN)
+    assert {"time__get_current_time", "everything__echo", DISCOVERY} <= set(admin), admin
+    assert "everything__get-sum" in admin[DISCOVERY] and "time__convert_time" in admin[DISCOVERY]
+    # The official client speaks 2026-07-28: lazy tools are run through __lazy__tool__call__.
+    assert set(reader) == {"time__get_current_time", DISCOVERY, CALL}, reader
+    assert "time__convert_time" in reader[DISCOVERY] and "everything__" not in reader[DISCOVERY], reader
+    assert nobody == {}, nobody
     assert static == admin
+
+
+async def test_discovery_hides_what_a_principal_may_not_see(gateway: tuple[str, Path], issuer: str) -> None:
+    """Discovering a lazy tool the principal may not use, or calling it through
+    `__lazy__tool__call__`, answers as for one that does not exist, naming none of the hidden
+    tools."""
+    url, _ = gateway
+    token = await token_of(issuer, "reader", "mcp tools:read")
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        outcomes = []
+        for tool, arguments in [(DISCOVERY, lambda name: {"toolNames": [name]}),
+                                (CALL, lambda name: {"name": name, "arguments": {"a": 1, "b": 2}})]:
+            for name in ["everything__get-sum", "everything__no-such-tool"]:
+                try:
+                    result = await client.call_tool(tool, arguments(name))
+                    outcomes.append(json.dumps(result.model_dump(mode="json")).replace(name, "NAME"))
+                except MCPError as error:
+                    outcomes.append(f"{error.code} {error}".replace(name, "NAME"))
+    discovered_hidden, discovered_missing, called_hidden, called_missing = outcomes
+    assert discovered_hidden == discovered_missing, outcomes
+    assert called_hidden == called_missing, outcomes
+    assert "time__convert_time" in discovered_hidden, outcomes
+    assert all("everything__" not in outcome for outcome in outcomes), outcomes
 
 
 async def test_a_tool_hidden_from_a_principal_behaves_as_unknown(gateway: tuple[str, Path], issuer: str) -> None:
