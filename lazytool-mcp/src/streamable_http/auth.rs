@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use http::header::AUTHORIZATION;
 use http::request::Parts;
-use http::{HeaderValue, StatusCode};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::challenge::{Challenge, Unauthenticated};
 #[cfg(feature = "oidc")]
 use super::oidc::{MAX_TOKEN_BYTES, Oidc, TokenRefusal};
 use crate::principal::Principal;
@@ -25,41 +25,12 @@ pub(crate) struct Authentication {
     pub(crate) oidc: Option<Oidc>,
 }
 
-/// Why a request was not authenticated.
-#[derive(Clone, Debug)]
-pub(crate) enum Unauthenticated {
-    /// No `Authorization: Bearer` header, or one no check accepted.
-    Missing,
-    /// A token an OIDC issuer's checks refused, and why.
-    #[cfg(feature = "oidc")]
-    Token(TokenRefusal),
-}
-
 #[derive(Clone)]
 struct Token {
     /// Compared as digests: equal lengths, so the comparison's time says nothing of the
     /// token's length or contents.
     digest: [u8; 32],
     principal: Principal,
-}
-
-/// What a refused request is answered: its status, message and `WWW-Authenticate`.
-#[derive(Clone, Debug)]
-pub(crate) struct Challenge {
-    pub(crate) status: StatusCode,
-    pub(crate) message: String,
-    pub(crate) header: HeaderValue,
-}
-
-impl Challenge {
-    /// The answer to a request without an accepted token, where no issuer says more.
-    pub(crate) fn missing() -> Self {
-        Challenge {
-            status: StatusCode::UNAUTHORIZED,
-            message: "Unauthorized: send Authorization: Bearer <token>".to_owned(),
-            header: HeaderValue::from_static("Bearer"),
-        }
-    }
 }
 
 impl Authentication {

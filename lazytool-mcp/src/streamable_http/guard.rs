@@ -35,8 +35,9 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::answer::Answer;
-use super::auth::{Authentication, Challenge};
+use super::auth::Authentication;
 use super::body::{self, error_response, json_response, refusal};
+use super::challenge::Challenge;
 use super::coalesce;
 use super::drain::Drain;
 use super::host::{self, HostError};

@@ -219,7 +219,7 @@ impl McpHttp {
                         .is_none_or(|claims| super::oidc::allows(&offers, claims, name))
                 });
         }
-        self.auth.oidc = Some(oidc);
+        self.auth.oidc = Some(oidc.served_at(MCP_PATH));
         self
     }
 

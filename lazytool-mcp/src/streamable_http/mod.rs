@@ -5,6 +5,7 @@
 mod answer;
 mod auth;
 mod body;
+mod challenge;
 #[cfg(feature = "cli")]
 mod cli;
 mod coalesce;

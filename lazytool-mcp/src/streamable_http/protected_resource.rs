@@ -1,18 +1,17 @@
 //! How a client learns where to log in (the MCP authorization spec, 2025-06-18 and
 //! 2025-11-25): the RFC 9728 protected-resource metadata naming the issuer, served at
-//! [`METADATA_PATH`] and its path-suffixed form for [`MCP_PATH`] (§3.1), and the
+//! [`METADATA_PATH`] and its form suffixed with MCP's path (§3.1), and the
 //! `WWW-Authenticate` challenge of a 401 or 403 pointing at it (§5.1, RFC 6750 §3).
 
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
 use http::{HeaderValue, StatusCode, Uri};
 
-use super::auth::{Challenge, Unauthenticated};
-use super::mcp_http::MCP_PATH;
+use super::challenge::{Challenge, Unauthenticated};
 use super::oidc::Oidc;
 
-/// Where the protected-resource metadata is served (and, followed by [`MCP_PATH`], its
-/// path-suffixed form).
+/// Where the protected-resource metadata is served (and, followed by
+/// [`MCP_PATH`](crate::MCP_PATH), its path-suffixed form).
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// The challenge for a request `why` refused; with an issuer, pointing at the metadata.
@@ -54,9 +53,9 @@ pub(crate) fn challenge(oidc: Option<&Oidc>, parts: &Parts, why: &Unauthenticate
     }
 }
 
-/// `router` with `GET` [`METADATA_PATH`] and its form suffixed with [`MCP_PATH`].
+/// `router` with `GET` [`METADATA_PATH`] and its form suffixed with MCP's path.
 pub(crate) fn route(router: axum::Router, oidc: &Oidc) -> axum::Router {
-    let suffixed = format!("{METADATA_PATH}{MCP_PATH}");
+    let suffixed = format!("{METADATA_PATH}{}", oidc.mcp_path());
     let (bare, with_path) = (oidc.clone(), oidc.clone());
     router
         .route(
@@ -102,7 +101,7 @@ fn resource_url(oidc: &Oidc, parts: &Parts) -> String {
         .and_then(|host| host.to_str().ok())
         .or_else(|| parts.uri.authority().map(|authority| authority.as_str()))
         .unwrap_or("localhost");
-    format!("http://{host}{MCP_PATH}")
+    format!("http://{host}{}", oidc.mcp_path())
 }
 
 /// The metadata's URL for `resource`: the well-known path between its authority and its

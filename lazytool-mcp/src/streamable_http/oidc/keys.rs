@@ -10,7 +10,7 @@ use serde::Deserialize;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use super::OidcError;
+use super::error::OidcError;
 
 /// The least time between two fetches of the key set.
 pub(crate) const MIN_REFETCH: Duration = Duration::from_secs(10);

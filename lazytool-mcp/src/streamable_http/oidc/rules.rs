@@ -4,7 +4,7 @@ use glob::Pattern;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::OidcError;
+use super::error::OidcError;
 
 /// A rule from a token's claims to the names its principal may use (tools, prompts, and
 /// resources by URI): when every `when` condition holds, the rule's `allow` globs open names

@@ -10,8 +10,10 @@ use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
+use super::error::OidcError;
+use super::issuer::Oidc;
 use super::keys::{Keys, MIN_REFETCH, Source};
-use super::{ClaimRule, Oidc};
+use super::rules::{ClaimRule, allows};
 
 const ISSUER: &str = "https://id.example";
 const AUDIENCE: &str = "lazytool";
@@ -345,7 +347,7 @@ async fn a_flood_of_unknown_keys_fetches_at_most_once_per_ten_seconds() {
 }
 
 #[tokio::test]
-async fn rules_decide_on_the_principals_claims() -> Result<(), super::OidcError> {
+async fn rules_decide_on_the_principals_claims() -> Result<(), OidcError> {
     let oidc = oidc(&Arc::default())
         .rule(ClaimRule::new().when("groups", "admins"))
         .rule(ClaimRule::new().when("scope", "mcp").allow(["*__get*"])?);
@@ -353,7 +355,7 @@ async fn rules_decide_on_the_principals_claims() -> Result<(), super::OidcError>
     let reader = oidc.verify(&sign(Algorithm::RS256, &claims())).await;
     let reader = reader.expect("valid");
     let claims = reader.claims().expect("claims");
-    assert!(super::allows(&rules, claims, "shop__getItems"));
-    assert!(!super::allows(&rules, claims, "shop__purge"));
+    assert!(allows(&rules, claims, "shop__getItems"));
+    assert!(!allows(&rules, claims, "shop__purge"));
     Ok(())
 }

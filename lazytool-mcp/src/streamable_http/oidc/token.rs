@@ -9,11 +9,15 @@ use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use rmcp::model::JsonObject;
 
-use super::{ACCEPTED_ALGORITHMS, Oidc};
+use super::issuer::Oidc;
 use crate::principal::Principal;
 
 /// The longest bearer token read, in bytes: longer ones are refused before any parsing.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// The signature algorithms accepted; `none` and every HMAC algorithm are refused (a server
+/// holding only public keys must never take one for a shared secret).
+const ACCEPTED_ALGORITHMS: [Algorithm; 3] = [Algorithm::RS256, Algorithm::ES256, Algorithm::EdDSA];
 
 /// The longest principal name taken from a claim.
 const MAX_NAME_CHARS: usize = 256;
@@ -99,7 +103,7 @@ impl Oidc {
                 )));
             }
         };
-        let missing: Vec<&str> = (self.scopes.iter())
+        let missing: Vec<&str> = (self.scopes().iter())
             .filter(|scope| !has_scope(&claims, scope))
             .map(String::as_str)
             .collect();
