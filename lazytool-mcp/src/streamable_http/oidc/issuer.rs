@@ -20,8 +20,8 @@ pub const DEFAULT_KEY_REFRESH: Duration = Duration::from_secs(3600);
 /// (`jwks_uri`), fetched by [`discover`](Oidc::discover) (or by the first token), again once it
 /// is older than [`key_refresh`](Oidc::key_refresh) or a token names a key (`kid`) it lacks,
 /// and never more often than once every 10 s. A token is accepted when it is at most
-/// [`MAX_TOKEN_BYTES`], signed with RS256, ES256 or EdDSA by a key of the set (`none` and
-/// HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not expired
+/// [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), signed with RS256, ES256 or EdDSA by a key of
+/// the set (`none` and HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not expired
 /// (`exp`) nor early (`nbf`) beyond the [`leeway`](Oidc::leeway), with the
 /// [principal's claim](Oidc::principal_claim) and the [required scopes](Oidc::require_scopes).
 /// Its principal is named by that claim and carries the token's claims
