@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
@@ -84,17 +85,17 @@ def node_server(package: str, *args: str) -> dict:
     return {"command": "node", "args": [str(script), *args]}
 
 
-@pytest.fixture(scope="module")
-def gateway(issuer: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+@contextmanager
+def serving(issuer: str, work: Path, mode: str = "names") -> Iterator[tuple[str, Path]]:
     """The gateway with the provider's issuer (flags) and rules (config); its URL and log."""
     assert GATEWAY.is_file(), f"{GATEWAY} is missing: run `cargo build -p lazytool-gateway` first"
-    work = tmp_path_factory.mktemp("oidc")
     config = {
         "mcpServers": {
             "everything": node_server("server-everything"),
             "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-time"), "args": ["--local-timezone", "UTC"]},
         },
         "lazytool": {
+            "mode": mode,
             "servers": {"everything": {"eager": ["echo"]}, "time": {"eager": ["get_current_time"]}},
             "oidc": {
                 "issuer": "https://replaced-by-the-flag.example",
@@ -127,6 +128,12 @@ def gateway(issuer: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
     finally:
         process.terminate()
         process.wait(timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def gateway(issuer: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    with serving(issuer, tmp_path_factory.mktemp("oidc")) as served:
+        yield served
 
 
 async def token_of(issuer: str, client: str, scope: str = "mcp") -> str:
@@ -386,3 +393,23 @@ async def test_prompts_and_resources_follow_the_rules_and_hidden_ones_are_unknow
     assert hidden_resource.value.code == missing_resource.value.code
     assert str(hidden_resource.value).replace(str(resources[0].uri), "URI") == \
         str(missing_resource.value).replace("demo://no/such/resource", "URI")
+
+
+async def test_search_finds_only_what_the_principal_may_use(issuer: str, tmp_path: Path) -> None:
+    """In search mode the admin's query finds `everything__get-sum`; the reader's same query,
+    and a query naming it, find only its own lazy tools."""
+    with serving(issuer, tmp_path, mode="search") as (url, _):
+        found = {}
+        for client_id, scope in [("admin", "mcp"), ("reader", "mcp tools:read")]:
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {await token_of(issuer, client_id, scope)}"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                texts = []
+                for query in ["sum of two numbers", "everything__get-sum", "convert time between timezones"]:
+                    result = await client.call_tool(DISCOVERY, {"query": query})
+                    text = " ".join(part.text for part in result.content if isinstance(part, types.TextContent))
+                    # An answer may quote the query; what it finds is what counts.
+                    texts.append(text.replace(query, "QUERY"))
+                found[client_id] = texts
+    assert "everything__get-sum" in found["admin"][0], found["admin"]
+    assert all("everything__" not in text for text in found["reader"]), found["reader"]
+    assert "time__convert_time" in found["reader"][2], found["reader"]
