@@ -1,7 +1,9 @@
 //! The issuer's signing keys: its discovery document read once for `jwks_uri`, the key set
-//! fetched then, again when it is older than the refresh period or a token names a key it
-//! lacks, and never more often than once per [`MIN_REFETCH`], whatever the flood.
+//! fetched then, again (in the background) when it is older than the refresh period, or when
+//! a token names a key it lacks, and never more often than once per [`MIN_REFETCH`],
+//! whatever the flood.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -38,6 +40,8 @@ pub(crate) struct Keys {
     current: RwLock<Option<(Arc<JwkSet>, Instant)>>,
     /// Held while fetching: a flood of unknown `kid`s waits on one fetch.
     fetching: Mutex<Fetches>,
+    /// A refresh of a stale set is under way in the background.
+    refreshing: AtomicBool,
     client: Option<reqwest::Client>,
 }
 
@@ -70,6 +74,7 @@ impl Keys {
             refresh,
             current: RwLock::new(None),
             fetching: Mutex::new(Fetches::default()),
+            refreshing: AtomicBool::new(false),
             client,
         }
     }
@@ -81,13 +86,21 @@ impl Keys {
     }
 
     /// The key named `kid` (or the only key, for a token naming none), fetching the set
-    /// first when there is none yet, when it is stale, or when it lacks `kid`, if the last
-    /// fetch was at least [`MIN_REFETCH`] ago.
-    pub(crate) async fn find(&self, kid: Option<&str>) -> Option<Jwk> {
+    /// first when there is none yet or it lacks `kid`, if the last fetch was at least
+    /// [`MIN_REFETCH`] ago. A stale set is refreshed in the background: a slow or unreachable
+    /// issuer never holds up a token whose key is known.
+    pub(crate) async fn find(self: &Arc<Self>, kid: Option<&str>) -> Option<Jwk> {
         if let Some((set, fetched_at)) = self.held()
             && let Some(key) = pick(&set, kid)
-            && fetched_at.elapsed() < self.refresh
         {
+            if fetched_at.elapsed() >= self.refresh && !self.refreshing.swap(true, Ordering::AcqRel)
+            {
+                let keys = Arc::clone(self);
+                tokio::spawn(async move {
+                    keys.refetch_if_due().await;
+                    keys.refreshing.store(false, Ordering::Release);
+                });
+            }
             return Some(key);
         }
         self.refetch_if_due().await;

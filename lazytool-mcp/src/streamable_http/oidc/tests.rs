@@ -359,3 +359,30 @@ async fn rules_decide_on_the_principals_claims() -> Result<(), OidcError> {
     assert!(!allows(&rules, claims, "shop__purge"));
     Ok(())
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_stale_key_set_is_refreshed_without_holding_up_known_keys() {
+    let fetches = Arc::new(AtomicU64::new(0));
+    let counted = Arc::clone(&fetches);
+    let source = Source::Fixed(Arc::new(move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        Ok(key_set())
+    }));
+    let oidc = Oidc::issuer(ISSUER)
+        .audience(AUDIENCE)
+        .with_keys(Keys::new(source, Duration::from_secs(60)));
+    oidc.discover().await.expect("the fixed keys");
+    tokio::time::advance(Duration::from_secs(61)).await;
+    for _ in 0..20 {
+        assert!(
+            oidc.verify(&sign(Algorithm::ES256, &claims()))
+                .await
+                .is_ok()
+        );
+    }
+    // One background refresh, whatever the number of tokens that found the set stale.
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 2);
+}
