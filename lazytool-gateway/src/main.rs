@@ -134,7 +134,7 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             if let Some(oidc) = prepared.oidc() {
                 oidc.discover()
                     .await
-                    .map_err(|error| format!("--oidc-issuer: {error}"))?;
+                    .map_err(|error| format!("the OpenID Connect issuer: {error}"))?;
                 tracing::info!(target: "lazytool::mcp", issuer = oidc.issuer_url(), "accepting the tokens of this OpenID Connect issuer");
             }
             Some((addr, prepared))

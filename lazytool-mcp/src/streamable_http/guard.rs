@@ -138,17 +138,6 @@ pub(crate) enum Refused {
 
 impl Refused {
     pub(crate) fn response(self) -> Response {
-        if let Refused::Unauthorized(challenge) = self {
-            let mut response = error_response(
-                challenge.status,
-                ErrorCode::INVALID_REQUEST,
-                &challenge.message,
-            );
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, challenge.header);
-            return response;
-        }
         let (status, message) = match self {
             Refused::Origin => (
                 StatusCode::FORBIDDEN,
@@ -162,7 +151,16 @@ impl Refused {
                 StatusCode::FORBIDDEN,
                 "Forbidden: the Host header names a host this server does not serve",
             ),
-            Refused::Unauthorized(_) => return Response::default(),
+            Refused::Unauthorized(challenge) => {
+                let Challenge {
+                    status,
+                    message,
+                    header,
+                } = *challenge;
+                let mut response = error_response(status, ErrorCode::INVALID_REQUEST, &message);
+                response.headers_mut().insert(WWW_AUTHENTICATE, header);
+                return response;
+            }
         };
         error_response(status, ErrorCode::INVALID_REQUEST, message)
     }
