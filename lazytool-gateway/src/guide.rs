@@ -12,6 +12,8 @@
 //! - [`upstream_requests`]: sampling, elicitation and progress passed on to the client.
 //! - [`lock`]: servers started on first use, definitions approved once.
 //! - [`oauth`]: OAuth upstreams, `login`, the token store.
+//! - [`team`]: a team's shared gateway: identities from an OIDC provider, rules over their
+//!   claims, clients that log in by themselves.
 //! - [`misbehaving`]: what a misbehaving server cannot do.
 
 #[doc = include_str!("guide/five_minutes.md")]
@@ -34,6 +36,9 @@ pub mod lock {}
 
 #[doc = include_str!("guide/oauth.md")]
 pub mod oauth {}
+
+#[doc = include_str!("guide/team.md")]
+pub mod team {}
 
 #[doc = include_str!("guide/misbehaving.md")]
 pub mod misbehaving {}

@@ -125,7 +125,20 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         .collect();
     // The HTTP flags' files are read before any server starts: a bad one stops nothing.
     let http = match cli.http.http {
-        Some(addr) => Some((addr, cli.http.serving.prepare()?)),
+        Some(addr) => {
+            let mut prepared = cli.http.serving.prepare()?;
+            if let Some(oidc) = config.oidc {
+                prepared = prepared.with_oidc(oidc);
+            }
+            // A wrong issuer stops the gateway before any server starts.
+            if let Some(oidc) = prepared.oidc() {
+                oidc.discover()
+                    .await
+                    .map_err(|error| format!("the OpenID Connect issuer: {error}"))?;
+                tracing::info!(target: "lazytool::mcp", issuer = oidc.issuer_url(), "accepting the tokens of this OpenID Connect issuer");
+            }
+            Some((addr, prepared))
+        }
         None => None,
     };
     // One listener for the whole run: one made later, once the servers have started, would

@@ -359,41 +359,41 @@ impl ServerHandler for McpConnection {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        offers::list_prompts(&self.server, request).await
+        offers::list_prompts(&self.server, &principal(&context), request).await
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        offers::get_prompt(&self.server, request).await
+        offers::get_prompt(&self.server, &principal(&context), request).await
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        offers::list_resources(&self.server, request).await
+        offers::list_resources(&self.server, &principal(&context), request).await
     }
 
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        offers::list_resource_templates(&self.server, request).await
+        offers::list_resource_templates(&self.server, &principal(&context), request).await
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        offers::read_resource(&self.server, request).await
+        offers::read_resource(&self.server, &principal(&context), request).await
     }
 
     // rmcp takes a request whose params do not fit its method for a custom request.

@@ -128,6 +128,11 @@ pub use source::{
     ToolSelection, Upstream,
 };
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
+#[cfg(feature = "oidc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
+pub use streamable_http::{
+    ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, METADATA_PATH, Oidc, OidcError,
+};
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{

@@ -21,6 +21,7 @@ use crate::source::requests::relay::Relay;
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 type Gate = Arc<dyn Fn(&Principal, &Tool) -> bool + Send + Sync>;
+type OffersGate = Arc<dyn Fn(&Principal, &str) -> bool + Send + Sync>;
 
 /// The default of [`McpServer::page_size`]: 100 prompts, resources or templates a page.
 ///
@@ -67,6 +68,7 @@ pub struct McpServer {
     catalog: watch::Receiver<Registry>,
     options: SessionOptions,
     gate: Option<Gate>,
+    offers_gate: Option<OffersGate>,
     list_ttl: Duration,
     max_line_bytes: usize,
     name: String,
@@ -138,6 +140,7 @@ impl McpServer {
             catalog: catalog.watch(),
             options: SessionOptions::default(),
             gate: None,
+            offers_gate: None,
             list_ttl: DEFAULT_LIST_TTL,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             name: "lazytool".to_owned(),
@@ -195,6 +198,40 @@ impl McpServer {
             None => Arc::new(allow),
         });
         self
+    }
+
+    /// Restricts which prompts and resources each principal may see: a request of
+    /// `principal` lists and gets a prompt only if `allow(principal, name)`, and lists and
+    /// reads a resource (or lists a template) only if `allow(principal, uri)` (the template's
+    /// URI template). One it may not see is answered as one that does not exist. Each call
+    /// adds a restriction to those of earlier calls.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// // Only `admin` sees the prompts and resources of the `ops` server.
+    /// let server = McpServer::new(registry)
+    ///     .allow_offers_for(|principal, name| principal.name() == "admin" || !name.starts_with("ops"));
+    /// ```
+    pub fn allow_offers_for(
+        mut self,
+        allow: impl Fn(&Principal, &str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.offers_gate = Some(match self.offers_gate.take() {
+            Some(earlier) => Arc::new(move |principal: &Principal, name: &str| {
+                earlier(principal, name) && allow(principal, name)
+            }),
+            None => Arc::new(allow),
+        });
+        self
+    }
+
+    /// Whether `principal` may see the prompt or resource `name`.
+    pub(crate) fn offers_to(&self, principal: &Principal, name: &str) -> bool {
+        self.offers_gate
+            .as_ref()
+            .is_none_or(|allow| allow(principal, name))
     }
 
     /// How long stateless clients (2026-07-28) may cache the tool list: its `ttlMs`
@@ -262,7 +299,7 @@ impl McpServer {
     /// `prompts/list` (page by page, [`page_size`](McpServer::page_size)) and `prompts/get`,
     /// and tells clients of each change (`notifications/prompts/list_changed`; from protocol
     /// 2026-07-28 on, on their `subscriptions/listen` streams). Without one, prompt requests
-    /// are `-32601` (method not found). Every principal sees the same prompts.
+    /// are `-32601` (method not found). [`allow_offers_for`](McpServer::allow_offers_for) restricts them per principal.
     ///
     /// ```
     /// use lazytool_mcp::rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt, PromptMessage, Role};
@@ -297,7 +334,7 @@ impl McpServer {
     /// (page by page, [`page_size`](McpServer::page_size)) and `resources/read`, and tells
     /// clients of each change (`notifications/resources/list_changed`). Subscriptions to one
     /// resource's updates are not offered. Without a provider, resource requests are
-    /// `-32601` (method not found). Every principal sees the same resources.
+    /// `-32601` (method not found). [`allow_offers_for`](McpServer::allow_offers_for) restricts them per principal.
     ///
     /// ```
     /// use lazytool_mcp::rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceContents};

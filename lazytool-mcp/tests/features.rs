@@ -87,3 +87,11 @@ fn oauth_adds_authorization_to_the_http_client() {
     let not = ["prometheus-client", "clap"];
     assert_builds(&crates, "oauth", &expected, &not);
 }
+
+#[test]
+fn oidc_adds_token_validation_to_the_server_alone() {
+    let crates = crates_with("oidc");
+    let expected = [&SERVER_HTTP[..], &["jsonwebtoken", "reqwest"]].concat();
+    let not = ["oauth2", "clap"];
+    assert_builds(&crates, "oidc", &expected, &not);
+}

@@ -5,6 +5,7 @@
 
 mod embeddings;
 mod expand;
+mod identity;
 mod jsonc;
 mod oauth;
 mod reader;
@@ -40,6 +41,9 @@ pub struct Config {
     pub listing: DiscoveryListing,
     /// `lazytool.search.embeddings`: search by meaning as well as by words.
     pub embeddings: Option<lazytool_runtime::Embeddings>,
+    /// `lazytool.oidc`: the OpenID Connect issuer whose tokens `--http` accepts, with its
+    /// rules (`--oidc-issuer` and `--audience` replace its issuer and audience).
+    pub oidc: Option<lazytool_mcp::Oidc>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -152,6 +156,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "pin",
     "inheritEnv",
     "search",
+    "oidc",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -225,6 +230,7 @@ impl Reader<'_> {
             mode: DiscoveryMode::Names,
             listing: DiscoveryListing::Names,
             embeddings: None,
+            oidc: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -259,6 +265,7 @@ impl Reader<'_> {
         config.embeddings = lazytool
             .get("search")
             .and_then(|search| self.search(search));
+        config.oidc = (lazytool.get("oidc")).and_then(|oidc| self.oidc(oidc, "$.lazytool.oidc"));
         let start = self.millis(
             lazytool.get("startTimeoutMs"),
             "$.lazytool.startTimeoutMs",

@@ -137,4 +137,24 @@ pub trait PromptProvider: Send + Sync + 'static {
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         None
     }
+
+    /// The error for a prompt `name` that does not exist, also answered for one the
+    /// requester may not see ([`McpServer::allow_offers_for`](crate::McpServer::allow_offers_for)),
+    /// so that the two cannot be told apart; default: `-32602` "no prompt named `NAME`".
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, JsonObject, Prompt};
+    /// # use lazytool_mcp::{PromptFuture, PromptProvider};
+    /// struct Nothing;
+    /// impl PromptProvider for Nothing {
+    ///     fn prompts(&self) -> Vec<Prompt> { Vec::new() }
+    ///     fn get_prompt(&self, name: String, _: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_prompt(&name)) })
+    ///     }
+    /// }
+    /// assert!(Nothing.unknown_prompt("x").message.contains("no prompt named `x`"));
+    /// ```
+    fn unknown_prompt(&self, name: &str) -> ErrorData {
+        ErrorData::invalid_params(format!("no prompt named `{name}`"), None)
+    }
 }

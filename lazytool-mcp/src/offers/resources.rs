@@ -136,4 +136,24 @@ pub trait ResourceProvider: Send + Sync + 'static {
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         None
     }
+
+    /// The error for a resource `uri` that does not exist, also answered for one the
+    /// requester may not see ([`McpServer::allow_offers_for`](crate::McpServer::allow_offers_for)),
+    /// so that the two cannot be told apart; default: `-32002` "no resource at URI".
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{Resource, ErrorData};
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider};
+    /// struct Nothing;
+    /// impl ResourceProvider for Nothing {
+    ///     fn resources(&self) -> Vec<Resource> { Vec::new() }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_resource(&uri)) })
+    ///     }
+    /// }
+    /// assert!(Nothing.unknown_resource("file:///x").message.contains("file:///x"));
+    /// ```
+    fn unknown_resource(&self, uri: &str) -> ErrorData {
+        ErrorData::resource_not_found(format!("no resource at {uri}"), None)
+    }
 }

@@ -13,22 +13,22 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::pages::page;
+use crate::principal::Principal;
 use crate::server::McpServer;
 
 const TARGET: &str = "lazytool::mcp";
 
 pub(crate) async fn list_prompts(
     server: &McpServer,
+    principal: &Principal,
     request: Option<PaginatedRequestParams>,
 ) -> Result<ListPromptsResult, ErrorData> {
     let provider = server
         .prompt_provider()
         .ok_or_else(ErrorData::method_not_found::<ListPromptsRequestMethod>)?;
-    let (prompts, next) = page(
-        provider.prompts(),
-        request.as_ref(),
-        server.list_page_size(),
-    )?;
+    let mut prompts = provider.prompts();
+    prompts.retain(|prompt| server.offers_to(principal, &prompt.name));
+    let (prompts, next) = page(prompts, request.as_ref(), server.list_page_size())?;
     let mut result = ListPromptsResult::with_all_items(prompts);
     result.next_cursor = next;
     Ok(result)
@@ -36,11 +36,15 @@ pub(crate) async fn list_prompts(
 
 pub(crate) async fn get_prompt(
     server: &McpServer,
+    principal: &Principal,
     request: GetPromptRequestParams,
 ) -> Result<GetPromptResponse, ErrorData> {
     let provider = server
         .prompt_provider()
         .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetPromptRequestMethod>)?;
+    if !server.offers_to(principal, &request.name) {
+        return Err(provider.unknown_prompt(&request.name));
+    }
     let arguments = request.arguments.unwrap_or_default();
     provider
         .get_prompt(request.name, arguments)
@@ -50,16 +54,15 @@ pub(crate) async fn get_prompt(
 
 pub(crate) async fn list_resources(
     server: &McpServer,
+    principal: &Principal,
     request: Option<PaginatedRequestParams>,
 ) -> Result<ListResourcesResult, ErrorData> {
     let provider = server
         .resource_provider()
         .ok_or_else(ErrorData::method_not_found::<ListResourcesRequestMethod>)?;
-    let (resources, next) = page(
-        provider.resources(),
-        request.as_ref(),
-        server.list_page_size(),
-    )?;
+    let mut resources = provider.resources();
+    resources.retain(|resource| server.offers_to(principal, &resource.uri));
+    let (resources, next) = page(resources, request.as_ref(), server.list_page_size())?;
     let mut result = ListResourcesResult::with_all_items(resources);
     result.next_cursor = next;
     Ok(result)
@@ -67,12 +70,14 @@ pub(crate) async fn list_resources(
 
 pub(crate) async fn list_resource_templates(
     server: &McpServer,
+    principal: &Principal,
     request: Option<PaginatedRequestParams>,
 ) -> Result<ListResourceTemplatesResult, ErrorData> {
     let provider = server
         .resource_provider()
         .ok_or_else(ErrorData::method_not_found::<ListResourceTemplatesRequestMethod>)?;
-    let templates = provider.resource_templates();
+    let mut templates = provider.resource_templates();
+    templates.retain(|template| server.offers_to(principal, &template.uri_template));
     let (templates, next) = page(templates, request.as_ref(), server.list_page_size())?;
     let mut result = ListResourceTemplatesResult::with_all_items(templates);
     result.next_cursor = next;
@@ -81,11 +86,15 @@ pub(crate) async fn list_resource_templates(
 
 pub(crate) async fn read_resource(
     server: &McpServer,
+    principal: &Principal,
     request: ReadResourceRequestParams,
 ) -> Result<ReadResourceResponse, ErrorData> {
     let provider = server
         .resource_provider()
         .ok_or_else(ErrorData::method_not_found::<rmcp::model::ReadResourceRequestMethod>)?;
+    if !server.offers_to(principal, &request.uri) {
+        return Err(provider.unknown_resource(&request.uri));
+    }
     provider
         .read_resource(request.uri)
         .await

@@ -8,6 +8,9 @@ use http::request::Parts;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::challenge::{Challenge, Unauthenticated};
+#[cfg(feature = "oidc")]
+use super::oidc::{MAX_TOKEN_BYTES, Oidc, TokenRefusal};
 use crate::principal::Principal;
 
 pub(crate) type Authenticator = Arc<dyn Fn(&Parts) -> Option<Principal> + Send + Sync>;
@@ -18,6 +21,8 @@ pub(crate) type Authenticator = Arc<dyn Fn(&Parts) -> Option<Principal> + Send +
 pub(crate) struct Authentication {
     tokens: Vec<Token>,
     custom: Option<Authenticator>,
+    #[cfg(feature = "oidc")]
+    pub(crate) oidc: Option<Oidc>,
 }
 
 #[derive(Clone)]
@@ -43,28 +48,74 @@ impl Authentication {
     }
 
     pub(crate) fn is_required(&self) -> bool {
+        #[cfg(feature = "oidc")]
+        if self.oidc.is_some() {
+            return true;
+        }
         !self.tokens.is_empty() || self.custom.is_some()
     }
 
-    /// The request's principal, or `None` when it must be refused.
-    pub(crate) fn authenticate(&self, parts: &Parts) -> Option<Principal> {
+    /// The request's principal, or why it must be refused.
+    pub(crate) async fn authenticate(&self, parts: &Parts) -> Result<Principal, Unauthenticated> {
         if !self.is_required() {
-            return Some(Principal::anonymous());
+            return Ok(Principal::anonymous());
         }
-        if let Some(presented) = bearer(parts) {
-            let presented = digest(presented);
-            let mut found = None;
-            // Every token is compared, matched or not.
-            for token in &self.tokens {
-                if bool::from(token.digest.ct_eq(&presented)) {
-                    found = Some(token.principal.clone());
+        let presented = bearer(parts);
+        #[cfg(feature = "oidc")]
+        let mut refused = None;
+        if let Some(presented) = presented {
+            #[cfg(feature = "oidc")]
+            if self.oidc.is_some() && presented.len() > MAX_TOKEN_BYTES {
+                return Err(Unauthenticated::Token(TokenRefusal {
+                    insufficient_scope: false,
+                    reason: format!(
+                        "the token has {} bytes, over the {MAX_TOKEN_BYTES} this server reads",
+                        presented.len()
+                    ),
+                }));
+            }
+            if let Some(principal) = self.static_token(presented) {
+                return Ok(principal);
+            }
+            #[cfg(feature = "oidc")]
+            if let Some(oidc) = &self.oidc {
+                match oidc.verify(presented).await {
+                    Ok(principal) => return Ok(principal),
+                    Err(refusal) => refused = Some(refusal),
                 }
             }
-            if found.is_some() {
-                return found;
+        }
+        if let Some(principal) = self.custom.as_ref().and_then(|custom| custom(parts)) {
+            return Ok(principal);
+        }
+        #[cfg(feature = "oidc")]
+        if let Some(refusal) = refused {
+            return Err(Unauthenticated::Token(refusal));
+        }
+        Err(Unauthenticated::Missing)
+    }
+
+    /// The answer to a request refused for `why`.
+    pub(crate) fn challenge(&self, parts: &Parts, why: &Unauthenticated) -> Challenge {
+        #[cfg(feature = "oidc")]
+        return super::protected_resource::challenge(self.oidc.as_ref(), parts, why);
+        #[cfg(not(feature = "oidc"))]
+        {
+            let _ = (parts, why);
+            Challenge::missing()
+        }
+    }
+
+    fn static_token(&self, presented: &str) -> Option<Principal> {
+        let presented = digest(presented);
+        let mut found = None;
+        // Every token is compared, matched or not.
+        for token in &self.tokens {
+            if bool::from(token.digest.ct_eq(&presented)) {
+                found = Some(token.principal.clone());
             }
         }
-        self.custom.as_ref().and_then(|custom| custom(parts))
+        found
     }
 }
 

@@ -71,9 +71,19 @@ pub struct HttpArgs {
     #[arg(long, value_name = "PATH", conflicts_with = "token")]
     pub token_file: Option<PathBuf>,
     /// Bearer tokens (or their SHA-256) of named principals, each with allow and deny globs
-    /// over tool names: a JSON or TOML file
+    /// over tool, prompt and resource names: a JSON or TOML file
     #[arg(long, value_name = "FILE")]
     pub principals: Option<PathBuf>,
+    /// Also accept bearer tokens that are JWTs of this OpenID Connect issuer (its `iss`),
+    /// checked against its key set; clients learn it from
+    /// /.well-known/oauth-protected-resource. Needs --audience
+    #[cfg(feature = "oidc")]
+    #[arg(long, value_name = "URL", requires = "audience")]
+    pub oidc_issuer: Option<String>,
+    /// The audience (`aud`) the issuer's tokens must name: this server's identifier there
+    #[cfg(feature = "oidc")]
+    #[arg(long, value_name = "AUD", requires = "oidc_issuer")]
+    pub audience: Option<String>,
 }
 
 /// Why [`HttpArgs`] cannot be applied: a file that cannot be read or is invalid.
@@ -134,6 +144,14 @@ impl HttpArgs {
             args: self.clone(),
             principals,
             token: self.token()?,
+            #[cfg(feature = "oidc")]
+            oidc: (self.oidc_issuer.clone()).map(|issuer| {
+                let oidc = super::oidc::Oidc::issuer(issuer);
+                match &self.audience {
+                    Some(audience) => oidc.audience(audience.clone()),
+                    None => oidc,
+                }
+            }),
         })
     }
 
@@ -164,6 +182,8 @@ impl HttpArgs {
             (self.token.is_some(), "--token"),
             (self.token_file.is_some(), "--token-file"),
             (self.principals.is_some(), "--principals"),
+            #[cfg(feature = "oidc")]
+            (self.oidc_issuer.is_some(), "--oidc-issuer"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -218,6 +238,8 @@ pub struct PreparedHttp {
     args: HttpArgs,
     principals: Option<Principals>,
     token: Option<String>,
+    #[cfg(feature = "oidc")]
+    oidc: Option<super::oidc::Oidc>,
 }
 
 impl std::fmt::Debug for PreparedHttp {
@@ -231,6 +253,48 @@ impl std::fmt::Debug for PreparedHttp {
 }
 
 impl PreparedHttp {
+    /// The OIDC issuer's settings: `--oidc-issuer` and `--audience`, or those of
+    /// [`with_oidc`](PreparedHttp::with_oidc). Call [`Oidc::discover`](crate::Oidc::discover)
+    /// on them before serving to stop early on a wrong issuer.
+    ///
+    /// ```
+    /// let mut args = lazytool_mcp::HttpArgs::default();
+    /// args.oidc_issuer = Some("https://login.example.com".into());
+    /// args.audience = Some("lazytool".into());
+    /// let prepared = args.prepare()?;
+    /// assert_eq!(prepared.oidc().map(|oidc| oidc.issuer_url()), Some("https://login.example.com"));
+    /// # Ok::<(), lazytool_mcp::HttpArgsError>(())
+    /// ```
+    #[cfg(feature = "oidc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
+    pub fn oidc(&self) -> Option<&super::oidc::Oidc> {
+        self.oidc.as_ref()
+    }
+
+    /// Takes `oidc` (from a configuration file, with its rules), its issuer and audience
+    /// replaced by `--oidc-issuer` and `--audience` when they are given.
+    ///
+    /// ```
+    /// use lazytool_mcp::{ClaimRule, Oidc};
+    ///
+    /// let mut args = lazytool_mcp::HttpArgs::default();
+    /// args.oidc_issuer = Some("https://id.example".into());
+    /// args.audience = Some("tools".into());
+    /// let from_file = Oidc::issuer("https://old.example").audience("x").rule(ClaimRule::new().when("groups", "ops"));
+    /// let prepared = args.prepare()?.with_oidc(from_file);
+    /// assert_eq!(prepared.oidc().map(|oidc| oidc.issuer_url()), Some("https://id.example"));
+    /// # Ok::<(), lazytool_mcp::HttpArgsError>(())
+    /// ```
+    #[cfg(feature = "oidc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
+    pub fn with_oidc(mut self, oidc: super::oidc::Oidc) -> Self {
+        self.oidc = Some(match &self.args.oidc_issuer {
+            Some(issuer) => oidc.with_issuer(issuer.clone(), self.args.audience.clone()),
+            None => oidc,
+        });
+        self
+    }
+
     /// HTTP serving for `server` as the flags say: see [`HttpArgs::apply`].
     ///
     /// ```
@@ -245,6 +309,8 @@ impl PreparedHttp {
             args,
             principals,
             token,
+            #[cfg(feature = "oidc")]
+            oidc,
         } = self;
         let server = match &principals {
             Some(principals) => principals.restrict(server),
@@ -256,6 +322,10 @@ impl PreparedHttp {
         }
         if let Some(token) = token {
             http = http.bearer_token(token);
+        }
+        #[cfg(feature = "oidc")]
+        if let Some(oidc) = oidc {
+            http = http.oidc(oidc);
         }
         if !args.allowed_hosts.is_empty() {
             http = http.allowed_hosts(args.allowed_hosts.iter().cloned());

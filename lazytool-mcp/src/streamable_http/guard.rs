@@ -21,7 +21,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use http::header::{ORIGIN, WWW_AUTHENTICATE};
 use http::request::Parts;
-use http::{HeaderValue, Method, Request, StatusCode};
+use http::{Method, Request, StatusCode};
 use http_body_util::Full;
 use http_body_util::combinators::BoxBody;
 use rmcp::model::{
@@ -37,6 +37,7 @@ use tokio::sync::Semaphore;
 use super::answer::Answer;
 use super::auth::Authentication;
 use super::body::{self, error_response, json_response, refusal};
+use super::challenge::Challenge;
 use super::coalesce;
 use super::drain::Drain;
 use super::host::{self, HostError};
@@ -127,12 +128,12 @@ where
 }
 
 /// Why the gate refused a request.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Refused {
     Origin,
     MalformedHost,
     Host,
-    Unauthorized,
+    Unauthorized(Box<Challenge>),
 }
 
 impl Refused {
@@ -150,24 +151,24 @@ impl Refused {
                 StatusCode::FORBIDDEN,
                 "Forbidden: the Host header names a host this server does not serve",
             ),
-            Refused::Unauthorized => (
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <token>",
-            ),
+            Refused::Unauthorized(challenge) => {
+                let Challenge {
+                    status,
+                    message,
+                    header,
+                } = *challenge;
+                let mut response = error_response(status, ErrorCode::INVALID_REQUEST, &message);
+                response.headers_mut().insert(WWW_AUTHENTICATE, header);
+                return response;
+            }
         };
-        let mut response = error_response(status, ErrorCode::INVALID_REQUEST, message);
-        if let Refused::Unauthorized = self {
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        response
+        error_response(status, ErrorCode::INVALID_REQUEST, message)
     }
 }
 
 impl Gate {
     /// The request's principal, or why it is refused.
-    pub(crate) fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
+    pub(crate) async fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
         if let Some(origin) = parts.headers.get(ORIGIN) {
             let allowed = origin
                 .to_str()
@@ -191,9 +192,11 @@ impl Gate {
                 return Err(Refused::Host);
             }
         }
-        self.auth.authenticate(parts).ok_or_else(|| {
+        self.auth.authenticate(parts).await.map_err(|why| {
+            let challenge = self.auth.challenge(parts, &why);
+            tracing::debug!(target: "lazytool::mcp", status = challenge.status.as_u16(), reason = %challenge.message, "refusing a request");
             self.metrics.refuse(Refusal::Unauthorized);
-            Refused::Unauthorized
+            Refused::Unauthorized(Box::new(challenge))
         })
     }
 }
@@ -219,7 +222,7 @@ impl Guard {
             self.drain.enter(),
         );
         let drained = self.drain.shutdown.clone().cancelled_owned();
-        let response = match self.gate.check(&parts) {
+        let response = match self.gate.check(&parts).await {
             Ok(principal) => {
                 parts.extensions.insert(principal.clone());
                 self.admit(parts, body, principal, &mut answer).await

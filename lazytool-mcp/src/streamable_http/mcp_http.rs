@@ -183,6 +183,46 @@ impl McpHttp {
         self
     }
 
+    /// Also accepts bearer tokens that are JWTs of `oidc`'s issuer, each request's principal
+    /// named by the token's `sub` (or the configured claim) and restricted by `oidc`'s
+    /// [`ClaimRule`](crate::ClaimRule)s; serves the RFC 9728 protected-resource metadata
+    /// naming the issuer at [`METADATA_PATH`](crate::METADATA_PATH) (and its form suffixed
+    /// with [`MCP_PATH`]); answers a request without a valid token 401 with
+    /// `WWW-Authenticate: Bearer resource_metadata="..."`, as the MCP authorization spec
+    /// says. Static tokens keep working beside it.
+    ///
+    /// ```
+    /// use lazytool_mcp::{ClaimRule, Oidc};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let oidc = Oidc::issuer("https://login.example.com")
+    ///     .audience("lazytool")
+    ///     .rule(ClaimRule::new().when("groups", "admins"));
+    /// let http = server.http().bearer_token("a-static-token").oidc(oidc);
+    /// ```
+    #[cfg(feature = "oidc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
+    pub fn oidc(mut self, oidc: super::oidc::Oidc) -> Self {
+        let rules = oidc.rules();
+        if !rules.is_empty() {
+            let offers = Arc::clone(&rules);
+            self.server = self
+                .server
+                .allow_for(move |principal, tool| {
+                    principal
+                        .claims()
+                        .is_none_or(|claims| super::oidc::allows(&rules, claims, tool.name()))
+                })
+                .allow_offers_for(move |principal, name| {
+                    principal
+                        .claims()
+                        .is_none_or(|claims| super::oidc::allows(&offers, claims, name))
+                });
+        }
+        self.auth.oidc = Some(oidc.served_at(MCP_PATH));
+        self
+    }
+
     /// Also accepts requests from browsers on `origin`.
     ///
     /// ```
@@ -404,7 +444,7 @@ impl McpHttp {
         let draining = drain.clone();
         let gate = self.gate();
         let registry = Arc::new(self.metrics.registry());
-        axum::Router::new()
+        let router = axum::Router::new()
             .route_service(MCP_PATH, self.service_draining(drain))
             .route(HEALTHZ_PATH, get(|| async { health::alive() }))
             .route(
@@ -417,9 +457,15 @@ impl McpHttp {
                 METRICS_PATH,
                 get(move |request: Request| async move {
                     let (parts, _) = request.into_parts();
-                    metrics_text(&gate, &registry, &parts)
+                    metrics_text(&gate, &registry, &parts).await
                 }),
-            )
+            );
+        #[cfg(feature = "oidc")]
+        let router = match &self.auth.oidc {
+            Some(oidc) => super::protected_resource::route(router, oidc),
+            None => router,
+        };
+        router
     }
 
     /// Binds `addr` and serves [`router`](McpHttp::router) until the
@@ -551,12 +597,12 @@ impl std::fmt::Debug for McpHttp {
 }
 
 /// `GET /metrics`: the registry in Prometheus text, to callers the gate lets through.
-fn metrics_text(
+async fn metrics_text(
     gate: &Gate,
     registry: &prometheus_client::registry::Registry,
     parts: &Parts,
 ) -> Response {
-    if let Err(refused) = gate.check(parts) {
+    if let Err(refused) = gate.check(parts).await {
         return refused.response();
     }
     match metrics::encode(registry) {

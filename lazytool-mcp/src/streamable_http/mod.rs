@@ -5,6 +5,7 @@
 mod answer;
 mod auth;
 mod body;
+mod challenge;
 #[cfg(feature = "cli")]
 mod cli;
 mod coalesce;
@@ -17,10 +18,14 @@ mod idle;
 mod limits;
 mod mcp_http;
 mod metrics;
+#[cfg(feature = "oidc")]
+mod oidc;
 mod open_files;
 mod origin;
 #[cfg(feature = "cli")]
 mod principals;
+#[cfg(feature = "oidc")]
+mod protected_resource;
 mod serve_http;
 mod sessions;
 mod slots;
@@ -36,7 +41,11 @@ pub use limits::{
     DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HttpLimits,
 };
 pub use mcp_http::{MCP_PATH, METRICS_PATH, McpHttp};
+#[cfg(feature = "oidc")]
+pub use oidc::{ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, Oidc, OidcError};
 pub use open_files::{OpenFilesLimit, raise_open_files_limit};
 pub use origin::{OriginPattern, OriginPatternError};
 #[cfg(feature = "cli")]
 pub use principals::{Principals, PrincipalsError};
+#[cfg(feature = "oidc")]
+pub use protected_resource::METADATA_PATH;

@@ -1,5 +1,5 @@
 //! The `--principals` file: [`Principals`], bearer tokens (or their SHA-256) mapped to named
-//! principals, each with allow and deny globs over tool names.
+//! principals, each with allow and deny globs over tool, prompt and resource names.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -24,8 +24,9 @@ use crate::server::McpServer;
 /// }}
 /// ```
 ///
-/// A tool is open to a principal when it matches one of its `allow` globs (all tools without
-/// `allow`) and none of its `deny` globs. Principals the file does not name (the one of
+/// A tool (or prompt, or resource by its URI) is open to a principal when its name matches
+/// one of the principal's `allow` globs (everything without `allow`) and none of its `deny`
+/// globs; one that is not open is answered as one that does not exist. Principals the file does not name (the one of
 /// `--token`, say) are not restricted by it. Prefer `tokenSha256`: the file then holds no
 /// secret (`printf %s "$TOKEN" | sha256sum`).
 ///
@@ -210,7 +211,7 @@ impl Principals {
         }
     }
 
-    /// Whether `principal` may use the tool named `tool`.
+    /// Whether `principal` may use the tool, prompt or resource named `tool`.
     fn allows(&self, principal: &Principal, tool: &str) -> bool {
         let Some(entry) = self
             .entries
@@ -227,7 +228,10 @@ impl Principals {
     /// restrictions).
     pub(crate) fn restrict(&self, server: McpServer) -> McpServer {
         let principals = Arc::new(self.clone());
-        server.allow_for(move |principal, tool| principals.allows(principal, tool.name()))
+        let offers = Arc::clone(&principals);
+        server
+            .allow_for(move |principal, tool| principals.allows(principal, tool.name()))
+            .allow_offers_for(move |principal, name| offers.allows(principal, name))
     }
 
     /// The HTTP server accepting each principal's tokens.

@@ -45,10 +45,7 @@ impl PromptProvider for McpCatalog {
             let offers = self.offers();
             let owner = offers.state().merged.prompt_owner.get(&name).copied();
             let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
-                return Err(ErrorData::invalid_params(
-                    format!("no prompt named `{name}`"),
-                    None,
-                ));
+                return Err(self.unknown_prompt(&name));
             };
             source.source().get_prompt(&name, arguments).await
         })
@@ -75,10 +72,7 @@ impl ResourceProvider for McpCatalog {
                 .owner_of(&uri)
                 .and_then(|index| offers.sources.get(index))
             else {
-                return Err(ErrorData::resource_not_found(
-                    format!("no server offers the resource `{uri}`"),
-                    None,
-                ));
+                return Err(self.unknown_resource(&uri));
             };
             source.source().read_resource(&uri).await
         })
@@ -86,5 +80,9 @@ impl ResourceProvider for McpCatalog {
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.offers().resources_changed.subscribe())
+    }
+
+    fn unknown_resource(&self, uri: &str) -> ErrorData {
+        ErrorData::resource_not_found(format!("no server offers the resource `{uri}`"), None)
     }
 }

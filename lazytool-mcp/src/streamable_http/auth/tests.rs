@@ -4,6 +4,14 @@ use http::Request;
 
 use super::{Authentication, Principal};
 
+/// The principal `auth` finds in `parts`, or `None` when it refuses them.
+fn authenticated(auth: &Authentication, parts: &http::request::Parts) -> Option<Principal> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(auth.authenticate(parts)).ok()
+}
+
 fn parts(authorization: Option<&str>) -> http::request::Parts {
     let mut request = Request::builder().uri("/mcp");
     if let Some(value) = authorization {
@@ -16,17 +24,17 @@ fn parts(authorization: Option<&str>) -> http::request::Parts {
 fn tokens_name_their_principals() {
     let mut auth = Authentication::default();
     assert_eq!(
-        auth.authenticate(&parts(None)),
+        authenticated(&auth, &parts(None)),
         Some(Principal::anonymous())
     );
     auth.add_token("alpha", Principal::new("alice"));
     auth.add_token("bravo", Principal::new("bob"));
     assert_eq!(
-        auth.authenticate(&parts(Some("Bearer bravo"))),
+        authenticated(&auth, &parts(Some("Bearer bravo"))),
         Some(Principal::new("bob"))
     );
     assert_eq!(
-        auth.authenticate(&parts(Some("bearer  alpha "))),
+        authenticated(&auth, &parts(Some("bearer  alpha "))),
         Some(Principal::new("alice"))
     );
     for refused in [
@@ -36,18 +44,18 @@ fn tokens_name_their_principals() {
         Some("Bearer "),
         Some("alpha"),
     ] {
-        assert_eq!(auth.authenticate(&parts(refused)), None, "{refused:?}");
+        assert_eq!(authenticated(&auth, &parts(refused)), None, "{refused:?}");
     }
     auth.set_custom(Arc::new(|parts| {
         (parts.headers.get("authorization")?.to_str().ok()? == "Key k")
             .then(|| Principal::new("key"))
     }));
     assert_eq!(
-        auth.authenticate(&parts(Some("Key k"))),
+        authenticated(&auth, &parts(Some("Key k"))),
         Some(Principal::new("key"))
     );
     assert_eq!(
-        auth.authenticate(&parts(Some("Bearer alpha"))),
+        authenticated(&auth, &parts(Some("Bearer alpha"))),
         Some(Principal::new("alice"))
     );
 }

@@ -1,0 +1,248 @@
+//! The issuer whose tokens are accepted, and how they are checked: [`Oidc`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::error::OidcError;
+use super::keys::{Keys, Source};
+use super::rules::ClaimRule;
+
+/// The default clock skew allowed on `exp` and `nbf`.
+pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(60);
+
+/// The default age after which the issuer's key set is fetched again.
+pub const DEFAULT_KEY_REFRESH: Duration = Duration::from_secs(3600);
+
+/// Accepts bearer tokens that are JWTs signed by an OpenID Connect issuer
+/// ([`McpHttp::oidc`](crate::McpHttp::oidc)).
+///
+/// The issuer's discovery document (`/.well-known/openid-configuration`) gives its key set
+/// (`jwks_uri`), fetched by [`discover`](Oidc::discover) (or by the first token), again once it
+/// is older than [`key_refresh`](Oidc::key_refresh) or a token names a key (`kid`) it lacks,
+/// and never more often than once every 10 s. A token is accepted when it is at most
+/// [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), signed with RS256, ES256 or EdDSA by a key of
+/// the set (`none` and HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not expired
+/// (`exp`) nor early (`nbf`) beyond the [`leeway`](Oidc::leeway), with the
+/// [principal's claim](Oidc::principal_claim) and the [required scopes](Oidc::require_scopes).
+/// Its principal is named by that claim and carries the token's claims
+/// ([`Principal::claims`](crate::Principal::claims)); [`rule`](Oidc::rule)s decide what it
+/// may use. Every refusal is a 401 (a missing scope: 403 `insufficient_scope`) saying what
+/// was wrong with that token, with the `WWW-Authenticate` challenge of the MCP authorization
+/// spec pointing at the server's RFC 9728 metadata.
+///
+/// ```rust,no_run
+/// use lazytool_mcp::{ClaimRule, McpServer, Oidc};
+///
+/// # async fn run(server: McpServer) -> Result<(), Box<dyn std::error::Error>> {
+/// let oidc = Oidc::issuer("https://login.example.com/realms/acme")
+///     .audience("lazytool")
+///     .rule(ClaimRule::new().when("groups", "admins"))
+///     .rule(ClaimRule::new().when("scope", "tools:read").allow(["*__get*"])?);
+/// oidc.discover().await?; // a wrong issuer stops here, before serving
+/// server.http().oidc(oidc).serve("127.0.0.1:8080").await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Oidc {
+    pub(super) issuer: String,
+    pub(super) audiences: Vec<String>,
+    pub(super) leeway: Duration,
+    pub(super) principal_claim: String,
+    scopes: Vec<String>,
+    rules: Arc<Vec<ClaimRule>>,
+    resource: Option<String>,
+    /// Where MCP is served: the path of the default resource URL.
+    mcp_path: String,
+    pub(super) keys: Arc<Keys>,
+}
+
+impl Oidc {
+    /// Tokens of the issuer at `url` (its `iss`, exactly), for no audience yet: add one with
+    /// [`audience`](Oidc::audience).
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").audience("lazytool");
+    /// assert_eq!(oidc.issuer_url(), "https://login.example.com");
+    /// ```
+    pub fn issuer(url: impl Into<String>) -> Self {
+        let issuer = url.into();
+        Oidc {
+            keys: Arc::new(Keys::new(
+                Source::Issuer(issuer.clone()),
+                DEFAULT_KEY_REFRESH,
+            )),
+            issuer,
+            audiences: Vec::new(),
+            leeway: DEFAULT_LEEWAY,
+            principal_claim: "sub".to_owned(),
+            scopes: Vec::new(),
+            rules: Arc::default(),
+            resource: None,
+            mcp_path: String::new(),
+        }
+    }
+
+    /// Accepts tokens whose `aud` names `audience` (repeatable: any of them); a token for no
+    /// audience given is refused.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").audience("lazytool").audience("https://tools.example.com/mcp");
+    /// ```
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// The clock skew allowed on `exp` and `nbf`; default [`DEFAULT_LEEWAY`].
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").leeway(std::time::Duration::from_secs(30));
+    /// ```
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The claim that names the principal; default `sub`.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").principal_claim("email");
+    /// ```
+    pub fn principal_claim(mut self, claim: impl Into<String>) -> Self {
+        self.principal_claim = claim.into();
+        self
+    }
+
+    /// Scopes every token must hold (in `scope` or `scp`): a token lacking one gets 403
+    /// `insufficient_scope`. The protected-resource metadata lists them.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").require_scopes(["mcp"]);
+    /// ```
+    pub fn require_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a rule from claims to names (see [`ClaimRule`]). With no rule, every valid token
+    /// may use everything; with rules, what some rule that applies opens and none closes.
+    ///
+    /// ```
+    /// use lazytool_mcp::{ClaimRule, Oidc};
+    ///
+    /// let oidc = Oidc::issuer("https://login.example.com").rule(ClaimRule::new().when("roles", "ops"));
+    /// ```
+    pub fn rule(mut self, rule: ClaimRule) -> Self {
+        Arc::make_mut(&mut self.rules).push(rule);
+        self
+    }
+
+    /// The URL clients reach MCP at, as the protected-resource metadata's `resource`; default:
+    /// `http://` and the request's `Host` with the MCP path. Set it behind a proxy that ends
+    /// TLS.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").resource("https://tools.example.com/mcp");
+    /// ```
+    pub fn resource(mut self, url: impl Into<String>) -> Self {
+        self.resource = Some(url.into());
+        self
+    }
+
+    /// The age after which the key set is fetched again; default [`DEFAULT_KEY_REFRESH`].
+    /// A token naming an unknown key fetches it sooner; fetches stay at least 10 s apart.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").key_refresh(std::time::Duration::from_secs(600));
+    /// ```
+    pub fn key_refresh(mut self, every: Duration) -> Self {
+        self.keys = Arc::new(Keys::new(Source::Issuer(self.issuer.clone()), every));
+        self
+    }
+
+    /// The issuer's URL.
+    ///
+    /// ```
+    /// assert_eq!(lazytool_mcp::Oidc::issuer("https://id.example").issuer_url(), "https://id.example");
+    /// ```
+    pub fn issuer_url(&self) -> &str {
+        &self.issuer
+    }
+
+    /// Fetches the issuer's discovery document and key set now: an unreachable or wrong
+    /// issuer, or no audience, is an error before serving starts.
+    ///
+    /// ```rust,no_run
+    /// # async fn run() -> Result<(), lazytool_mcp::OidcError> {
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").audience("lazytool");
+    /// oidc.discover().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn discover(&self) -> Result<(), OidcError> {
+        if self.audiences.is_empty() {
+            return Err(OidcError(format!(
+                "the tokens of {} need an audience (`aud`) to be checked against: give one",
+                self.issuer
+            )));
+        }
+        self.keys.fetch_now().await
+    }
+
+    pub(crate) fn rules(&self) -> Arc<Vec<ClaimRule>> {
+        Arc::clone(&self.rules)
+    }
+
+    pub(crate) fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
+    pub(crate) fn configured_resource(&self) -> Option<&str> {
+        self.resource.as_deref()
+    }
+
+    /// The same, serving MCP at `path`.
+    pub(crate) fn served_at(mut self, path: &str) -> Self {
+        self.mcp_path = path.to_owned();
+        self
+    }
+
+    pub(crate) fn mcp_path(&self) -> &str {
+        &self.mcp_path
+    }
+
+    /// This issuer and audience, keeping the rest.
+    #[cfg(feature = "cli")]
+    pub(crate) fn with_issuer(mut self, issuer: String, audience: Option<String>) -> Self {
+        if issuer != self.issuer {
+            self.keys = Arc::new(Keys::new(
+                Source::Issuer(issuer.clone()),
+                DEFAULT_KEY_REFRESH,
+            ));
+            self.issuer = issuer;
+        }
+        if let Some(audience) = audience {
+            self.audiences = vec![audience];
+        }
+        self
+    }
+
+    #[cfg(test)]
+    pub(super) fn with_keys(mut self, keys: Keys) -> Self {
+        self.keys = Arc::new(keys);
+        self
+    }
+}
+
+impl std::fmt::Debug for Oidc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oidc")
+            .field("issuer", &self.issuer)
+            .field("audiences", &self.audiences)
+            .field("leeway", &self.leeway)
+            .field("principal_claim", &self.principal_claim)
+            .field("scopes", &self.scopes)
+            .field("rules", &self.rules.len())
+            .finish_non_exhaustive()
+    }
+}
