@@ -3,9 +3,11 @@
 //! commas), plus an optional `lazytool` section. Every problem is collected, each with its
 //! JSON path and its line and column, in file order.
 
+mod audit;
 mod embeddings;
 mod expand;
 mod jsonc;
+mod limits;
 mod oauth;
 mod reader;
 mod settings;
@@ -14,10 +16,11 @@ mod shapes;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use lazytool_mcp::{McpSource, TokenStore, Upstream};
+use lazytool_mcp::{McpSource, PrincipalLimits, TokenStore, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
+pub use audit::AuditSettings;
 use reader::{Reader, child};
 
 /// A parsed configuration.
@@ -40,6 +43,10 @@ pub struct Config {
     pub listing: DiscoveryListing,
     /// `lazytool.search.embeddings`: search by meaning as well as by words.
     pub embeddings: Option<lazytool_runtime::Embeddings>,
+    /// `lazytool.limits`: each principal's tool-call limits (HTTP serving).
+    pub principal_limits: Option<PrincipalLimits>,
+    /// `lazytool.audit`: the audit trail's file and rotation.
+    pub audit: Option<AuditSettings>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -152,6 +159,8 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "pin",
     "inheritEnv",
     "search",
+    "limits",
+    "audit",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -225,6 +234,8 @@ impl Reader<'_> {
             mode: DiscoveryMode::Names,
             listing: DiscoveryListing::Names,
             embeddings: None,
+            principal_limits: None,
+            audit: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -259,6 +270,16 @@ impl Reader<'_> {
         config.embeddings = lazytool
             .get("search")
             .and_then(|search| self.search(search));
+        if let Some(limits) = lazytool.get("limits")
+            && let Some(limits) = self.object(limits, "$.lazytool.limits")
+        {
+            config.principal_limits = self.principal_limits(limits, "$.lazytool.limits");
+        }
+        if let Some(audit) = lazytool.get("audit")
+            && let Some(audit) = self.object(audit, "$.lazytool.audit")
+        {
+            config.audit = Some(self.audit(audit, "$.lazytool.audit"));
+        }
         let start = self.millis(
             lazytool.get("startTimeoutMs"),
             "$.lazytool.startTimeoutMs",
@@ -336,6 +357,7 @@ impl Reader<'_> {
                 if let Some(prefix) = source.prefix {
                     server = server.prefix(prefix);
                 }
+                server = server.call_quota(source.quota);
             }
             config.servers.push(server);
         }

@@ -37,6 +37,7 @@ use tokio::sync::Semaphore;
 use super::answer::Answer;
 use super::auth::Authentication;
 use super::body::{self, error_response, json_response, refusal};
+use super::call_limits;
 use super::coalesce;
 use super::drain::Drain;
 use super::host::{self, HostError};
@@ -45,8 +46,10 @@ use super::metrics::{HttpMetrics, Refusal};
 use super::origin::OriginPattern;
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use super::stateless::{self, Lanes};
+use crate::audit::{AuditLine, AuditLog};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
+use crate::limit::PrincipalLimits;
 use crate::principal::Principal;
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
@@ -71,6 +74,9 @@ pub(crate) struct Gate {
     pub(crate) hosts: Option<Vec<String>>,
     pub(crate) auth: Authentication,
     pub(crate) metrics: HttpMetrics,
+    /// `None` unless some principal is limited.
+    pub(crate) call_limits: Option<PrincipalLimits>,
+    pub(crate) audit: Option<AuditLog>,
 }
 
 pub(super) struct Guard {
@@ -193,6 +199,13 @@ impl Gate {
         }
         self.auth.authenticate(parts).ok_or_else(|| {
             self.metrics.refuse(Refusal::Unauthorized);
+            if let Some(log) = &self.audit {
+                log.record(&AuditLine::refusal(
+                    "unauthorized",
+                    parts.method.as_str(),
+                    parts.uri.path(),
+                ));
+            }
             Refused::Unauthorized
         })
     }
@@ -259,6 +272,16 @@ impl Guard {
         let (body, message) = if parts.method == Method::POST {
             match self.read(body).await {
                 Ok(Read::Routine(body)) => {
+                    if let Some(limits) = &self.gate.call_limits {
+                        let audit = self.gate.audit.as_ref();
+                        match call_limits::admit(limits, &principal, &parts, &body, audit) {
+                            Ok(place) => answer.call_place = place,
+                            Err(refused) => {
+                                self.gate.metrics.refuse(Refusal::CallLimit);
+                                return refused;
+                            }
+                        }
+                    }
                     let Some(request) = stateless::lane_request(&parts, &body) else {
                         return self.pass_routine(parts, body).await;
                     };
