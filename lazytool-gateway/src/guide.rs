@@ -13,6 +13,7 @@
 //! - [`lock`]: servers started on first use, definitions approved once.
 //! - [`oauth`]: OAuth upstreams, `login`, the token store.
 //! - [`misbehaving`]: what a misbehaving server cannot do.
+//! - [`limits_audit`]: limits per principal and per upstream server, the audit trail.
 
 #[doc = include_str!("guide/five_minutes.md")]
 pub mod five_minutes {}
@@ -37,3 +38,6 @@ pub mod oauth {}
 
 #[doc = include_str!("guide/misbehaving.md")]
 pub mod misbehaving {}
+
+#[doc = include_str!("guide/limits_audit.md")]
+pub mod limits_audit {}

@@ -145,7 +145,7 @@ mod tests {
             limit: Some(LimitExceeded::new(
                 LimitScope::Principal,
                 "alice",
-                LimitKind::Rate(Rate::new(1.0, 1).unwrap()),
+                LimitKind::Rate(Rate::new(1.0, 1).expect("as set up")),
                 Duration::from_millis(400),
             )),
             duration: Duration::from_micros(1500),
@@ -156,10 +156,10 @@ mod tests {
         };
         let text = AuditLine::call(record).to_json_line();
         assert!(text.ends_with("}\n") && !text[..text.len() - 1].contains('\n'));
-        let line: Value = serde_json::from_str(&text).unwrap();
+        let line: Value = serde_json::from_str(&text).expect("as set up");
         let keys: Vec<&str> = line
             .as_object()
-            .unwrap()
+            .expect("as set up")
             .keys()
             .map(String::as_str)
             .collect();
@@ -187,7 +187,7 @@ mod tests {
             line["limit"],
             json!({"scope": "principal", "name": "alice", "limit": "rate", "retryAfterSeconds": 1})
         );
-        let time = line["time"].as_str().unwrap();
+        let time = line["time"].as_str().expect("as set up");
         assert!(humantime::parse_rfc3339(time).is_ok(), "{time}");
         assert!(time.ends_with('Z'));
     }

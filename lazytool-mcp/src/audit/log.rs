@@ -256,7 +256,7 @@ mod tests {
     #[test]
     fn a_full_channel_drops_and_counts_lines_instead_of_waiting() {
         let gate = Arc::new(Mutex::new(()));
-        let held = gate.lock().unwrap();
+        let held = gate.lock().expect("as set up");
         let audit = AuditLog::writer(Stuck(Arc::clone(&gate)));
         let line = AuditLine::refusal("unauthorized", "POST", "/mcp");
         for _ in 0..AUDIT_CHANNEL_BOUND + 100 {

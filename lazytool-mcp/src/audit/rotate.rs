@@ -106,23 +106,23 @@ mod tests {
     #[test]
     fn rotates_at_the_size_keeping_whole_lines_and_at_most_keep_files() {
         let dir = std::env::temp_dir().join(format!("lazytool-rotate-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dir).expect("as set up");
         let path = dir.join("audit.jsonl");
         let rotation = Rotation {
             max_bytes: 25,
             keep: 2,
         };
-        let mut file = RotatingFile::open(&path, rotation).unwrap();
+        let mut file = RotatingFile::open(&path, rotation).expect("as set up");
         for n in 0..10 {
             file.write_line(format!("line {n:04}\n").as_bytes())
-                .unwrap(); // 10 bytes each
+                .expect("as set up"); // 10 bytes each
         }
-        file.flush().unwrap();
-        let read = |path: &Path| std::fs::read_to_string(path).unwrap();
+        file.flush().expect("as set up");
+        let read = |path: &Path| std::fs::read_to_string(path).expect("as set up");
         assert_eq!(read(&path), "line 0008\nline 0009\n");
         assert_eq!(read(&dir.join("audit.jsonl.1")), "line 0006\nline 0007\n");
         assert_eq!(read(&dir.join("audit.jsonl.2")), "line 0004\nline 0005\n");
         assert!(!dir.join("audit.jsonl.3").exists());
-        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).expect("as set up");
     }
 }

@@ -111,12 +111,16 @@ mod tests {
 
     #[test]
     fn a_bucket_admits_its_burst_then_refuses_until_the_next_token() {
-        let rate = Rate::new(0.5, 3).unwrap();
+        let rate = Rate::new(0.5, 3).expect("as set up");
         let limiter = Limiter::new(CallQuota::default().rate(rate));
         for _ in 0..3 {
-            limiter.admit(LimitScope::Principal, name()).unwrap();
+            limiter
+                .admit(LimitScope::Principal, name())
+                .expect("as set up");
         }
-        let refused = limiter.admit(LimitScope::Principal, name()).unwrap_err();
+        let refused = limiter
+            .admit(LimitScope::Principal, name())
+            .expect_err("refused");
         assert_eq!(refused.kind(), LimitKind::Rate(rate));
         // One token every 2 s: the next comes within 2 s, and is told as 1 or 2 s.
         assert!(refused.retry_after() <= Duration::from_secs(2));
@@ -127,16 +131,22 @@ mod tests {
     #[test]
     fn places_in_flight_free_when_a_call_ends_and_a_refusal_spends_no_token() {
         let quota = CallQuota::default()
-            .rate(Rate::new(0.001, 2).unwrap())
-            .max_in_flight(NonZeroU32::new(1).unwrap());
+            .rate(Rate::new(0.001, 2).expect("as set up"))
+            .max_in_flight(NonZeroU32::new(1).expect("as set up"));
         let limiter = Limiter::new(quota);
-        let first = limiter.admit(LimitScope::Server, name()).unwrap();
-        let refused = limiter.admit(LimitScope::Server, name()).unwrap_err();
+        let first = limiter
+            .admit(LimitScope::Server, name())
+            .expect("as set up");
+        let refused = limiter
+            .admit(LimitScope::Server, name())
+            .expect_err("refused");
         assert_eq!(refused.kind(), LimitKind::InFlight(1));
         assert_eq!(refused.retry_after_seconds(), 1);
         drop(first);
         // The refused call took no token: the second of the burst is still there.
-        limiter.admit(LimitScope::Server, name()).unwrap();
+        limiter
+            .admit(LimitScope::Server, name())
+            .expect("as set up");
         assert_eq!(limiter.refused.in_flight.load(Ordering::Relaxed), 1);
         assert_eq!(limiter.refused.rate.load(Ordering::Relaxed), 0);
     }
@@ -145,7 +155,9 @@ mod tests {
     fn no_quota_admits_everything() {
         let limiter = Limiter::new(CallQuota::default());
         for _ in 0..1000 {
-            limiter.admit(LimitScope::Server, name()).unwrap();
+            limiter
+                .admit(LimitScope::Server, name())
+                .expect("as set up");
         }
     }
 }

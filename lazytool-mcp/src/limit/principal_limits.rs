@@ -208,19 +208,22 @@ mod tests {
 
     #[test]
     fn each_principal_has_its_own_bucket_and_the_table_stays_bounded() {
-        let one = CallQuota::default().rate(Rate::new(0.001, 1).unwrap());
-        let limits = PrincipalLimits::new(one).max_tracked(NonZeroUsize::new(3).unwrap());
+        let one = CallQuota::default().rate(Rate::new(0.001, 1).expect("as set up"));
+        let limits =
+            PrincipalLimits::new(one).max_tracked(NonZeroUsize::new(3).expect("as set up"));
         let alice = Principal::new("alice");
-        limits.admit(&alice).unwrap();
-        let refused = limits.admit(&alice).unwrap_err();
+        limits.admit(&alice).expect("as set up");
+        let refused = limits.admit(&alice).expect_err("refused");
         assert_eq!(
             (refused.scope(), refused.name()),
             (LimitScope::Principal, "alice")
         );
         // Another principal still has its call.
-        limits.admit(&Principal::new("bob")).unwrap();
+        limits.admit(&Principal::new("bob")).expect("as set up");
         for n in 0..1000 {
-            limits.admit(&Principal::new(format!("p{n}"))).unwrap();
+            limits
+                .admit(&Principal::new(format!("p{n}")))
+                .expect("as set up");
         }
         assert_eq!(limits.tracked_now(), 3);
         // Alice's series went with her bucket.
@@ -233,10 +236,11 @@ mod tests {
 
     #[test]
     fn an_exempt_principal_takes_no_place() {
-        let limits = PrincipalLimits::new(CallQuota::default().rate(Rate::new(1.0, 1).unwrap()))
-            .principal("admin", CallQuota::default());
+        let limits =
+            PrincipalLimits::new(CallQuota::default().rate(Rate::new(1.0, 1).expect("as set up")))
+                .principal("admin", CallQuota::default());
         for _ in 0..10 {
-            limits.admit(&Principal::new("admin")).unwrap();
+            limits.admit(&Principal::new("admin")).expect("as set up");
         }
         assert_eq!(limits.tracked_now(), 0);
         assert!(limits.limits_anyone());

@@ -47,7 +47,7 @@ pub(super) fn admit(
     parts: &Parts,
     body: &[u8],
     audit: Option<&AuditLog>,
-) -> Result<Option<LimitPermit>, Response> {
+) -> Result<Option<LimitPermit>, Box<Refusal>> {
     if memchr::memmem::find(body, TOOLS_CALL.as_bytes()).is_none() {
         return Ok(None);
     }
@@ -69,7 +69,17 @@ pub(super) fn admit(
         });
         log.record(&refused_line(&exceeded, principal, parts, params, log));
     }
-    Err(refusal(call.id, &exceeded))
+    // Boxed: a refusal is rare, and an id (a JSON value) large.
+    Err(Box::new(Refusal {
+        id: call.id,
+        exceeded,
+    }))
+}
+
+/// A call refused for its principal's limit: the request's id and the limit.
+pub(super) struct Refusal {
+    id: Option<Value>,
+    exceeded: LimitExceeded,
 }
 
 fn refused_line(
@@ -98,17 +108,20 @@ fn refused_line(
     })
 }
 
-/// 429, `Retry-After` in whole seconds, and the JSON-RPC error with the call's id.
-fn refusal(id: Option<Value>, exceeded: &LimitExceeded) -> Response {
-    let error = exceeded.error_data();
-    let reply = json!({"jsonrpc": "2.0", "id": id, "error": error});
-    let mut response = json_response(
-        StatusCode::TOO_MANY_REQUESTS,
-        reply.to_string().into_bytes(),
-    );
-    response.headers_mut().insert(
-        header::RETRY_AFTER,
-        HeaderValue::from(exceeded.retry_after_seconds()),
-    );
-    response
+impl Refusal {
+    /// 429, `Retry-After` in whole seconds, and the JSON-RPC error with the call's id.
+    pub(super) fn response(self) -> Response {
+        let exceeded = &self.exceeded;
+        let error = exceeded.error_data();
+        let reply = json!({"jsonrpc": "2.0", "id": self.id, "error": error});
+        let mut response = json_response(
+            StatusCode::TOO_MANY_REQUESTS,
+            reply.to_string().into_bytes(),
+        );
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(exceeded.retry_after_seconds()),
+        );
+        response
+    }
 }

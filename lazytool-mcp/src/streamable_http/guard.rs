@@ -278,7 +278,7 @@ impl Guard {
                             Ok(place) => answer.call_place = place,
                             Err(refused) => {
                                 self.gate.metrics.refuse(Refusal::CallLimit);
-                                return refused;
+                                return refused.response();
                             }
                         }
                     }
