@@ -38,10 +38,10 @@ impl CallAudit {
         let record = CallRecord {
             principal: principal.name().to_owned(),
             session: session_of(context),
-            client: context
-                .peer
-                .peer_info()
-                .map(|info| info.client_info.name.clone()),
+            // A stateless (2026-07-28) request names its client in its own `_meta`; the peer
+            // of a stateless lane is a stand-in.
+            client: (context.meta.client_info().map(|info| info.name))
+                .or_else(|| (context.peer.peer_info()).map(|info| info.client_info.name.clone())),
             tool,
             argument_bytes: arguments.to_string().len(),
             arguments_sha256: canonical::digest(arguments),

@@ -206,8 +206,9 @@ async def test_a_servers_limit_of_calls_in_flight_refuses_a_second_call(url: str
     assert sample(text, "lazytool_gateway_upstream_limit_refused_total", server="everything", limit="in_flight") == 1, text
 
 
-def sha256_of(arguments: dict) -> str:
-    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+def sha256_of(value: dict) -> str:
+    """The SHA-256 of canonical JSON, as the audit trail and the lock compute it."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -218,7 +219,12 @@ async def test_the_audit_file_has_a_line_per_call_and_no_secret(url: str, work: 
             await bob.call_tool(ECHO, {"message": f"{marker} {n}"})
         await bob.call_tool(ECHO, {"message": ARGUMENT_SECRET})
         await bob.call_tool("everything__get-sum", {"a": 2, "b": 3})
-    lines = audit_lines(work / "audit.jsonl", lambda lines: any(line.get("tool") == "everything__get-sum" for line in lines))
+    # A stateless (2026-07-28) call: no session, its client named in its own `_meta`.
+    headers = {"Authorization": f"Bearer {TOKENS['bob']}", "MCP-Protocol-Version": MODERN,
+               "Mcp-Method": "tools/call", "Mcp-Name": "everything__get-sum"}
+    stateless = await raw_post(url, modern_call("everything__get-sum", {"a": 1, "b": 1}), headers)
+    assert stateless.status_code == 200 and "result" in stateless.json(), stateless.text
+    lines = audit_lines(work / "audit.jsonl", lambda lines: any(line.get("client") == "raw" for line in lines))
     calls = [line for line in lines if line["event"] == "call"]
     for n in range(3):
         arguments = {"message": f"{marker} {n}"}
@@ -237,8 +243,13 @@ async def test_the_audit_file_has_a_line_per_call_and_no_secret(url: str, work: 
     assert {(line["principal"], line["errorKind"], line["limit"]["scope"]) for line in refused} == {
         ("alice", "rate_limit", "principal"), ("bob", "in_flight_limit", "server")}
     assert sum(line["principal"] == "alice" for line in refused) == 2
+    [raw] = [line for line in calls if line["client"] == "raw"]
+    assert (raw["principal"], raw["session"], raw["tool"], raw["outcome"]) == ("bob", None, "everything__get-sum", "ok"), raw
     logins = [line for line in lines if line["event"] == "login"]
     assert {line["principal"] for line in logins} >= {"alice", "bob", "carol"}
+    # A login names the session it opened, as its calls do.
+    assert all(line["session"] and line["client"] and line["protocolVersion"] for line in logins), logins
+    assert {line["session"] for line in calls if line["principal"] == "bob" and line["session"]} <= {line["session"] for line in logins}
     text = (work / "audit.jsonl").read_text()
     for secret in SECRETS:
         assert secret not in text, f"the audit trail holds the secret {secret!r}"
@@ -284,3 +295,31 @@ def test_audit_to_stdout_is_refused_when_mcp_is_on_stdio(tmp_path: Path) -> None
                           capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
     assert "--audit - writes to stdout, where MCP is served on stdio" in done.stderr, done.stderr
+
+
+async def test_a_call_refused_by_the_lock_is_a_pin_event(tmp_path: Path) -> None:
+    """A tool whose definition changed against the lock: its call is refused, written as a
+    `pin` event and as a refused call line."""
+    time_server = {"command": str(UPSTREAMS / "venv/bin/mcp-server-time"), "args": ["--local-timezone", "UTC"]}
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {"time": time_server},
+                                  "lazytool": {"startTimeoutMs": 20000, "servers": {"time": {"eager": ["*"]}}}}))
+    locked = subprocess.run([str(GATEWAY), "--config", str(config), "lock"], capture_output=True, text=True, timeout=TIMEOUT * 2)
+    assert locked.returncode == 0, locked.stderr
+    path = tmp_path / "lazytool.lock"
+    file = json.loads(path.read_text())
+    pinned = file["servers"]["time"]["tools"]["get_current_time"]
+    pinned["definition"]["description"] = "Get the current time."
+    pinned["sha256"] = sha256_of(pinned["definition"])
+    path.write_text(json.dumps(file, indent=2))
+
+    params = StdioServerParameters(command=str(GATEWAY), args=["--config", str(config), "--audit", str(tmp_path / "audit.jsonl")])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        blocked = await session.call_tool("time__get_current_time", {"timezone": "UTC"})
+        assert blocked.is_error
+    lines = audit_lines(tmp_path / "audit.jsonl", lambda lines: any(line["event"] == "call" for line in lines))
+    [pin] = [line for line in lines if line["event"] == "pin"]
+    assert (pin["server"], pin["tool"], pin["outcome"]) == ("time", "time__get_current_time", "refused"), pin
+    [call] = [line for line in lines if line["event"] == "call"]
+    assert (call["outcome"], call["errorKind"], call["server"]) == ("refused", "pin", "time"), call
