@@ -78,6 +78,11 @@ pub struct Cli {
     /// Log less: warnings and errors only (-q), errors only (-qq).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub quiet: u8,
+    /// Write the audit trail (one JSON line per tool call, login and refusal) to PATH, rotated
+    /// by size, or to stdout with `-` (with --http only); overrides the file's
+    /// "lazytool.audit.path".
+    #[arg(long, value_name = "PATH|-")]
+    pub audit: Option<PathBuf>,
     // After -v and -q: the flattened HTTP flags set the heading of every argument after them.
     /// Serving over HTTP.
     #[command(flatten)]

@@ -15,6 +15,7 @@
 //! - [`team`]: a team's shared gateway: identities from an OIDC provider, rules over their
 //!   claims, clients that log in by themselves.
 //! - [`misbehaving`]: what a misbehaving server cannot do.
+//! - [`limits_audit`]: limits per principal and per upstream server, the audit trail.
 
 #[doc = include_str!("guide/five_minutes.md")]
 pub mod five_minutes {}
@@ -42,3 +43,6 @@ pub mod team {}
 
 #[doc = include_str!("guide/misbehaving.md")]
 pub mod misbehaving {}
+
+#[doc = include_str!("guide/limits_audit.md")]
+pub mod limits_audit {}

@@ -17,6 +17,7 @@
 // docs.rs (`--cfg docsrs`, nightly) labels each item with the features that gate it.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod audit;
 mod check;
 mod cli;
 mod config;
@@ -27,9 +28,10 @@ mod login;
 use lazytool_mcp::McpCatalog;
 use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 
+pub use audit::open_audit;
 pub use check::check;
 pub use cli::{Cli, Command, HttpServing};
-pub use config::{Config, ConfigError, parse, parse_with_token_store};
+pub use config::{AuditSettings, Config, ConfigError, parse, parse_with_token_store};
 pub use lock::lock;
 pub use login::login;
 

@@ -123,7 +123,8 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let servers = (servers.into_iter())
         .map(|server| server.relay(relay.clone()))
         .collect();
-    // The HTTP flags' files are read before any server starts: a bad one stops nothing.
+    // The HTTP flags' files and the audit file are opened before any server starts: a bad
+    // one stops nothing.
     let http = match cli.http.http {
         Some(addr) => {
             let mut prepared = cli.http.serving.prepare()?;
@@ -140,6 +141,16 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             Some((addr, prepared))
         }
         None => None,
+    };
+    let config_dir = path.parent().unwrap_or(std::path::Path::new("."));
+    let audit = match cli.check {
+        true => None,
+        false => lazytool_gateway::open_audit(
+            cli.audit.as_deref(),
+            config.audit.as_ref(),
+            config_dir,
+            http.is_some(),
+        )?,
     };
     // One listener for the whole run: one made later, once the servers have started, would
     // leave a moment in which SIGINT or SIGTERM is swallowed and the gateway runs on.
@@ -176,17 +187,27 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             move |name| catalog.withheld_tool(name)
         })
         .relay(relay);
+    let server = match audit.clone() {
+        Some(audit) => server.audit(audit),
+        None => server,
+    };
     let served = match http {
         // Calls in flight are answered before the upstreams are stopped.
         None => server.serve_stdio_until(stop.cancelled_owned()).await,
         Some((addr, prepared)) => {
             let upstreams = upstream_metrics(&catalog);
-            let http = (prepared.apply(server))
+            let mut http = (prepared.apply(server))
                 .register_metrics(move |registry| upstreams.register(registry));
+            if let Some(limits) = config.principal_limits {
+                http = http.principal_limits(limits);
+            }
             http.serve_with_shutdown(addr, stop.cancelled_owned()).await
         }
     };
     catalog.shutdown().await;
+    if let Some(audit) = audit {
+        audit.flush(std::time::Duration::from_secs(2));
+    }
     served?;
     Ok(ExitCode::SUCCESS)
 }

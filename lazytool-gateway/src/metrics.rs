@@ -2,6 +2,9 @@
 //! [`UpstreamMetrics`].
 
 use lazytool_mcp::McpCatalog;
+use lazytool_mcp::prometheus_client::collector::Collector;
+use lazytool_mcp::prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use lazytool_mcp::prometheus_client::metrics::counter::ConstCounter;
 use lazytool_mcp::prometheus_client::metrics::family::Family;
 use lazytool_mcp::prometheus_client::metrics::gauge::Gauge;
 use lazytool_mcp::prometheus_client::registry::Registry;
@@ -14,6 +17,7 @@ type ByServer = Family<Vec<(String, String)>, Gauge>;
 pub(crate) struct UpstreamMetrics {
     listed: ByServer,
     tools: ByServer,
+    catalog: Option<McpCatalog>,
 }
 
 impl UpstreamMetrics {
@@ -28,6 +32,9 @@ impl UpstreamMetrics {
             "The tools an upstream server offers through the gateway",
             self.tools.clone(),
         );
+        if let Some(catalog) = &self.catalog {
+            registry.register_collector(Box::new(LimitsHit(catalog.clone())));
+        }
     }
 
     fn update(&self, catalog: &McpCatalog) {
@@ -47,7 +54,10 @@ impl UpstreamMetrics {
 
 /// The upstream metrics of `catalog`, followed for as long as the catalog lives.
 pub(crate) fn upstream_metrics(catalog: &McpCatalog) -> UpstreamMetrics {
-    let metrics = UpstreamMetrics::default();
+    let metrics = UpstreamMetrics {
+        catalog: Some(catalog.clone()),
+        ..UpstreamMetrics::default()
+    };
     metrics.update(catalog);
     let (followed, catalog) = (metrics.clone(), catalog.clone());
     let mut changes = catalog.live().watch();
@@ -57,4 +67,38 @@ pub(crate) fn upstream_metrics(catalog: &McpCatalog) -> UpstreamMetrics {
         }
     });
     metrics
+}
+
+/// `lazytool_gateway_upstream_limit_refused_total{server, limit}`: the calls each limited
+/// server's limits refused, read from the sources at each scrape.
+struct LimitsHit(McpCatalog);
+
+impl std::fmt::Debug for LimitsHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LimitsHit")
+            .field(&self.0.limits_hit())
+            .finish()
+    }
+}
+
+impl Collector for LimitsHit {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let hits = self.0.limits_hit();
+        if hits.is_empty() {
+            return Ok(());
+        }
+        let mut family = encoder.encode_descriptor(
+            "lazytool_gateway_upstream_limit_refused",
+            "Tool calls refused for an upstream server's limit, by server and limit (rate or in_flight)",
+            None,
+            ConstCounter::new(0u64).metric_type(),
+        )?;
+        for (server, hit) in hits {
+            for (limit, count) in [("rate", hit.rate), ("in_flight", hit.in_flight)] {
+                let labels = [("server", server.as_str()), ("limit", limit)];
+                ConstCounter::new(count).encode(family.encode_family(&labels)?)?;
+            }
+        }
+        Ok(())
+    }
 }

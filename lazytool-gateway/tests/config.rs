@@ -228,9 +228,9 @@ fn a_typo_of_a_key_names_the_closest_known_key() {
             "$.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
             "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `uri` a typo of `url`?",
             "$.mcpServers.none: needs `command` (a child process) or `url` (streamable HTTP)",
-            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc)",
-            "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin)",
-            "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin)",
+            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit)",
+            "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
+            "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
         ]
     );
 }
@@ -582,4 +582,63 @@ fn a_bad_embeddings_section_is_refused_with_its_path() {
     assert!(
         problems(json!({}))[0].starts_with("$.lazytool.search.embeddings: needs `url` and `model`")
     );
+}
+
+#[test]
+fn limits_per_server_and_per_principal_and_the_audit_trail_are_read() {
+    let text = json!({
+        "mcpServers": {"git": {"command": "uvx"}, "web": {"url": "https://w.example/mcp"}},
+        "lazytool": {
+            "servers": {"git": {"limits": {"perSecond": 2.5, "maxInFlight": 4}}},
+            "limits": {
+                "perPrincipal": {"perSecond": 10, "burst": 20},
+                "principals": {"ci": {"maxInFlight": 1}},
+                "maxTrackedPrincipals": 500,
+            },
+            "audit": {"path": "-", "keep": 0, "arguments": true},
+        },
+    })
+    .to_string();
+    let config = parse(&text, env).expect("valid");
+    let git = config.servers[0].quota();
+    assert_eq!(git.to_string(), "2.5 calls/s, burst 3; 4 in flight");
+    assert!(config.servers[1].quota().is_unlimited());
+    let limits = config.principal_limits.expect("limits");
+    assert_eq!(limits.quota_of("alice").to_string(), "10 calls/s, burst 20");
+    assert_eq!(limits.quota_of("ci").to_string(), "1 in flight");
+    assert_eq!(limits.tracked_capacity(), 500);
+    let audit = config.audit.expect("audit");
+    assert_eq!(
+        (audit.path.as_deref(), audit.rotation.keep, audit.arguments),
+        (Some(std::path::Path::new("-")), 0, true)
+    );
+    assert_eq!(
+        audit.rotation.max_bytes,
+        lazytool_mcp::Rotation::default().max_bytes
+    );
+}
+
+#[test]
+fn a_bad_limit_or_audit_setting_names_what_was_wrong_and_the_bound() {
+    let text = json!({
+        "mcpServers": {"git": {"command": "uvx"}},
+        "lazytool": {
+            "servers": {"git": {"limits": {"perSecond": 0, "maxInFlight": 0, "rate": 1}}},
+            "limits": {"perPrincipal": {"burst": 5}, "principals": {"ci": {"perSecond": "fast"}}},
+            "audit": {"maxBytes": 0, "keep": -1, "arguments": "yes"},
+        },
+    })
+    .to_string();
+    let error = parse(&text, env).expect_err("invalid");
+    let expected = [
+        "$.lazytool.servers.git.limits.perSecond: a rate must be more than 0 and at most 1000000 calls a second, found 0",
+        "$.lazytool.servers.git.limits.maxInFlight: expected a positive whole number of calls, found 0",
+        "$.lazytool.servers.git.limits.rate: unknown key (expected one of: perSecond, burst, maxInFlight)",
+        "$.lazytool.limits.perPrincipal.burst: a burst needs `perSecond`",
+        "$.lazytool.limits.principals.ci.perSecond: expected a number of calls a second, found \"fast\"",
+        "$.lazytool.audit.maxBytes: expected a positive whole number of bytes, found 0",
+        "$.lazytool.audit.keep: expected how many rotated files to keep, 0 to 1000, found -1",
+        "$.lazytool.audit.arguments: expected true or false, found \"yes\"",
+    ];
+    assert_eq!(error.problems, expected);
 }

@@ -19,6 +19,8 @@ use rmcp::{Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::audit::{AuditLine, CallAudit};
+use crate::call_note::{self, Refused};
 use crate::call_result::call_result;
 use crate::listing::mcp_tool;
 use crate::offers::serving as offers;
@@ -274,6 +276,20 @@ impl ServerHandler for McpConnection {
         self.announce_catalog_changes(context.peer.clone());
         offers::announce_changes(&self.server, &context.peer, &self.input_closed);
         context.peer.set_peer_info(request.clone());
+        if let Some(log) = self.server.audit_log() {
+            let client = &request.client_info;
+            let protocol = request.protocol_version.to_string();
+            let principal = principal(&context);
+            let session = crate::audit::session_of(&context);
+            let line = AuditLine::login(
+                principal.name(),
+                session,
+                &client.name,
+                &client.version,
+                &protocol,
+            );
+            log.record(&line);
+        }
         #[cfg(feature = "client")]
         if let Some(relay) = self.server.relayed_to() {
             relay.client_announced(&request.capabilities);
@@ -327,16 +343,29 @@ impl ServerHandler for McpConnection {
         // into the request (cloning it would copy its extensions, the HTTP request's headers).
         let peer = discovered_before.map(|_| context.peer.clone());
         let principal = principal(&context);
+        let audit = (self.server.audit_log())
+            .map(|log| CallAudit::begin(log, &principal, &context, &name, &arguments));
         let request = McpRequest::new(context, principal);
         let call = request.scope(session.call_with_context(&name, arguments, tool_context));
-        let result = tokio::select! {
-            result = call => result,
+        let (result, note) = tokio::select! {
+            noted = call_note::noted(call) => noted,
             // rmcp drops the response to a cancelled request; this only stops the call.
             () = cancelled.cancelled() => {
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
+        if let Some(Refused::Limit(exceeded)) = &note.refused
+            && result.is_error()
+        {
+            if let Some(audit) = audit {
+                audit.finish(result.error_kind(), &note, 0);
+            }
+            return Err(exceeded.error_data());
+        }
         if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
+            if let Some(audit) = audit {
+                audit.finish(result.error_kind(), &note, 0);
+            }
             if let Some(why) = self.server.withheld(&name) {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
             }
@@ -353,7 +382,14 @@ impl ServerHandler for McpConnection {
             }
         }
         let output_schema = session.registry().get(&name).and_then(Tool::output_schema);
-        Ok(call_result(result, output_schema).into())
+        let Some(audit) = audit else {
+            return Ok(call_result(result, output_schema).into());
+        };
+        let kind = result.error_kind();
+        let answer = call_result(result, output_schema);
+        let bytes = serde_json::to_vec(&answer).map_or(0, |bytes| bytes.len());
+        audit.finish(kind, &note, bytes);
+        Ok(answer.into())
     }
 
     async fn list_prompts(

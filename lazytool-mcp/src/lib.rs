@@ -85,12 +85,16 @@
 #[doc = include_str!("../README.md")]
 struct CrateReadmeDoctests;
 
+mod audit;
+mod call_note;
 mod call_result;
+mod canonical;
 mod connection;
 mod content;
 mod error;
 pub mod guide;
 mod jsonrpc;
+mod limit;
 mod listing;
 mod offers;
 mod principal;
@@ -104,9 +108,14 @@ mod stdio;
 mod streamable_http;
 mod structured;
 
+pub use audit::{AUDIT_CHANNEL_BOUND, AuditLog, Rotation};
 pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
+pub use limit::{CallQuota, InvalidLimit, LimitExceeded, LimitKind, LimitScope, LimitsHit, Rate};
+#[cfg(feature = "server-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
+pub use limit::{DEFAULT_MAX_TRACKED_PRINCIPALS, PrincipalLimits};
 pub use offers::prompts::{PromptFuture, PromptProvider};
 pub use offers::resources::{ReadFuture, ResourceProvider};
 pub use principal::Principal;

@@ -11,6 +11,7 @@ use rmcp::model::{
 };
 use tokio::sync::watch;
 
+use crate::audit::AuditLog;
 use crate::offers::prompts::PromptProvider;
 use crate::offers::resources::ResourceProvider;
 use crate::principal::Principal;
@@ -80,6 +81,7 @@ pub struct McpServer {
     #[cfg(feature = "client")]
     relay: Option<Relay>,
     withheld: Option<Withheld>,
+    audit: Option<AuditLog>,
 }
 
 /// Why a tool that is not served is withheld, if it is (see
@@ -99,6 +101,7 @@ impl fmt::Debug for McpServer {
             .field("prompts", &self.prompts.is_some())
             .field("resources", &self.resources.is_some())
             .field("page_size", &self.page_size)
+            .field("audit", &self.audit)
             .finish_non_exhaustive()
     }
 }
@@ -152,6 +155,7 @@ impl McpServer {
             #[cfg(feature = "client")]
             relay: None,
             withheld: None,
+            audit: None,
         }
     }
 
@@ -398,6 +402,24 @@ impl McpServer {
     ) -> Self {
         self.withheld = Some(Arc::new(why));
         self
+    }
+
+    /// Writes one line per login (`initialize`), tool call and refusal to `log`: see
+    /// [`AuditLog`].
+    ///
+    /// ```
+    /// use lazytool_mcp::{AuditLog, McpServer};
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).audit(AuditLog::writer(std::io::stderr()));
+    /// ```
+    pub fn audit(mut self, log: AuditLog) -> Self {
+        self.audit = Some(log);
+        self
+    }
+
+    pub(crate) fn audit_log(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
     }
 
     /// Why the tool `name`, which is not served, is withheld, if that is known.

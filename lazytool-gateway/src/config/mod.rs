@@ -3,10 +3,12 @@
 //! commas), plus an optional `lazytool` section. Every problem is collected, each with its
 //! JSON path and its line and column, in file order.
 
+mod audit;
 mod embeddings;
 mod expand;
 mod identity;
 mod jsonc;
+mod limits;
 mod oauth;
 mod reader;
 mod settings;
@@ -15,10 +17,11 @@ mod shapes;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use lazytool_mcp::{McpSource, TokenStore, Upstream};
+use lazytool_mcp::{McpSource, PrincipalLimits, TokenStore, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
+pub use audit::AuditSettings;
 use reader::{Reader, child};
 
 /// A parsed configuration.
@@ -44,6 +47,10 @@ pub struct Config {
     /// `lazytool.oidc`: the OpenID Connect issuer whose tokens `--http` accepts, with its
     /// rules (`--oidc-issuer` and `--audience` replace its issuer and audience).
     pub oidc: Option<lazytool_mcp::Oidc>,
+    /// `lazytool.limits`: each principal's tool-call limits (HTTP serving).
+    pub principal_limits: Option<PrincipalLimits>,
+    /// `lazytool.audit`: the audit trail's file and rotation.
+    pub audit: Option<AuditSettings>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -157,6 +164,8 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "inheritEnv",
     "search",
     "oidc",
+    "limits",
+    "audit",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -231,6 +240,8 @@ impl Reader<'_> {
             listing: DiscoveryListing::Names,
             embeddings: None,
             oidc: None,
+            principal_limits: None,
+            audit: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -266,6 +277,16 @@ impl Reader<'_> {
             .get("search")
             .and_then(|search| self.search(search));
         config.oidc = (lazytool.get("oidc")).and_then(|oidc| self.oidc(oidc, "$.lazytool.oidc"));
+        if let Some(limits) = lazytool.get("limits")
+            && let Some(limits) = self.object(limits, "$.lazytool.limits")
+        {
+            config.principal_limits = self.principal_limits(limits, "$.lazytool.limits");
+        }
+        if let Some(audit) = lazytool.get("audit")
+            && let Some(audit) = self.object(audit, "$.lazytool.audit")
+        {
+            config.audit = Some(self.audit(audit, "$.lazytool.audit"));
+        }
         let start = self.millis(
             lazytool.get("startTimeoutMs"),
             "$.lazytool.startTimeoutMs",
@@ -343,6 +364,7 @@ impl Reader<'_> {
                 if let Some(prefix) = source.prefix {
                     server = server.prefix(prefix);
                 }
+                server = server.call_quota(source.quota);
             }
             config.servers.push(server);
         }

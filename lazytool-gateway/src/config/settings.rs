@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use lazytool_mcp::{InheritEnv, OAuth, Pin, TokenStore, ToolSelection};
+use lazytool_mcp::{CallQuota, InheritEnv, OAuth, Pin, TokenStore, ToolSelection};
 
 use super::reader::{Reader, child, kind};
 
@@ -21,6 +21,7 @@ pub(super) const SERVER_SETTINGS: &[&str] = &[
     "oauth",
     "idleTimeoutMs",
     "pin",
+    "limits",
 ];
 
 /// The settings under `lazytool` that every server takes unless its entry in
@@ -42,6 +43,8 @@ pub(super) struct ServerSettings {
     pub(super) selection: ToolSelection,
     pub(super) prefix: Option<String>,
     pub(super) oauth: Option<OAuth>,
+    /// `limits`: the calls this server takes, whoever makes them.
+    pub(super) quota: CallQuota,
     /// The defaults, overridden by what the entry gives.
     pub(super) own: Defaults,
 }
@@ -162,10 +165,14 @@ impl Reader<'_> {
         }
         let oauth =
             (settings.get("oauth")).map(|oauth| self.oauth(oauth, &child(path, "oauth"), tokens));
+        let quota = (settings.get("limits")).map_or_else(CallQuota::default, |quota| {
+            self.quota(quota, &child(path, "limits"))
+        });
         ServerSettings {
             selection,
             prefix,
             oauth,
+            quota,
             own: self.overrides(settings, path, defaults),
         }
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use lazytool_runtime::source::SourceError;
 
+use crate::limit::LimitsHit;
 use crate::source::lock::file::{Lock, LockState};
 use crate::source::mcp_source::McpSource;
 use crate::source::offers::admission::ToolNote;
@@ -165,6 +166,29 @@ impl McpCatalog {
             }
         }
         reports
+    }
+
+    /// The calls each limited source's limits refused so far
+    /// ([`McpSource::limits_hit`]), by source name, in the order given to
+    /// [`start`](McpCatalog::start); sources without limits are left out.
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{CallQuota, McpCatalog, McpSource, Rate, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let quota = CallQuota::default().rate(Rate::new(1.0, 1)?);
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"])).call_quota(quota);
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// assert_eq!(catalog.limits_hit()[0].1.rate, 0);
+    /// # Ok(()) }
+    /// ```
+    pub fn limits_hit(&self) -> Vec<(String, LimitsHit)> {
+        (self.inner.sources.iter())
+            .map(|cached| cached.source())
+            .filter(|source| !source.quota().is_unlimited())
+            .map(|source| (source.name.to_string(), source.limits_hit()))
+            .collect()
     }
 
     /// Why the tool served as `name` is withheld, if a source withheld it: see

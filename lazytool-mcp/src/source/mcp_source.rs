@@ -6,6 +6,8 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::limit::limiter::Limiter;
+use crate::limit::{CallQuota, LimitsHit};
 use crate::source::connection::health::Health;
 use crate::source::connection::link::{Backoff, Link};
 use crate::source::connection::upstream::Upstream;
@@ -101,6 +103,8 @@ pub struct McpSource {
     pub(in crate::source) approve: Option<String>,
     pub(in crate::source) idle_timeout: Duration,
     pub(in crate::source) first_use: bool,
+    /// `None` unless [`McpSource::call_quota`] limits something.
+    pub(in crate::source) limiter: Option<Arc<Limiter>>,
     pub(in crate::source) link: std::sync::OnceLock<Arc<Link>>,
     pub(in crate::source) pins: std::sync::OnceLock<Arc<Pins>>,
     pub(in crate::source) listed: std::sync::Mutex<Listed>,
@@ -144,6 +148,7 @@ impl McpSource {
             approve: None,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             first_use: true,
+            limiter: None,
             link: std::sync::OnceLock::new(),
             pins: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
@@ -310,6 +315,59 @@ impl McpSource {
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self
+    }
+
+    /// Limits the calls to this server, whoever makes them: a rate (token bucket) and calls
+    /// in flight. A call over a limit is refused before it is sent: as a JSON-RPC error
+    /// saying which limit and when to retry ([`LimitExceeded`](crate::LimitExceeded)) when
+    /// called through an [`McpServer`](crate::McpServer), else as the tool's error. Default:
+    /// no limit.
+    ///
+    /// ```
+    /// use std::num::NonZeroU32;
+    /// use lazytool_mcp::{CallQuota, McpSource, Rate, Upstream};
+    ///
+    /// let quota = CallQuota::default()
+    ///     .rate(Rate::new(10.0, 20).unwrap())
+    ///     .max_in_flight(NonZeroU32::new(4).unwrap());
+    /// let github = McpSource::new("github", Upstream::url("https://api.githubcopilot.com/mcp/"))
+    ///     .call_quota(quota);
+    /// assert_eq!(github.quota(), quota);
+    /// assert_eq!(github.limits_hit(), lazytool_mcp::LimitsHit::default());
+    /// ```
+    pub fn call_quota(mut self, quota: CallQuota) -> Self {
+        self.limiter = (!quota.is_unlimited()).then(|| Arc::new(Limiter::new(quota)));
+        self
+    }
+
+    /// The limits of [`call_quota`](Self::call_quota).
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert!(time.quota().is_unlimited());
+    /// ```
+    pub fn quota(&self) -> CallQuota {
+        self.limiter
+            .as_ref()
+            .map(|limiter| limiter.quota())
+            .unwrap_or_default()
+    }
+
+    /// How many calls the server's limits refused so far.
+    ///
+    /// ```
+    /// use lazytool_mcp::{LimitsHit, McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.limits_hit(), LimitsHit { rate: 0, in_flight: 0 });
+    /// ```
+    pub fn limits_hit(&self) -> LimitsHit {
+        self.limiter
+            .as_ref()
+            .map(|limiter| limiter.hit())
+            .unwrap_or_default()
     }
 
     /// Whether a locked source waits for the first call to start its server (the default).

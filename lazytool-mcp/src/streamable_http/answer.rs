@@ -17,6 +17,7 @@ use tokio_util::sync::WaitForCancellationFutureOwned;
 use super::drain::InFlight;
 use super::metrics::HttpMetrics;
 use super::sessions::{Busy, SessionStream};
+use crate::limit::limiter::LimitPermit;
 
 /// What a request holds until its answer is sent.
 pub(crate) struct Answer {
@@ -28,6 +29,8 @@ pub(crate) struct Answer {
     pub(crate) busy: Option<Busy>,
     /// A `GET` stream's place among its session's.
     pub(crate) session_stream: Option<SessionStream>,
+    /// A `tools/call`'s place among its principal's calls in flight.
+    pub(crate) call_place: Option<LimitPermit>,
     status: u16,
 }
 
@@ -42,6 +45,7 @@ impl Answer {
             stream: None,
             busy: None,
             session_stream: None,
+            call_place: None,
             status: 0,
         }
     }

@@ -37,6 +37,7 @@ use tokio::sync::Semaphore;
 use super::answer::Answer;
 use super::auth::Authentication;
 use super::body::{self, error_response, json_response, refusal};
+use super::call_limits;
 use super::challenge::Challenge;
 use super::coalesce;
 use super::drain::Drain;
@@ -46,8 +47,10 @@ use super::metrics::{HttpMetrics, Refusal};
 use super::origin::OriginPattern;
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use super::stateless::{self, Lanes};
+use crate::audit::{AuditLine, AuditLog};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
+use crate::limit::PrincipalLimits;
 use crate::principal::Principal;
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
@@ -72,6 +75,9 @@ pub(crate) struct Gate {
     pub(crate) hosts: Option<Vec<String>>,
     pub(crate) auth: Authentication,
     pub(crate) metrics: HttpMetrics,
+    /// `None` unless some principal is limited.
+    pub(crate) call_limits: Option<PrincipalLimits>,
+    pub(crate) audit: Option<AuditLog>,
 }
 
 pub(super) struct Guard {
@@ -196,6 +202,13 @@ impl Gate {
             let challenge = self.auth.challenge(parts, &why);
             tracing::debug!(target: "lazytool::mcp", status = challenge.status.as_u16(), reason = %challenge.message, "refusing a request");
             self.metrics.refuse(Refusal::Unauthorized);
+            if let Some(log) = &self.audit {
+                log.record(&AuditLine::refusal(
+                    "unauthorized",
+                    parts.method.as_str(),
+                    parts.uri.path(),
+                ));
+            }
             Refused::Unauthorized(Box::new(challenge))
         })
     }
@@ -262,6 +275,16 @@ impl Guard {
         let (body, message) = if parts.method == Method::POST {
             match self.read(body).await {
                 Ok(Read::Routine(body)) => {
+                    if let Some(limits) = &self.gate.call_limits {
+                        let audit = self.gate.audit.as_ref();
+                        match call_limits::admit(limits, &principal, &parts, &body, audit) {
+                            Ok(place) => answer.call_place = place,
+                            Err(refused) => {
+                                self.gate.metrics.refuse(Refusal::CallLimit);
+                                return refused.response();
+                            }
+                        }
+                    }
                     let Some(request) = stateless::lane_request(&parts, &body) else {
                         return self.pass_routine(parts, body).await;
                     };

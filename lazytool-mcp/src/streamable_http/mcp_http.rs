@@ -25,9 +25,10 @@ use super::metrics::HttpMetrics;
 use super::origin::OriginPattern;
 use super::sessions::{DirectSessions, LimitedSessions, SessionTable};
 use super::stateless::Lanes;
-use super::{connections, health, metrics, open_files, sessions};
+use super::{connections, health, metrics, open_files, sessions, trail_metrics};
 use crate::connection::McpConnection;
 use crate::error::McpError;
+use crate::limit::PrincipalLimits;
 use crate::principal::Principal;
 use crate::server::McpServer;
 
@@ -92,6 +93,7 @@ pub struct McpHttp {
     shutdown: CancellationToken,
     readiness: Readiness,
     metrics: HttpMetrics,
+    call_limits: Option<PrincipalLimits>,
 }
 
 impl McpHttp {
@@ -106,6 +108,10 @@ impl McpHttp {
     /// let http = McpHttp::new(McpServer::new(registry));
     /// ```
     pub fn new(server: McpServer) -> Self {
+        let mut metrics = HttpMetrics::default();
+        if let Some(log) = server.audit_log() {
+            metrics.add_registrar(trail_metrics::audit(log));
+        }
         McpHttp {
             server,
             auth: Authentication::default(),
@@ -115,7 +121,8 @@ impl McpHttp {
             limits: HttpLimits::default(),
             shutdown: CancellationToken::new(),
             readiness: Readiness::default(),
-            metrics: HttpMetrics::default(),
+            metrics,
+            call_limits: None,
         }
     }
 
@@ -286,6 +293,30 @@ impl McpHttp {
         self
     }
 
+    /// Limits each principal's tool calls: a `tools/call` over its principal's limits is
+    /// answered 429 with `Retry-After` and a JSON-RPC error saying which limit and when to
+    /// retry ([`LimitExceeded`](crate::LimitExceeded)), before MCP sees it; refusals are
+    /// counted on `/metrics` (`lazytool_principal_limit_refused_total`). Only `tools/call`
+    /// is limited: listing and discovery's own messages are not. See [`PrincipalLimits`].
+    ///
+    /// ```
+    /// use lazytool_mcp::{CallQuota, PrincipalLimits, Rate};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let limits = PrincipalLimits::new(CallQuota::default().rate(Rate::new(2.0, 5).unwrap()));
+    /// let http = server.http().principal_limits(limits);
+    /// ```
+    pub fn principal_limits(mut self, limits: PrincipalLimits) -> Self {
+        if limits.limits_anyone() {
+            if self.call_limits.is_none() {
+                self.metrics
+                    .add_registrar(trail_metrics::principal_limits(&limits));
+            }
+            self.call_limits = Some(limits);
+        }
+        self
+    }
+
     /// What `GET /readyz` reports (besides 503 while draining); default: ready.
     ///
     /// ```
@@ -420,6 +451,8 @@ impl McpHttp {
             hosts: self.hosts.clone(),
             auth: self.auth.clone(),
             metrics: self.metrics.clone(),
+            call_limits: self.call_limits.clone(),
+            audit: self.server.audit_log().cloned(),
         })
     }
 

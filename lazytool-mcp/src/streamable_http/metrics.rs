@@ -53,6 +53,8 @@ pub(crate) enum Refusal {
     StreamsFull,
     ShuttingDown,
     Connections,
+    /// A principal's `tools/call` over its limits.
+    CallLimit,
 }
 
 impl Refusal {
@@ -69,6 +71,7 @@ impl Refusal {
             Refusal::StreamsFull => "streams_full",
             Refusal::ShuttingDown => "shutting_down",
             Refusal::Connections => "connections",
+            Refusal::CallLimit => "call_limit",
         }
     }
 }

@@ -5,6 +5,7 @@
 mod answer;
 mod auth;
 mod body;
+mod call_limits;
 mod challenge;
 #[cfg(feature = "cli")]
 mod cli;
@@ -30,6 +31,7 @@ mod serve_http;
 mod sessions;
 mod slots;
 mod stateless;
+mod trail_metrics;
 
 #[cfg(feature = "cli")]
 pub use cli::{HttpArgs, HttpArgsError, PreparedHttp, TOKEN_ENV, parse_listen_addr};

@@ -10,7 +10,7 @@ use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::canonical;
+use crate::canonical;
 use crate::source::connection::upstream::Upstream;
 
 /// The version of the lock file's format this crate writes and reads (its `lockVersion`).

@@ -1,9 +1,8 @@
-//! The lock and its pins, in one place: the lock file and what it records ([`file`]), canonical
-//! JSON and its digest ([`canonical`]), a server's live definitions held to its entry
+//! The lock and its pins, in one place: the lock file and what it records ([`file`]; canonical
+//! JSON and its digest are `crate::canonical`, which the audit trail shares), a server's live definitions held to its entry
 //! ([`verify`]: [`Pin`]), one server's pins at run time ([`pins`]), and servers started,
 //! pinned and stopped to write the lock ([`pinning`]).
 
-pub(crate) mod canonical;
 pub(crate) mod file;
 pub(crate) mod pinning;
 pub(crate) mod pins;

@@ -70,6 +70,7 @@ impl ToolSource for McpSource {
                 link: Arc::clone(&link),
                 pins: Arc::clone(&pins),
                 call_timeout: self.call_timeout,
+                limiter: self.limiter.clone(),
             };
             let mut record = Listed::default();
             let (listed, verdict) = if self.lazy() && !link.is_running() {

@@ -13,7 +13,10 @@ use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
+use crate::call_note::{self, Refused};
 use crate::content::McpContent;
+use crate::limit::LimitScope;
+use crate::limit::limiter::Limiter;
 use crate::request::McpRequest;
 use crate::source::connection::link::Link;
 use crate::source::lock::Pins;
@@ -27,6 +30,8 @@ pub(crate) struct Forward {
     pub(crate) link: Arc<Link>,
     pub(crate) pins: Arc<Pins>,
     pub(crate) call_timeout: Duration,
+    /// The server's limits, shared by every listing's tools.
+    pub(crate) limiter: Option<Arc<Limiter>>,
 }
 
 pub(crate) fn dynamic_tool(prefix: &str, tool: Tool, forward: Forward) -> DynamicTool {
@@ -71,6 +76,23 @@ impl Forward {
         arguments: Value,
         context: ToolContext,
     ) -> Result<ToolResult, String> {
+        let server = self.link.server();
+        call_note::note(|note| {
+            note.server.get_or_insert_with(|| Arc::from(server));
+        });
+        let _place = match &self.limiter {
+            None => None,
+            Some(limiter) => match limiter.admit(LimitScope::Server, server) {
+                Ok(place) => Some(place),
+                Err(exceeded) => {
+                    let message = exceeded.to_string();
+                    call_note::note(|note| {
+                        note.refused.get_or_insert(Refused::Limit(exceeded));
+                    });
+                    return Err(message);
+                }
+            },
+        };
         self.forward(name, arguments, context)
             .await
             .map_err(|error| self.link.redact(&error))
@@ -87,6 +109,9 @@ impl Forward {
         // Checked against the definitions of this run: a changed tool never runs under the
         // schema a client discovered before the change.
         if let Some(refusal) = self.pins.refusal(&self.link, &peer, name).await? {
+            call_note::note(|note| {
+                note.refused.get_or_insert(Refused::Pin);
+            });
             return Err(refusal);
         }
         let mut params = CallToolRequestParams::new(name.to_owned());

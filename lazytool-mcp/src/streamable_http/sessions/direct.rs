@@ -9,7 +9,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::common::server_side_http::session_id;
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
@@ -126,6 +127,7 @@ impl SessionManager for DirectSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, SessionError> {
+        let message = with_session_id(id, message);
         // rmcp sends the answer to the handshake itself, with its own priming event.
         let mut events = self.push_request(id, message, false)?;
         while let Some(event) = events.recv().await {
@@ -244,6 +246,21 @@ impl Stream for Events {
         }
         Poll::Ready(event)
     }
+}
+
+/// The handshake with the id of the session it opens among its HTTP headers, as every later
+/// request of the session carries it: the audit trail's `login` line names its session.
+fn with_session_id(id: &SessionId, mut message: ClientJsonRpcMessage) -> ClientJsonRpcMessage {
+    if let ClientJsonRpcMessage::Request(request) = &mut message
+        && let Some(parts) = request
+            .request
+            .extensions_mut()
+            .get_mut::<http::request::Parts>()
+        && let Ok(value) = http::HeaderValue::from_str(id)
+    {
+        parts.headers.insert(HEADER_SESSION_ID, value);
+    }
+    message
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Canonical JSON (keys sorted at every level, no whitespace) and its SHA-256: what a pin
-//! hashes, so the same definition always has the same digest whatever order its keys came in.
+//! and the audit trail's argument hash digest, so the same value always has the same digest
+//! whatever order its keys came in.
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};

@@ -1,0 +1,12 @@
+//! The audit trail: one JSON line per tool call, login and refusal ([`AuditLog`]), written by
+//! a thread of its own from a bounded channel, to stdout or to a file rotated by size.
+
+mod call;
+mod line;
+mod log;
+mod rotate;
+
+pub(crate) use call::{CallAudit, limit_kind, session_of};
+pub(crate) use line::{AuditLine, CallRecord};
+pub use log::{AUDIT_CHANNEL_BOUND, AuditLog};
+pub use rotate::Rotation;

@@ -1,0 +1,127 @@
+//! A principal's `tools/call` over its limits, refused by the guard before rmcp sees it: 429
+//! with `Retry-After` and the JSON-RPC error of [`LimitExceeded`], counted and audited.
+
+use std::time::Duration;
+
+use axum::response::Response;
+use http::request::Parts;
+use http::{HeaderValue, StatusCode, header};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::body::json_response;
+use crate::audit::{AuditLine, AuditLog, CallRecord, limit_kind};
+use crate::canonical;
+use crate::limit::LimitExceeded;
+use crate::limit::PrincipalLimits;
+use crate::limit::limiter::LimitPermit;
+use crate::principal::Principal;
+
+const TOOLS_CALL: &str = "tools/call";
+
+/// What the guard reads of a message that may be a `tools/call`.
+#[derive(Deserialize)]
+struct Call {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<CallParams>,
+}
+
+#[derive(Deserialize)]
+struct CallParams {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// A place for `body`'s call among its principal's, or the answer refusing it. Anything but
+/// a `tools/call` passes; most bodies are told by a scan for the method's name.
+pub(super) fn admit(
+    limits: &PrincipalLimits,
+    principal: &Principal,
+    parts: &Parts,
+    body: &[u8],
+    audit: Option<&AuditLog>,
+) -> Result<Option<LimitPermit>, Box<Refusal>> {
+    if memchr::memmem::find(body, TOOLS_CALL.as_bytes()).is_none() {
+        return Ok(None);
+    }
+    let Ok(call) = serde_json::from_slice::<Call>(body) else {
+        return Ok(None);
+    };
+    if call.method.as_deref() != Some(TOOLS_CALL) {
+        return Ok(None);
+    }
+    let exceeded = match limits.admit(principal) {
+        Ok(permit) => return Ok(Some(permit)),
+        Err(exceeded) => exceeded,
+    };
+    tracing::info!(target: "lazytool::mcp", principal = principal.name(), %exceeded, "refusing a call over its principal's limit");
+    if let Some(log) = audit {
+        let params = call.params.unwrap_or(CallParams {
+            name: None,
+            arguments: None,
+        });
+        log.record(&refused_line(&exceeded, principal, parts, params, log));
+    }
+    // Boxed: a refusal is rare, and an id (a JSON value) large.
+    Err(Box::new(Refusal {
+        id: call.id,
+        exceeded,
+    }))
+}
+
+/// A call refused for its principal's limit: the request's id and the limit.
+pub(super) struct Refusal {
+    id: Option<Value>,
+    exceeded: LimitExceeded,
+}
+
+fn refused_line(
+    exceeded: &LimitExceeded,
+    principal: &Principal,
+    parts: &Parts,
+    params: CallParams,
+    log: &AuditLog,
+) -> AuditLine {
+    let arguments = params.arguments.unwrap_or_else(|| json!({}));
+    let session = (parts.headers.get(HEADER_SESSION_ID))
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    AuditLine::call(CallRecord {
+        principal: principal.name().to_owned(),
+        session,
+        tool: params.name.unwrap_or_default(),
+        argument_bytes: arguments.to_string().len(),
+        arguments_sha256: canonical::digest(&arguments),
+        arguments: log.keeps_arguments().then_some(arguments),
+        outcome: "refused",
+        error_kind: Some(limit_kind(exceeded.kind().as_str())),
+        limit: Some(exceeded.clone()),
+        duration: Duration::ZERO,
+        ..CallRecord::default()
+    })
+}
+
+impl Refusal {
+    /// 429, `Retry-After` in whole seconds, and the JSON-RPC error with the call's id.
+    pub(super) fn response(self) -> Response {
+        let exceeded = &self.exceeded;
+        let error = exceeded.error_data();
+        let reply = json!({"jsonrpc": "2.0", "id": self.id, "error": error});
+        let mut response = json_response(
+            StatusCode::TOO_MANY_REQUESTS,
+            reply.to_string().into_bytes(),
+        );
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(exceeded.retry_after_seconds()),
+        );
+        response
+    }
+}
