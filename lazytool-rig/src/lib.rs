@@ -45,11 +45,13 @@ mod hook;
 mod lazy_tools;
 mod result;
 mod scripted_chat;
+mod search_index;
 
 pub use hook::LazyHook;
 pub use lazy_tools::LazyTools;
 pub use result::to_rig_output;
 pub use scripted_chat::ScriptedChat;
+pub use search_index::LazySearchIndex;
 
 /// The minor version of rig-core and rig-agent this crate is built against (its
 /// `Cargo.toml` pins `~0.44.0`); `tests/versions.rs` checks it against `Cargo.lock`.

@@ -4,31 +4,11 @@
 
 use lazytool_rig::{LazyTools, ScriptedChat};
 use lazytool_runtime::tokens::count_json_tokens;
-use lazytool_runtime::{DynamicTool, Registry};
+use lazytool_runtime::Registry;
 use rig_agent::AgentBuilder;
-use serde_json::{Value, json};
 
-fn catalog(lazy: bool) -> Registry {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/github-mcp-tools.json");
-    let text = std::fs::read_to_string(path).expect("the shared catalog is in data/");
-    let catalog: Value = serde_json::from_str(&text).expect("the catalog is JSON");
-    let tools = catalog["tools"].as_array().cloned().unwrap_or_default();
-    assert_eq!(tools.len(), 117);
-    let tools = tools.into_iter().map(|tool| {
-        DynamicTool::new(
-            tool["name"].as_str().unwrap_or_default().to_owned(),
-            tool["description"].as_str().unwrap_or_default().to_owned(),
-            tool["inputSchema"].clone(),
-            |_, _| async { Ok::<_, String>(json!("done")) },
-        )
-        .lazy(lazy)
-    });
-    Registry::builder()
-        .without_inventory()
-        .tools(tools)
-        .build()
-        .expect("the catalog registers")
-}
+mod common;
+use common::catalog;
 
 /// The tokens of the `tools` of the first request rig sends with `registry`'s tools attached.
 async fn first_request_tokens(registry: &Registry) -> (usize, usize) {
