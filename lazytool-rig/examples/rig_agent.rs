@@ -13,13 +13,16 @@ use lazytool_rig::{LazyTools, ScriptedChat};
 use lazytool_runtime::tokens::count_json_tokens;
 use lazytool_runtime::{DISCOVERY_TOOL_NAME, Registry, tool};
 use rig_agent::AgentBuilder;
-use rig_agent::agent::{AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent};
+use rig_agent::agent::{
+    AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent,
+};
 use rig_core::DynModel;
 use rig_core::operation::Completion;
 use rig_core::providers::openai::OpenAIConfig;
 use serde_json::{Value, json};
 
-const PRICES: [(u32, &str, f64); 2] = [(1, "Aero 13 laptop", 999.0), (2, "Forge 16 laptop", 1799.0)];
+const PRICES: [(u32, &str, f64); 2] =
+    [(1, "Aero 13 laptop", 999.0), (2, "Forge 16 laptop", 1799.0)];
 
 fn price(id: u32) -> Result<f64, String> {
     PRICES
@@ -62,12 +65,28 @@ fn check_stock(
 fn script() -> ScriptedChat {
     let turn = AtomicUsize::new(0);
     ScriptedChat::new(move |request| match turn.fetch_add(1, Ordering::SeqCst) {
-        0 => ScriptedChat::tool_calls(&[("call_1", DISCOVERY_TOOL_NAME, r#"{"toolNames":["calculateFinancing"]}"#)]),
-        1 => ScriptedChat::tool_calls(&[("call_2", "calculateFinancing", r#"{"productId":1,"months":0}"#)]),
-        2 => ScriptedChat::tool_calls(&[("call_3", "calculateFinancing", r#"{"productId":1,"months":24}"#)]),
+        0 => ScriptedChat::tool_calls(&[(
+            "call_1",
+            DISCOVERY_TOOL_NAME,
+            r#"{"toolNames":["calculateFinancing"]}"#,
+        )]),
+        1 => ScriptedChat::tool_calls(&[(
+            "call_2",
+            "calculateFinancing",
+            r#"{"productId":1,"months":0}"#,
+        )]),
+        2 => ScriptedChat::tool_calls(&[(
+            "call_3",
+            "calculateFinancing",
+            r#"{"productId":1,"months":24}"#,
+        )]),
         _ => {
-            let last = request["messages"].as_array().and_then(|messages| messages.last());
-            let result = last.map(|message| message["content"].to_string()).unwrap_or_default();
+            let last = request["messages"]
+                .as_array()
+                .and_then(|messages| messages.last());
+            let result = last
+                .map(|message| message["content"].to_string())
+                .unwrap_or_default();
             ScriptedChat::text(format!("Over 24 months the Aero 13 costs {result}."))
         }
     })
@@ -79,8 +98,16 @@ struct Printer;
 impl AgentHook for Printer {
     async fn on_dispatch(&self, ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
         if let Some(request) = event.completion_request() {
-            let names: Vec<&str> = request.tools.iter().map(|tool| tool.name.as_str()).collect();
-            println!("[turn {}] request with tools: {}", ctx.turn(), names.join(", "));
+            let names: Vec<&str> = request
+                .tools
+                .iter()
+                .map(|tool| tool.name.as_str())
+                .collect();
+            println!(
+                "[turn {}] request with tools: {}",
+                ctx.turn(),
+                names.join(", ")
+            );
         }
         DispatchAction::proceed()
     }
@@ -89,7 +116,10 @@ impl AgentHook for Printer {
         if let (Some(name), Some(result)) = (event.tool_name(), event.tool_result()) {
             let marker = if result.is_error() { " (error)" } else { "" };
             let arguments = event.tool_args().unwrap_or_default();
-            println!("  call {name}({arguments}){marker} -> {}", result.output().render());
+            println!(
+                "  call {name}({arguments}){marker} -> {}",
+                result.output().render()
+            );
         }
         OutcomeAction::proceed()
     }
@@ -107,19 +137,38 @@ fn endpoint() -> Option<(DynModel<Completion>, String)> {
     if let Some(base_url) = &base_url {
         config = config.with_base_url(base_url);
     }
-    let described = format!("{model} at {}", base_url.as_deref().unwrap_or("api.openai.com"));
+    let described = format!(
+        "{model} at {}",
+        base_url.as_deref().unwrap_or("api.openai.com")
+    );
     Some((config.client().chat(model).into(), described))
 }
 
 /// The tokens of the tools of rig's first request, lazy through lazytool and eager.
-async fn first_request_tokens(registry: &Registry) -> Result<(usize, usize), Box<dyn std::error::Error>> {
+async fn first_request_tokens(
+    registry: &Registry,
+) -> Result<(usize, usize), Box<dyn std::error::Error>> {
     let tokens = |chat: &ScriptedChat| count_json_tokens(&chat.requests()[0]["tools"]);
     let lazy = ScriptedChat::new(|_| ScriptedChat::text("done"));
     let tools = LazyTools::new(registry.session());
-    tools.attach(AgentBuilder::new(lazy.model())).build().prompt("hi").run().await?;
+    tools
+        .attach(AgentBuilder::new(lazy.model()))
+        .build()
+        .prompt("hi")
+        .run()
+        .await?;
     let eager = ScriptedChat::new(|_| ScriptedChat::text("done"));
-    let every: Vec<_> = tools.tools().into_iter().filter(|tool| tool.name() != DISCOVERY_TOOL_NAME).collect();
-    AgentBuilder::new(eager.model()).dynamic_tools(every).build().prompt("hi").run().await?;
+    let every: Vec<_> = tools
+        .tools()
+        .into_iter()
+        .filter(|tool| tool.name() != DISCOVERY_TOOL_NAME)
+        .collect();
+    AgentBuilder::new(eager.model())
+        .dynamic_tools(every)
+        .build()
+        .prompt("hi")
+        .run()
+        .await?;
     Ok((tokens(&lazy), tokens(&eager)))
 }
 
@@ -143,11 +192,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         prompt
     };
     let (lazy, eager) = first_request_tokens(&registry).await?;
-    println!("first request's tools: {lazy} tokens lazy, {eager} given to rig eagerly (o200k_base)");
+    println!(
+        "first request's tools: {lazy} tokens lazy, {eager} given to rig eagerly (o200k_base)"
+    );
 
     let (model, described) = match endpoint() {
         Some(endpoint) => endpoint,
-        None => (script().model(), "a scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)".to_owned()),
+        None => (
+            script().model(),
+            "a scripted model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)".to_owned(),
+        ),
     };
     println!("model: {described}\nuser: {prompt}");
     let lazy = LazyTools::new(registry.session());

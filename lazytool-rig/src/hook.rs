@@ -89,6 +89,8 @@ impl AgentHook for LazyHook {
 
 impl std::fmt::Debug for LazyHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LazyHook").field("kept", &self.kept).finish()
+        f.debug_struct("LazyHook")
+            .field("kept", &self.kept)
+            .finish()
     }
 }

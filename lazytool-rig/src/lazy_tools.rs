@@ -165,7 +165,10 @@ impl LazyTools {
     /// let agent = lazy.attach_to(builder()).build();
     /// # let _ = agent;
     /// ```
-    pub fn attach_to(&self, builder: AgentBuilder<WithBuilderTools>) -> AgentBuilder<WithBuilderTools> {
+    pub fn attach_to(
+        &self,
+        builder: AgentBuilder<WithBuilderTools>,
+    ) -> AgentBuilder<WithBuilderTools> {
         builder.dynamic_tools(self.tools()).add_hook(self.hook())
     }
 }
@@ -173,7 +176,14 @@ impl LazyTools {
 impl std::fmt::Debug for LazyTools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LazyTools")
-            .field("tools", &self.tools.iter().map(|tool| tool.name().to_string()).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|tool| tool.name().to_string())
+                    .collect::<Vec<_>>(),
+            )
             .field("kept", &self.kept)
             .finish()
     }

@@ -167,7 +167,11 @@ impl HttpClientExt for ScriptedChat {
     where
         U: From<Bytes> + Send + 'static,
     {
-        async { Err(http_client::Error::instance(Unsupported("multipart requests"))) }
+        async {
+            Err(http_client::Error::instance(Unsupported(
+                "multipart requests",
+            )))
+        }
     }
 
     fn send_streaming<T>(
@@ -177,7 +181,11 @@ impl HttpClientExt for ScriptedChat {
     where
         T: Into<Bytes> + Send,
     {
-        async { Err(http_client::Error::instance(Unsupported("streamed requests"))) }
+        async {
+            Err(http_client::Error::instance(Unsupported(
+                "streamed requests",
+            )))
+        }
     }
 }
 

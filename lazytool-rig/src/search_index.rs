@@ -107,9 +107,11 @@ impl LazySearchIndex {
         builder: AgentBuilder<NoToolConfig>,
         sample: usize,
     ) -> AgentBuilder<WithBuilderTools> {
-        builder
-            .dynamic_tools(self.eager_tools())
-            .retrieved_tools(sample, self.clone(), self.toolset())
+        builder.dynamic_tools(self.eager_tools()).retrieved_tools(
+            sample,
+            self.clone(),
+            self.toolset(),
+        )
     }
 
     fn rig_tools(&self, lazy: bool) -> Vec<DynamicTool> {
@@ -121,15 +123,20 @@ impl LazySearchIndex {
                 let definition = tool.definition();
                 let registry = self.registry.clone();
                 let called = definition.name.clone();
-                Some(DynamicTool::new(
-                    name,
-                    definition.description.clone(),
-                    definition.input_schema.clone(),
-                    move |arguments| -> WasmBoxedFuture<'static, Result<ToolOutput, ToolExecutionError>> {
-                        let result = registry.call(&called, arguments);
-                        Box::pin(async move { to_rig_output(result.await) })
-                    },
-                ))
+                Some(
+                    DynamicTool::new(
+                        name,
+                        definition.description.clone(),
+                        definition.input_schema.clone(),
+                        move |arguments| -> WasmBoxedFuture<
+                            'static,
+                            Result<ToolOutput, ToolExecutionError>,
+                        > {
+                            let result = registry.call(&called, arguments);
+                            Box::pin(async move { to_rig_output(result.await) })
+                        },
+                    ),
+                )
             })
             .collect()
     }
@@ -141,7 +148,11 @@ impl LazySearchIndex {
             .into_iter()
             .enumerate()
             .map(|(rank, tool)| (1.0 / (rank as f64 + 1.0), tool))
-            .filter(|(score, _)| request.threshold().is_none_or(|threshold| *score >= threshold))
+            .filter(|(score, _)| {
+                request
+                    .threshold()
+                    .is_none_or(|threshold| *score >= threshold)
+            })
             .collect()
     }
 }

@@ -111,28 +111,44 @@ async fn discovery_calls_and_bad_input_in_rigs_loop() {
     let requests = chat.requests();
     assert_eq!(requests.len(), 7);
     // The first request carries the eager tool and the discovery tool only.
-    assert_eq!(tool_names(&requests[0]), ["getProducts", DISCOVERY_TOOL_NAME]);
+    assert_eq!(
+        tool_names(&requests[0]),
+        ["getProducts", DISCOVERY_TOOL_NAME]
+    );
     // After the discovery: the discovered tools (every lazy tool: no discovery tool).
     assert_eq!(
         tool_names(&requests[1]),
         ["getProducts", "calculateFinancing", "checkStock"]
     );
     let discovery = &tool_results(&requests[1], 0)[0];
-    assert!(discovery.contains(r#""name":"calculateFinancing""#), "{discovery}");
+    assert!(
+        discovery.contains(r#""name":"calculateFinancing""#),
+        "{discovery}"
+    );
 
     let answer = |turn: usize| tool_results(&requests[turn], 0).pop().unwrap_or_default();
     let invalid = answer(2);
-    assert!(invalid.contains("months"), "the argument error names the field: {invalid}");
+    assert!(
+        invalid.contains("months"),
+        "the argument error names the field: {invalid}"
+    );
     assert!(invalid.contains('1'), "and its bound: {invalid}");
     assert_eq!(answer(3), r#"{"productId":1,"monthly":41.625}"#);
-    assert!(answer(4).contains("the warehouse is offline (product 1)"), "{}", answer(4));
+    assert!(
+        answer(4).contains("the warehouse is offline (product 1)"),
+        "{}",
+        answer(4)
+    );
     let unknown = answer(5);
     assert!(
         unknown.contains("orderProduct") && unknown.contains("getProducts"),
         "lazytool's unknown-tool error lists the tools: {unknown}"
     );
     let malformed = answer(6);
-    assert!(malformed.contains("{not json"), "rig quotes the arguments: {malformed}");
+    assert!(
+        malformed.contains("{not json"),
+        "rig quotes the arguments: {malformed}"
+    );
     // Every call was answered: one result per call, in order.
     assert_eq!(tool_results(&requests[6], 0).len(), 6);
     // The session saw the discoveries rig's loop made.
@@ -161,7 +177,10 @@ async fn a_lazy_tool_called_before_its_discovery_gets_the_gating_error() {
          __lazy__tool__discovery__ with toolNames: ['calculateFinancing'] to discover it."
     );
     // Still lazy: the next request did not carry it.
-    assert_eq!(tool_names(&requests[1]), ["getProducts", DISCOVERY_TOOL_NAME]);
+    assert_eq!(
+        tool_names(&requests[1]),
+        ["getProducts", DISCOVERY_TOOL_NAME]
+    );
 }
 
 #[tokio::test]
@@ -174,11 +193,22 @@ async fn search_mode_discovers_by_query() {
     let session = registry().session_with(SessionOptions::new().mode(DiscoveryMode::Search));
     let lazy = LazyTools::new(session);
     let agent = lazy.attach(AgentBuilder::new(chat.model())).build();
-    agent.prompt("Finance it.").max_turns(5).run().await.expect("no failed run");
+    agent
+        .prompt("Finance it.")
+        .max_turns(5)
+        .run()
+        .await
+        .expect("no failed run");
     let requests = chat.requests();
-    assert_eq!(tool_names(&requests[0]), ["getProducts", DISCOVERY_TOOL_NAME]);
+    assert_eq!(
+        tool_names(&requests[0]),
+        ["getProducts", DISCOVERY_TOOL_NAME]
+    );
     let parameters = &requests[0]["tools"][1]["function"]["parameters"]["properties"];
-    assert!(parameters.get("query").is_some(), "search mode's input: {parameters}");
+    assert!(
+        parameters.get("query").is_some(),
+        "search mode's input: {parameters}"
+    );
     assert!(
         tool_names(&requests[1]).contains(&"calculateFinancing".to_owned()),
         "{:?}",

@@ -47,10 +47,25 @@ async fn lazytool_search_picks_the_tools_of_each_request() {
     let first = names(&requests[0]);
     assert_eq!(first.len(), 3, "{first:?}");
     assert_eq!(first[0], "merge_pull_request", "{first:?}");
-    let messages = requests[1]["messages"].as_array().cloned().unwrap_or_default();
-    let result = messages.last().map(|message| message["content"].to_string()).unwrap_or_default();
-    assert!(result.contains("pullNumber"), "the missing argument is named: {result}");
-    let messages = requests[2]["messages"].as_array().cloned().unwrap_or_default();
-    let result = messages.last().map(|message| message["content"].to_string()).unwrap_or_default();
+    let messages = requests[1]["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let result = messages
+        .last()
+        .map(|message| message["content"].to_string())
+        .unwrap_or_default();
+    assert!(
+        result.contains("pullNumber"),
+        "the missing argument is named: {result}"
+    );
+    let messages = requests[2]["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let result = messages
+        .last()
+        .map(|message| message["content"].to_string())
+        .unwrap_or_default();
     assert!(result.contains("done"), "the call ran: {result}");
 }

@@ -3,8 +3,8 @@
 //! eagerly: `o200k_base` tokens of the `tools` array rig's OpenAI Chat wire sent.
 
 use lazytool_rig::{LazyTools, ScriptedChat};
-use lazytool_runtime::tokens::count_json_tokens;
 use lazytool_runtime::Registry;
+use lazytool_runtime::tokens::count_json_tokens;
 use rig_agent::AgentBuilder;
 
 mod common;
@@ -15,7 +15,11 @@ async fn first_request_tokens(registry: &Registry) -> (usize, usize) {
     let chat = ScriptedChat::new(|_| ScriptedChat::text("done"));
     let lazy = LazyTools::new(registry.session());
     let agent = lazy.attach(AgentBuilder::new(chat.model())).build();
-    agent.prompt("List my issues.").run().await.expect("the run answers");
+    agent
+        .prompt("List my issues.")
+        .run()
+        .await
+        .expect("the run answers");
     let tools = chat.requests()[0]["tools"].clone();
     let count = tools.as_array().map_or(0, Vec::len);
     (count, count_json_tokens(&tools))
@@ -32,5 +36,8 @@ async fn the_first_request_carries_a_fraction_of_the_eager_tokens() {
     );
     assert_eq!(eager_tools, 117);
     assert_eq!(lazy_tools, 1, "the discovery tool alone");
-    assert!(lazy * 20 < eager, "lazy {lazy} is not under 5% of eager {eager}");
+    assert!(
+        lazy * 20 < eager,
+        "lazy {lazy} is not under 5% of eager {eager}"
+    );
 }

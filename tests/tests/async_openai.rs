@@ -4,8 +4,7 @@
 //! async-openai and assembled by lazytool.
 
 use ::async_openai::types::chat::{
-    ChatCompletionRequestMessage, CreateChatCompletionResponse,
-    CreateChatCompletionStreamResponse,
+    ChatCompletionRequestMessage, CreateChatCompletionResponse, CreateChatCompletionStreamResponse,
 };
 use ::async_openai::types::responses::{InputItem, OutputItem};
 use lazytool_runtime::provider::openai_chat::OpenAiChatOptions;
@@ -22,7 +21,10 @@ fn registry() -> Registry {
         json!({"type": "object", "properties": {"city": {"type": "string"},
             "days": {"type": "integer", "minimum": 1}}, "required": ["city"]}),
         |arguments, _| async move {
-            Ok::<_, String>(json!(format!("sun in {}", arguments["city"].as_str().unwrap_or("?"))))
+            Ok::<_, String>(json!(format!(
+                "sun in {}",
+                arguments["city"].as_str().unwrap_or("?")
+            )))
         },
     )
     .lazy(true);
@@ -50,14 +52,24 @@ fn registry() -> Registry {
 #[test]
 fn tools_are_lazytools_renderings_in_async_openais_types() {
     let session = registry().session();
-    let mut every: Vec<_> = session.deferrable_tools().into_iter().map(|(tool, _)| tool).collect();
+    let mut every: Vec<_> = session
+        .deferrable_tools()
+        .into_iter()
+        .map(|(tool, _)| tool)
+        .collect();
     every.push(session.active_tools()[1].clone());
     for strict in [false, true] {
         let options = OpenAiChatOptions { strict };
         let typed = serde_json::to_value(async_openai::chat::tools(&every, &options));
-        assert_eq!(typed.ok(), Some(openai_chat::render_tools(&every, &options)));
+        assert_eq!(
+            typed.ok(),
+            Some(openai_chat::render_tools(&every, &options))
+        );
         let typed = serde_json::to_value(async_openai::responses::tools(&every, &options));
-        assert_eq!(typed.ok(), Some(openai_responses::render_tools(&every, &options)));
+        assert_eq!(
+            typed.ok(),
+            Some(openai_responses::render_tools(&every, &options))
+        );
     }
 }
 
@@ -68,17 +80,29 @@ fn results_are_lazytools_renderings_in_async_openais_types() {
         name: "get_forecast".into(),
         arguments: json!("{}"),
     };
-    let image = Content::new([ContentPart::text("a chart"), ContentPart::image("iVBORw0KGgo=", "image/png")]);
+    let image = Content::new([
+        ContentPart::text("a chart"),
+        ContentPart::image("iVBORw0KGgo=", "image/png"),
+    ]);
     for result in [
         ToolResult::success(json!({"temperature": 21.5})),
         ToolResult::success(json!("sunny")),
-        ToolResult::error(lazytool_runtime::ToolErrorKind::ToolFailed, "Error: offline"),
+        ToolResult::error(
+            lazytool_runtime::ToolErrorKind::ToolFailed,
+            "Error: offline",
+        ),
         ToolResult::from(image),
     ] {
         let message = serde_json::to_value(async_openai::chat::tool_message(&call, &result));
-        assert_eq!(message.ok(), Some(openai_chat::tool_result_message(&call, &result)));
+        assert_eq!(
+            message.ok(),
+            Some(openai_chat::tool_result_message(&call, &result))
+        );
         let item = serde_json::to_value(async_openai::responses::tool_output(&call, &result));
-        assert_eq!(item.ok(), Some(openai_responses::tool_result_item(&call, &result)));
+        assert_eq!(
+            item.ok(),
+            Some(openai_responses::tool_result_item(&call, &result))
+        );
     }
 }
 
@@ -108,20 +132,33 @@ async fn a_chat_loop_through_discovery_in_async_openais_types() {
     let options = OpenAiChatOptions::default();
     let names = |tools: &[::async_openai::types::chat::ChatCompletionTools]| -> Vec<String> {
         let value = serde_json::to_value(tools).unwrap_or_default();
-        value.as_array().into_iter().flatten()
-            .map(|tool| tool["function"]["name"].as_str().unwrap_or_default().to_owned())
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|tool| {
+                tool["function"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
             .collect()
     };
     let first = async_openai::chat::tools(&session.active_tools(), &options);
     assert_eq!(names(&first), ["get_time", DISCOVERY_TOOL_NAME]);
 
     let discover = chat_response(json!([function_call(
-        "call_1", DISCOVERY_TOOL_NAME, r#"{"toolNames":["get_forecast"]}"#
+        "call_1",
+        DISCOVERY_TOOL_NAME,
+        r#"{"toolNames":["get_forecast"]}"#
     )]));
     let messages = async_openai::chat::run_turn(&session, &discover.choices[0].message, 4).await;
     assert!(content(&messages[0]).contains(r#""name":"get_forecast""#));
     let second = async_openai::chat::tools(&session.active_tools(), &options);
-    assert_eq!(names(&second), ["get_time", DISCOVERY_TOOL_NAME, "get_forecast"]);
+    assert_eq!(
+        names(&second),
+        ["get_time", DISCOVERY_TOOL_NAME, "get_forecast"]
+    );
 
     // A call, an argument error, an unknown tool, arguments that are not JSON, and a custom
     // tool's free-form input: one result each, in order, errors the model can act on.
@@ -138,8 +175,16 @@ async fn a_chat_loop_through_discovery_in_async_openais_types() {
     let texts: Vec<String> = messages.iter().map(content).collect();
     assert_eq!(texts.len(), 5, "{texts:?}");
     assert_eq!(texts[0], "sun in Oslo");
-    assert!(texts[1].contains("city"), "the missing argument is named: {}", texts[1]);
-    assert!(texts[2].starts_with("Error: unknown tool 'get_weather'"), "{}", texts[2]);
+    assert!(
+        texts[1].contains("city"),
+        "the missing argument is named: {}",
+        texts[1]
+    );
+    assert!(
+        texts[2].starts_with("Error: unknown tool 'get_weather'"),
+        "{}",
+        texts[2]
+    );
     assert!(texts[3].starts_with("Error:"), "{}", texts[3]);
     assert!(texts[4].starts_with("Error:"), "{}", texts[4]);
     let ids: Vec<Value> = messages
@@ -162,7 +207,10 @@ async fn a_responses_turn_in_async_openais_types() {
     .expect("async-openai reads the documented output items");
     let items: Vec<InputItem> = async_openai::responses::run_turn(&session, &output, 4).await;
     let items = serde_json::to_value(&items).unwrap_or_default();
-    assert_eq!(items[0], json!({"type": "function_call_output", "call_id": "call_7", "output": "12:00"}));
+    assert_eq!(
+        items[0],
+        json!({"type": "function_call_output", "call_id": "call_7", "output": "12:00"})
+    );
     let refusal = items[1]["output"].as_str().unwrap_or_default();
     assert!(refusal.contains("must be discovered first"), "{refusal}");
 }
@@ -177,16 +225,28 @@ fn chat_golden() -> Vec<Value> {
             "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
     };
     let fragment = |index: u64, arguments: &str| {
-        chunk(json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]}), Value::Null)
+        chunk(
+            json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]}),
+            Value::Null,
+        )
     };
     vec![
-        chunk(json!({"role": "assistant", "content": "", "refusal": null}), Value::Null),
+        chunk(
+            json!({"role": "assistant", "content": "", "refusal": null}),
+            Value::Null,
+        ),
         chunk(json!({"content": "Let me check both."}), Value::Null),
-        chunk(json!({"tool_calls": [{"index": 0, "id": "call_k3Jd9", "type": "function",
-            "function": {"name": "get_weather", "arguments": ""}}]}), Value::Null),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_k3Jd9", "type": "function",
+            "function": {"name": "get_weather", "arguments": ""}}]}),
+            Value::Null,
+        ),
         fragment(0, "{\"city\": \"Lis"),
-        chunk(json!({"tool_calls": [{"index": 1, "id": "call_p0Qw2", "type": "function",
-            "function": {"name": "get_time", "arguments": "{\"zone\""}}]}), Value::Null),
+        chunk(
+            json!({"tool_calls": [{"index": 1, "id": "call_p0Qw2", "type": "function",
+            "function": {"name": "get_time", "arguments": "{\"zone\""}}]}),
+            Value::Null,
+        ),
         fragment(0, "bon\", \"unit\": \"c"),
         fragment(1, ": \"Europe/Lisbon\"}"),
         fragment(0, "\"}"),
@@ -217,5 +277,8 @@ fn async_openais_stream_chunks_assemble_into_the_same_calls() {
     let calls = assemble(&through_async_openai);
     assert_eq!(calls, assemble(&golden));
     assert_eq!(calls.len(), 2);
-    assert_eq!(calls[0].arguments, json!("{\"city\": \"Lisbon\", \"unit\": \"c\"}"));
+    assert_eq!(
+        calls[0].arguments,
+        json!("{\"city\": \"Lisbon\", \"unit\": \"c\"}")
+    );
 }

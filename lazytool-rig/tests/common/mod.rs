@@ -25,4 +25,3 @@ pub fn catalog(lazy: bool) -> Registry {
         .build()
         .expect("the catalog registers")
 }
-

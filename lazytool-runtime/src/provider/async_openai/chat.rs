@@ -4,9 +4,10 @@
 use std::borrow::Borrow;
 
 use ::async_openai::types::chat::{
-    ChatCompletionMessageToolCalls, ChatCompletionRequestMessage, ChatCompletionRequestToolMessage,
-    ChatCompletionRequestToolMessageContent, ChatCompletionResponseMessage, ChatCompletionTool,
-    ChatCompletionTools, FunctionObject,
+    ChatCompletionMessageToolCalls, ChatCompletionRequestAssistantMessage,
+    ChatCompletionRequestAssistantMessageContent, ChatCompletionRequestMessage,
+    ChatCompletionRequestToolMessage, ChatCompletionRequestToolMessageContent,
+    ChatCompletionResponseMessage, ChatCompletionTool, ChatCompletionTools, FunctionObject,
 };
 use serde_json::Value;
 
@@ -88,6 +89,32 @@ pub fn tool_calls(message: &ChatCompletionResponseMessage) -> Vec<ToolCall> {
             },
         })
         .collect()
+}
+
+/// The model's reply as the assistant message of the next request's history: its text and
+/// its tool calls as they came, which the [`tool_message`]s that follow answer by id.
+///
+/// ```
+/// use ::async_openai::types::chat::ChatCompletionResponseMessage;
+/// use serde_json::json;
+///
+/// let reply = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
+///     "type": "function", "function": {"name": "get_time", "arguments": "{}"}}]});
+/// let message: ChatCompletionResponseMessage = serde_json::from_value(reply.clone()).unwrap();
+/// let echoed = lazytool_runtime::provider::async_openai::chat::assistant_message(&message);
+/// assert_eq!(serde_json::to_value(&echoed).unwrap(),
+///     json!({"role": "assistant", "tool_calls": reply["tool_calls"]}));
+/// ```
+pub fn assistant_message(message: &ChatCompletionResponseMessage) -> ChatCompletionRequestMessage {
+    ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
+        content: message
+            .content
+            .clone()
+            .map(ChatCompletionRequestAssistantMessageContent::Text),
+        refusal: message.refusal.clone(),
+        tool_calls: message.tool_calls.clone(),
+        ..Default::default()
+    })
 }
 
 /// The message that returns `result` for `call`: a `tool` message with the call's id and the

@@ -5,7 +5,7 @@
 //!
 //! | API | tools | calls | a result | a turn |
 //! |---|---|---|---|---|
-//! | [`chat`] (Chat Completions) | [`tools`](chat::tools) | [`tool_calls`](chat::tool_calls) | [`tool_message`](chat::tool_message) | [`run_turn`](chat::run_turn) |
+//! | [`chat`] (Chat Completions) | [`tools`](chat::tools) | [`tool_calls`](chat::tool_calls) (and [`assistant_message`](chat::assistant_message) for the history) | [`tool_message`](chat::tool_message) | [`run_turn`](chat::run_turn) |
 //! | [`responses`] (Responses) | [`tools`](responses::tools) | [`tool_calls`](responses::tool_calls) | [`tool_output`](responses::tool_output) | [`run_turn`](responses::run_turn) |
 //!
 //! Each is lazytool's own rendering ([`openai_chat`](crate::provider::openai_chat),
