@@ -167,11 +167,9 @@ impl HttpClientExt for ScriptedChat {
     where
         U: From<Bytes> + Send + 'static,
     {
-        async {
-            Err(http_client::Error::instance(Unsupported(
-                "multipart requests",
-            )))
-        }
+        std::future::ready(Err(http_client::Error::instance(Unsupported(
+            "multipart requests",
+        ))))
     }
 
     fn send_streaming<T>(
@@ -181,11 +179,9 @@ impl HttpClientExt for ScriptedChat {
     where
         T: Into<Bytes> + Send,
     {
-        async {
-            Err(http_client::Error::instance(Unsupported(
-                "streamed requests",
-            )))
-        }
+        std::future::ready(Err(http_client::Error::instance(Unsupported(
+            "streamed requests",
+        ))))
     }
 }
 

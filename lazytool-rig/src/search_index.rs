@@ -164,22 +164,21 @@ impl VectorStoreIndex for LazySearchIndex {
         &self,
         request: VectorSearchRequest<Self::Filter>,
     ) -> Result<Vec<VectorSearchResult<T>>, VectorStoreError> {
-        self.found(&request)
-            .into_iter()
-            .map(|(score, tool)| {
-                let definition = tool.definition();
-                let document = json!({
-                    "name": definition.name,
-                    "description": definition.description,
-                    "inputSchema": definition.input_schema,
-                });
-                Ok(VectorSearchResult {
-                    score,
-                    id: tool.name().to_owned(),
-                    document: serde_json::from_value(document)?,
-                })
-            })
-            .collect()
+        let mut results = Vec::new();
+        for (score, tool) in self.found(&request) {
+            let definition = tool.definition();
+            let document = json!({
+                "name": definition.name,
+                "description": definition.description,
+                "inputSchema": definition.input_schema,
+            });
+            results.push(VectorSearchResult {
+                score,
+                id: tool.name().to_owned(),
+                document: serde_json::from_value(document)?,
+            });
+        }
+        Ok(results)
     }
 
     async fn top_n_ids(
