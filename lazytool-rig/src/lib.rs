@@ -2,9 +2,7 @@
 //! (`#[tool]`s, dynamic tools, MCP sources) in a rig agent, with lazy discovery or search
 //! working turn by turn inside rig's own multi-turn loop.
 //!
-//! Supports rig-core and rig-agent 0.44 ([`RIG_VERSION`]); the guide is
-//! [`lazytool_runtime::guide::rig`](https://docs.rs/lazytool-runtime) and the crate's
-//! [`guide`] module.
+//! Supports rig-core and rig-agent 0.44 ([`RIG_VERSION`]); the guide is [`guide::rig`].
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

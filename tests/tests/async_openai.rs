@@ -282,3 +282,29 @@ fn async_openais_stream_chunks_assemble_into_the_same_calls() {
         json!("{\"city\": \"Lisbon\", \"unit\": \"c\"}")
     );
 }
+
+#[test]
+fn the_stated_async_openai_version_is_the_locked_one() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let read = |path: &str| std::fs::read_to_string(format!("{root}/{path}")).unwrap_or_default();
+    let lock = read("Cargo.lock");
+    let entry = "name = \"async-openai\"\nversion = \"";
+    let locked = lock
+        .find(entry)
+        .and_then(|at| lock[at + entry.len()..].split('"').next())
+        .unwrap_or_default();
+    let supported = async_openai::ASYNC_OPENAI_VERSION;
+    assert!(
+        locked.starts_with(&format!("{supported}.")),
+        "{locked} is locked, {supported} stated"
+    );
+    assert!(read("README.md").contains(&format!("supported: async-openai {supported}")));
+    assert!(
+        read("lazytool-runtime/src/guide/async_openai.md")
+            .contains(&format!("async-openai {supported}**"))
+    );
+    assert!(
+        read("lazytool-runtime/Cargo.toml")
+            .contains(&format!("async-openai = {{ version = \"~{supported}.0\""))
+    );
+}
