@@ -15,6 +15,14 @@
 //! - [`providers`]: OpenAI Chat and Responses, Anthropic, Gemini: tools, calls, results, dialects.
 //! - [`rich_results`]: images, audio and resources in tool results, per provider.
 //! - [`agent_loop`]: streamed tool calls, running a turn, a complete streaming loop.
+#![cfg_attr(
+    feature = "async-openai",
+    doc = "- [`async_openai`]: tools, tool calls and results in async-openai's types."
+)]
+#![cfg_attr(
+    not(feature = "async-openai"),
+    doc = "- `async_openai`: tools, tool calls and results in async-openai's types (feature `async-openai`)."
+)]
 //! - [`reliability`]: the bounds on every call, gating and signed discoveries.
 //! - [`telemetry`]: tracing spans shaped by OpenTelemetry's GenAI conventions.
 //! - [`performance`]: the figures in short, pointing at `BENCHMARKS.md`.
@@ -43,6 +51,11 @@ pub mod rich_results {}
 
 #[doc = include_str!("guide/agent_loop.md")]
 pub mod agent_loop {}
+
+#[cfg(feature = "async-openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async-openai")))]
+#[doc = include_str!("guide/async_openai.md")]
+pub mod async_openai {}
 
 #[doc = include_str!("guide/reliability.md")]
 pub mod reliability {}

@@ -28,6 +28,8 @@
 //! item of this module, which is the index.
 
 pub mod anthropic;
+#[cfg(feature = "async-openai")]
+pub mod async_openai;
 mod content;
 mod from_history;
 pub mod gemini;
