@@ -20,6 +20,8 @@ pub(crate) struct CallNote {
 }
 
 /// Why an upstream server's side refused a call before sending it.
+// Made only by the upstream side (feature `client`); read by the serving side in every build.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
 #[derive(Debug)]
 pub(crate) enum Refused {
     /// The server's limit: the call is answered with a JSON-RPC error.

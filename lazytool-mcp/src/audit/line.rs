@@ -86,6 +86,7 @@ impl AuditLine {
 
     /// A request refused before it had a principal: `reason` is `unauthorized`, `origin` or
     /// `host`.
+    #[cfg_attr(not(feature = "server-http"), allow(dead_code))] // only HTTP refuses before MCP
     pub(crate) fn refusal(reason: &'static str, method: &str, path: &str) -> Self {
         let mut line = Self::event("refusal");
         line.insert("reason".to_owned(), json!(reason));

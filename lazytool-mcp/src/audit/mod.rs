@@ -6,7 +6,11 @@ mod line;
 mod log;
 mod rotate;
 
-pub(crate) use call::{CallAudit, limit_kind, session_of};
-pub(crate) use line::{AuditLine, CallRecord};
+#[cfg(feature = "server-http")]
+pub(crate) use call::limit_kind;
+pub(crate) use call::{CallAudit, session_of};
+pub(crate) use line::AuditLine;
+#[cfg(feature = "server-http")]
+pub(crate) use line::CallRecord;
 pub use log::{AUDIT_CHANNEL_BOUND, AuditLog};
 pub use rotate::Rotation;

@@ -1,22 +1,26 @@
 //! One principal's or one server's limits as they stand: [`Limiter`].
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultDirectRateLimiter, RateLimiter};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::call_quota::CallQuota;
 use super::exceeded::{LimitExceeded, LimitKind, LimitScope};
+#[cfg(feature = "client")]
 use super::limits_hit::LimitsHit;
+use super::rate::Rate;
 
 /// A call's place among the calls in flight, freed when dropped.
 #[derive(Debug)]
 pub(crate) struct LimitPermit(#[allow(dead_code)] Option<OwnedSemaphorePermit>);
 
 impl LimitPermit {
+    #[cfg(feature = "server-http")]
     pub(crate) fn unlimited() -> Self {
         LimitPermit(None)
     }
@@ -49,7 +53,7 @@ impl Limiter {
             quota,
             bucket: quota
                 .rate_limit()
-                .map(|rate| RateLimiter::direct(rate.quota())),
+                .map(|rate| RateLimiter::direct(bucket(&rate))),
             in_flight: quota
                 .in_flight_limit()
                 .map(|calls| Arc::new(Semaphore::new(calls.get() as usize))),
@@ -57,10 +61,12 @@ impl Limiter {
         }
     }
 
+    #[cfg(feature = "client")]
     pub(crate) fn quota(&self) -> CallQuota {
         self.quota
     }
 
+    #[cfg(feature = "client")]
     pub(crate) fn hit(&self) -> LimitsHit {
         LimitsHit {
             rate: self.refused.rate.load(Ordering::Relaxed),
@@ -96,6 +102,15 @@ impl Limiter {
         }
         Ok(LimitPermit(permit))
     }
+}
+
+/// `rate` as governor's quota: a token back every `1 / per_second`, `burst` tokens at most.
+fn bucket(rate: &Rate) -> Quota {
+    let burst = NonZeroU32::new(rate.burst()).unwrap_or(NonZeroU32::MIN);
+    // `Rate::new` keeps the period at one microsecond or more: never zero.
+    Quota::with_period(Duration::from_secs_f64(1.0 / rate.per_second()))
+        .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
+        .allow_burst(burst)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 mod call_quota;
 mod exceeded;
 mod invalid_limit;
+#[cfg(any(feature = "server-http", feature = "client"))]
 pub(crate) mod limiter;
 mod limits_hit;
 #[cfg(feature = "server-http")]

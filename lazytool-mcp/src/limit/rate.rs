@@ -2,9 +2,6 @@
 
 use std::fmt;
 use std::num::NonZeroU32;
-use std::time::Duration;
-
-use governor::Quota;
 
 use super::invalid_limit::InvalidLimit;
 
@@ -64,18 +61,6 @@ impl Rate {
     /// ```
     pub fn burst(&self) -> u32 {
         self.burst.get()
-    }
-
-    /// The time one token takes to come back.
-    pub(crate) fn period(&self) -> Duration {
-        Duration::from_secs_f64(1.0 / self.per_second)
-    }
-
-    pub(crate) fn quota(&self) -> Quota {
-        // `new` keeps the period at one microsecond or more: never zero.
-        Quota::with_period(self.period())
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
-            .allow_burst(self.burst)
     }
 }
 
