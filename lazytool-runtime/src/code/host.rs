@@ -1,0 +1,202 @@
+//! What a script can reach of the host: `tools.NAME(args)`, each an ordinary call of the
+//! session, and `console.log`. Everything else a script sees is the engine's own.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use rquickjs::prelude::Async;
+use rquickjs::{Ctx, Function};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use super::CODE_TOOL_NAME;
+use super::outcome::Limit;
+use crate::call::{ToolContext, ToolResult};
+use crate::tool::{CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME};
+
+/// Runs one tool call of a script: the session's own dispatch.
+pub(crate) type CallTool = Arc<
+    dyn Fn(&str, Value, ToolContext) -> Pin<Box<dyn Future<Output = ToolResult> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Builds `tools` and `console` from the two host functions, then hides those: a script
+/// reaches the host through these wrappers only. `then` is not a tool, so that awaiting
+/// `tools` itself does not call one.
+const PRELUDE: &str = r#"(() => {
+  const call = globalThis.__lazy_call, log = globalThis.__lazy_log;
+  delete globalThis.__lazy_call;
+  delete globalThis.__lazy_log;
+  const { parse, stringify } = JSON;
+  const text = (value) => {
+    if (typeof value === "string") return value;
+    try { const json = stringify(value); return json === undefined ? String(value) : json; }
+    catch { return String(value); }
+  };
+  const write = (...values) => log(values.map(text).join(" "));
+  globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };
+  const run = (name) => async (args) => {
+    const answer = parse(await call(name, stringify(args === undefined ? {} : args)));
+    if (answer.error !== undefined) throw new Error(answer.error);
+    return answer.ok;
+  };
+  globalThis.tools = new Proxy({}, {
+    get: (_, name) => (typeof name === "string" && name !== "then" ? run(name) : undefined),
+  });
+})();"#;
+
+/// One script's link to the host: its tool calls (counted, bounded in number and in
+/// concurrency), its console, and the first limit it reached.
+pub(super) struct Host {
+    call: CallTool,
+    /// The code tool's call: the script's tool calls are its children (ids, cancellation).
+    context: ToolContext,
+    max_calls: usize,
+    calls: AtomicUsize,
+    permits: Semaphore,
+    max_output: usize,
+    console: Mutex<Console>,
+    reached: OnceLock<Limit>,
+    deadline: Instant,
+    wall_time: std::time::Duration,
+}
+
+#[derive(Default)]
+struct Console {
+    lines: Vec<String>,
+    bytes: usize,
+}
+
+/// What bounds a [`Host`].
+pub(super) struct Bounds {
+    pub(super) max_calls: usize,
+    pub(super) max_concurrent: usize,
+    pub(super) max_output: usize,
+    pub(super) wall_time: std::time::Duration,
+}
+
+impl Host {
+    pub(super) fn new(call: CallTool, context: ToolContext, bounds: Bounds) -> Arc<Host> {
+        Arc::new(Host {
+            call,
+            context,
+            max_calls: bounds.max_calls,
+            calls: AtomicUsize::new(0),
+            permits: Semaphore::new(bounds.max_concurrent.max(1)),
+            max_output: bounds.max_output,
+            console: Mutex::new(Console::default()),
+            reached: OnceLock::new(),
+            deadline: Instant::now() + bounds.wall_time,
+            wall_time: bounds.wall_time,
+        })
+    }
+
+    /// Gives the script `tools` and `console`.
+    pub(super) fn install<'js>(self: &Arc<Self>, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+        let globals = ctx.globals();
+        let host = Arc::clone(self);
+        let call = move |name: String, arguments: String| {
+            let host = Arc::clone(&host);
+            async move { host.call(name, arguments).await }
+        };
+        globals.set("__lazy_call", Function::new(ctx.clone(), Async(call))?)?;
+        let host = Arc::clone(self);
+        let log = move |line: String| host.log(line);
+        globals.set("__lazy_log", Function::new(ctx.clone(), log)?)?;
+        ctx.eval::<(), _>(PRELUDE)
+    }
+
+    /// Whether the engine must stop the script now (its interrupt handler): a limit reached,
+    /// the wall time past, or the call cancelled.
+    pub(super) fn must_stop(&self) -> bool {
+        if self.reached.get().is_some() {
+            return true;
+        }
+        if self.context.is_cancelled() {
+            self.reach(Limit::Cancelled);
+            return true;
+        }
+        if Instant::now() >= self.deadline {
+            self.reach(Limit::WallTime(self.wall_time));
+            return true;
+        }
+        false
+    }
+
+    /// Records `limit` unless another was reached first.
+    pub(super) fn reach(&self, limit: Limit) {
+        let _ = self.reached.set(limit);
+    }
+
+    pub(super) fn reached(&self) -> Option<Limit> {
+        self.reached.get().copied()
+    }
+
+    /// The console lines, once the script ended.
+    pub(super) fn take_console(&self) -> Vec<String> {
+        let mut console = self.console.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::take(&mut console.lines)
+    }
+
+    fn log(&self, line: String) {
+        let mut console = self.console.lock().unwrap_or_else(|e| e.into_inner());
+        console.bytes = console.bytes.saturating_add(line.len() + 1);
+        if console.bytes > self.max_output {
+            drop(console);
+            self.reach(Limit::Output(self.max_output));
+            return;
+        }
+        console.lines.push(line);
+    }
+
+    /// One `tools.NAME(args)`: its answer as `{"ok": value}` or `{"error": text}`.
+    async fn call(self: Arc<Self>, name: String, arguments: String) -> String {
+        let answer = self.answer(&name, arguments).await;
+        match answer {
+            Ok(value) => json!({ "ok": value }),
+            Err(error) => json!({ "error": error }),
+        }
+        .to_string()
+    }
+
+    async fn answer(&self, name: &str, arguments: String) -> Result<Value, String> {
+        if self.reached().is_some() {
+            return Err("Error: the script was stopped.".to_owned());
+        }
+        if [CODE_TOOL_NAME, DISCOVERY_TOOL_NAME, CALL_THROUGH_TOOL_NAME].contains(&name) {
+            return Err(format!(
+                "Error: {name} cannot be called from a script: call the tools themselves, as tools.NAME(args)."
+            ));
+        }
+        let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        if number > self.max_calls {
+            self.reach(Limit::ToolCalls(self.max_calls));
+            return Err(format!(
+                "Error: the script reached its limit of {} tool calls.",
+                self.max_calls
+            ));
+        }
+        let arguments: Value = serde_json::from_str(&arguments)
+            .map_err(|error| format!("Error: the arguments of {name} are not JSON: {error}"))?;
+        let Ok(_permit) = self.permits.acquire().await else {
+            return Err("Error: the script was stopped.".to_owned());
+        };
+        let id = match self.context.call_id() {
+            Some(parent) => format!("{parent}/{number}"),
+            None => format!("script/{number}"),
+        };
+        let context = ToolContext::new()
+            .with_call_id(id)
+            .with_cancellation(self.context.cancellation().child_token());
+        let result = (self.call)(name, arguments, context).await;
+        if result.is_error() {
+            Err(result.text())
+        } else {
+            Ok(result.into_content())
+        }
+    }
+}
