@@ -39,13 +39,16 @@ pub(super) async fn run(
     super::outcome::result(ended, reached, host.take_console())
 }
 
+/// What QuickJS says when an allocation fails.
+const OUT_OF_MEMORY: &str = "out of memory";
+
 /// The limit an engine error stands for: out of memory, or the stack exhausted.
 fn engine_limit(ended: &Ended, max_memory_bytes: usize, max_stack_bytes: usize) -> Option<Limit> {
     let text = match ended {
         Ended::Threw { text, .. } | Ended::Stopped(text) => text,
         _ => return None,
     };
-    if text.contains("out of memory") {
+    if text.contains(OUT_OF_MEMORY) {
         Some(Limit::Memory(max_memory_bytes))
     } else if text.contains("Maximum call stack size exceeded") || text.contains("stack overflow") {
         Some(Limit::Stack(max_stack_bytes))
@@ -111,6 +114,9 @@ fn caught(error: CaughtError<'_>, compiling: bool) -> Ended {
                 stack,
             }
         }
+        // The engine throws `null` when it cannot allocate even its error: out of memory. A
+        // script that throws `null` itself is told the same (its own `null` is no message).
+        CaughtError::Value(value) if value.is_null() => Ended::Stopped(OUT_OF_MEMORY.to_owned()),
         CaughtError::Value(value) => Ended::Threw {
             text: format!("a value: {}", describe(&value)),
             stack: String::new(),
