@@ -305,3 +305,74 @@ async fn undefined_and_non_json_values_come_back_as_null() {
         &json!([1, "a"])
     );
 }
+
+/// The spans closed while `run` ran: each `execute_tool` span's tool name and its parent's.
+mod spans {
+    use std::sync::{Arc, Mutex};
+
+    use tracing::Subscriber;
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+    use tracing_subscriber::registry::LookupSpan;
+
+    /// `(tool, parent tool)` of each execute tool span, as they opened.
+    pub(super) type Opened = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
+    struct ToolName(String);
+
+    impl Visit for ToolName {
+        fn record_str(&mut self, field: &Field, value: &str) {
+            if field.name() == "gen_ai.tool.name" {
+                self.0 = value.to_owned();
+            }
+        }
+        fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+    }
+
+    struct Capture(Opened);
+
+    impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
+        fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, context: Context<'_, S>) {
+            let mut name = ToolName(String::new());
+            attributes.record(&mut name);
+            let Some(span) = context.span(id) else { return };
+            let parent = span
+                .parent()
+                .and_then(|parent| parent.extensions().get::<String>().cloned());
+            span.extensions_mut().insert(name.0.clone());
+            self.0.lock().expect("the capture").push((name.0, parent));
+        }
+    }
+
+    pub(super) fn subscriber(opened: &Opened) -> impl Subscriber + Send + Sync {
+        tracing_subscriber::registry().with(Capture(Arc::clone(opened)))
+    }
+}
+
+#[test]
+fn a_scripts_calls_are_execute_tool_spans_under_the_scripts() {
+    let opened = spans::Opened::default();
+    tracing::subscriber::with_default(spans::subscriber(&opened), || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        let session = code_session(&registry(), CodeMode::new());
+        let result = runtime.block_on(script(
+            &session,
+            "return [await tools.list_skus(), await tools.get_price({ sku: 'desk' })];",
+        ));
+        assert!(!result.is_error(), "{}", result.text());
+    });
+    let opened = opened.lock().expect("the capture").clone();
+    let code = Some(CODE_TOOL_NAME.to_owned());
+    assert_eq!(
+        opened,
+        [
+            (CODE_TOOL_NAME.to_owned(), None),
+            ("list_skus".to_owned(), code.clone()),
+            ("get_price".to_owned(), code),
+        ]
+    );
+}
