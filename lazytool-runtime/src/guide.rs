@@ -16,6 +16,7 @@
 //! - [`rich_results`]: images, audio and resources in tool results, per provider.
 //! - [`agent_loop`]: streamed tool calls, running a turn, a complete streaming loop.
 //! - [`reliability`]: the bounds on every call, gating and signed discoveries.
+//! - `code_mode` (feature `code-mode`): one script against typed tools, its answer alone back.
 //! - [`telemetry`]: tracing spans shaped by OpenTelemetry's GenAI conventions.
 //! - [`performance`]: the figures in short, pointing at `BENCHMARKS.md`.
 //! - [`workspace`]: the repository's crates, tests and examples, and what CI runs.
@@ -46,6 +47,10 @@ pub mod agent_loop {}
 
 #[doc = include_str!("guide/reliability.md")]
 pub mod reliability {}
+
+#[cfg(feature = "code-mode")]
+#[doc = include_str!("guide/code_mode.md")]
+pub mod code_mode {}
 
 #[doc = include_str!("guide/telemetry.md")]
 pub mod telemetry {}

@@ -17,7 +17,7 @@ const MAX_DEPTH: usize = 8;
 
 /// `declare const tools: { ... };` over `tools`, one method per tool, in the order given.
 ///
-/// ```ignore
+/// ```text
 /// declare const tools: {
 ///   /** Uppercases a text. */
 ///   upper(args: { text: string }): Promise<string>;
