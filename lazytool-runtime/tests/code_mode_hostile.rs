@@ -290,3 +290,11 @@ async fn a_dropped_script_cancels_the_tool_call_it_awaits() {
     assert!(running.await.is_err_and(|error| error.is_cancelled()));
     assert!(seen.wait_was_cancelled());
 }
+
+#[tokio::test]
+async fn a_huge_return_value_is_cut_to_the_output_limit() {
+    let (session, _) = hostile_session();
+    let result = script(&session, "return 'x'.repeat(500000);").await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert!(result.text().len() <= 100_000, "{}", result.text().len());
+}
