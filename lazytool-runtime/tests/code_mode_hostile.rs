@@ -90,6 +90,16 @@ async fn script(session: &Session, code: &str) -> ToolResult {
     session.call(CODE_TOOL_NAME, json!({ "code": code })).await
 }
 
+/// A session whose scripts reach their memory limit before any wall time, however loaded
+/// the machine.
+fn memory_session() -> (Session, Arc<Seen>) {
+    session_with(
+        CodeMode::new()
+            .wall_time(Duration::from_secs(600))
+            .max_memory_bytes(16 << 20),
+    )
+}
+
 fn assert_stopped_by(result: &ToolResult, limit: &str) {
     assert!(result.is_error(), "{}", result.text());
     assert!(result.text().contains(limit), "{}", result.text());
@@ -119,7 +129,7 @@ async fn a_busy_loop_inside_a_promise_ends_at_the_wall_time() {
 
 #[tokio::test]
 async fn string_doubling_reaches_the_memory_limit() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let result = script(&session, "let s = 'x';\nwhile (true) s = s.repeat(2);").await;
     assert_stopped_by(&result, "memory limit of 16 MiB");
     // Concatenation builds ropes, which take little memory: the engine's own bound on a
@@ -130,7 +140,7 @@ async fn string_doubling_reaches_the_memory_limit() {
 
 #[tokio::test]
 async fn array_growth_reaches_the_memory_limit() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let result = script(
         &session,
         "const a = [];\nwhile (true) a.push({ n: a.length });",
@@ -297,4 +307,19 @@ async fn a_huge_return_value_is_cut_to_the_output_limit() {
     let result = script(&session, "return 'x'.repeat(500000);").await;
     assert!(!result.is_error(), "{}", result.text());
     assert!(result.text().len() <= 100_000, "{}", result.text().len());
+}
+
+#[tokio::test]
+async fn a_script_awaiting_what_nothing_will_settle_ends_at_once() {
+    // A wall time longer than any test: only seeing that nothing can settle ends it.
+    let (session, _) = session_with(CodeMode::new().wall_time(Duration::from_secs(3600)));
+    let result = script(&session, "await new Promise(() => {});\nreturn 1;").await;
+    assert_stopped_by(&result, "nothing will settle");
+    // Calls in flight are not mistaken for a stall.
+    let result = script(
+        &session,
+        "const [a, b] = await Promise.all([tools.echo({ text: 'a' }), tools.echo({ text: 'b' })]);\nreturn a + b;",
+    )
+    .await;
+    assert_eq!(result.content(), "ab");
 }

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -57,12 +57,32 @@ pub(super) struct Host {
     context: ToolContext,
     max_calls: usize,
     calls: AtomicUsize,
+    /// Tool calls begun and not finished: a script waiting with none can never go on.
+    outstanding: AtomicUsize,
+    /// Whether the script's engine is ready (its host installed).
+    started: AtomicBool,
     permits: Semaphore,
     max_output: usize,
     console: Mutex<Console>,
     reached: OnceLock<Limit>,
     deadline: Instant,
     wall_time: std::time::Duration,
+}
+
+/// One tool call of a script, begun and not finished.
+struct Outstanding(Arc<Host>);
+
+impl Outstanding {
+    fn begin(host: &Arc<Host>) -> Outstanding {
+        host.outstanding.fetch_add(1, Ordering::AcqRel);
+        Outstanding(Arc::clone(host))
+    }
+}
+
+impl Drop for Outstanding {
+    fn drop(&mut self) {
+        self.0.outstanding.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 #[derive(Default)]
@@ -86,6 +106,8 @@ impl Host {
             context,
             max_calls: bounds.max_calls,
             calls: AtomicUsize::new(0),
+            outstanding: AtomicUsize::new(0),
+            started: AtomicBool::new(false),
             permits: Semaphore::new(bounds.max_concurrent.max(1)),
             max_output: bounds.max_output,
             console: Mutex::new(Console::default()),
@@ -100,14 +122,27 @@ impl Host {
         let globals = ctx.globals();
         let host = Arc::clone(self);
         let call = move |name: String, arguments: String| {
-            let host = Arc::clone(&host);
-            async move { host.call(name, arguments).await }
+            // Counted from the moment the script calls, before the engine polls the call.
+            let outstanding = Outstanding::begin(&host);
+            async move {
+                let answer = Arc::clone(&outstanding.0).call(name, arguments).await;
+                drop(outstanding);
+                answer
+            }
         };
         globals.set("__lazy_call", Function::new(ctx.clone(), Async(call))?)?;
         let host = Arc::clone(self);
         let log = move |line: String| host.log(line);
         globals.set("__lazy_log", Function::new(ctx.clone(), log)?)?;
-        ctx.eval::<(), _>(PRELUDE)
+        ctx.eval::<(), _>(PRELUDE)?;
+        self.started.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Whether the script, pending, can never go on: it runs, and no tool call it made is
+    /// unfinished (a script has no timers, and the engine ran every job it could).
+    pub(super) fn is_stalled(&self) -> bool {
+        self.started.load(Ordering::Acquire) && self.outstanding.load(Ordering::Acquire) == 0
     }
 
     /// Whether the engine must stop the script now (its interrupt handler): a limit reached,

@@ -137,7 +137,7 @@ async fn run(
     let host = Host::new(call, context.clone(), bounds);
     let script = script::run(
         source.to_owned(),
-        host,
+        Arc::clone(&host),
         mode.max_memory_bytes,
         mode.max_stack_bytes,
     );
@@ -149,7 +149,22 @@ async fn run(
         if cancelled.as_mut().poll(cx).is_ready() {
             return Poll::Ready(Limit::Cancelled.result());
         }
-        script.as_mut().poll(cx)
+        match script.as_mut().poll(cx) {
+            // A limit reached (a busy job interrupted, say) is why: it is said first.
+            Poll::Pending if host.is_stalled() => {
+                Poll::Ready(host.reached().map_or_else(stalled, Limit::result))
+            }
+            polled => polled,
+        }
     })
     .await
+}
+
+/// The result of a script waiting for what nothing will settle.
+fn stalled() -> ToolResult {
+    ToolResult::error(
+        ToolErrorKind::ToolFailed,
+        "Error: the script awaits a promise that nothing will settle (no tool call of it is \
+         running, and scripts have no timers), and was stopped.",
+    )
 }
