@@ -178,6 +178,29 @@ fn parse_param(attrs: &mut Vec<Attribute>, pat: &Pat, ty: &Type, errors: &mut Er
     }
 }
 
+/// `T` of a type written `Option<T>`.
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
+    only_argument(ty, "Option")
+}
+
+/// `T` of a type written `Vec<T>`.
+pub(crate) fn vec_item(ty: &Type) -> Option<&Type> {
+    only_argument(ty, "Vec")
+}
+
+fn only_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
+    let segment = last_segment(ty)?;
+    match &segment.arguments {
+        PathArguments::AngleBracketed(args) if segment.ident == name && args.args.len() == 1 => {
+            match args.args.first() {
+                Some(GenericArgument::Type(inner)) => Some(inner),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
         Type::Path(path) if path.qself.is_none() => path.path.segments.last(),

@@ -3,7 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Expr, LitBool, LitStr, Path, Token};
+use syn::{Expr, Ident, LitBool, LitStr, Path, Token};
 
 use crate::case::{RULE_NAMES, RenameRule};
 use crate::errors::Errors;
@@ -23,8 +23,12 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "open_world",
     "tags",
     "skill",
+    "example",
     "crate",
 ];
+
+/// The keys that may be given more than once.
+const REPEATABLE_KEYS: &[&str] = &["example"];
 
 pub(crate) const ARG_KEYS: &[&str] = &["default", "rename", "description"];
 
@@ -43,6 +47,7 @@ pub(crate) struct ToolAttr {
     pub(crate) hints: [Option<bool>; 4],
     pub(crate) tags: Vec<LitStr>,
     pub(crate) skill: Option<Expr>,
+    pub(crate) examples: Vec<Example>,
     pub(crate) krate: Option<Path>,
 }
 
@@ -88,6 +93,7 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
                 }
             }
             "skill" => attr.skill = Some(meta.value()?.parse()?),
+            "example" => attr.examples.push(parse_example(meta)?),
             "rename_all" => {
                 let rule: LitStr = meta.value()?.parse()?;
                 match RenameRule::from_name(&rule.value()) {
@@ -109,6 +115,39 @@ pub(crate) fn parse_tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolA
         Ok(true)
     });
     attr
+}
+
+/// One `example(...)` of `#[tool]`: the parameters given and their values, as written.
+pub(crate) struct Example {
+    /// The `example` key: where an error about the example as a whole belongs.
+    pub(crate) key: Span,
+    pub(crate) values: Vec<(Ident, Expr)>,
+}
+
+/// Parses the parenthesized `param = value, ...` after an `example` key; `example.rs`
+/// checks it against the parameters.
+fn parse_example(meta: &ParseNestedMeta<'_>) -> syn::Result<Example> {
+    let key = meta.path.segments[0].ident.span();
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(
+            "write an example as the tool's arguments: `example(city = \"Paris\", days = 3)`",
+        ));
+    }
+    let mut values: Vec<(Ident, Expr)> = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let Some(ident) = inner.path.get_ident().cloned() else {
+            return Err(inner.error("an example's key is a parameter's name"));
+        };
+        if !inner.input.peek(Token![=]) {
+            return Err(inner.error(format!(
+                "give `{ident}` a value: `{ident} = ...`, or leave it out if it is optional"
+            )));
+        }
+        let value: Expr = inner.value()?.parse()?;
+        values.push((ident, value));
+        Ok(())
+    })?;
+    Ok(Example { key, values })
 }
 
 pub(crate) const TOOLS_KEYS: &[&str] = &["crate"];
@@ -213,6 +252,9 @@ fn note_first(
     meta: &ParseNestedMeta<'_>,
     errors: &mut Errors,
 ) -> bool {
+    if REPEATABLE_KEYS.contains(&key) {
+        return true;
+    }
     if seen.iter().any(|earlier| earlier == key) {
         errors.spanned(
             &meta.path,

@@ -23,7 +23,12 @@ pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
 
 /// The generated code of one tool; `self_ty` is the impl's type for a method of a
 /// `#[tools]` impl.
-pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
+pub(crate) fn expand(
+    attr: &ToolAttr,
+    tool: &ToolFn,
+    self_ty: Option<&Type>,
+    examples: &Examples,
+) -> TokenStream {
     let krate = runtime_path(attr.krate.as_ref());
     // Imported once per tool as `__p`: a short path keeps each expansion small.
     let p = quote!(__p);
@@ -52,6 +57,10 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
     let defaults = &arguments.defaults;
     let default_fns = &arguments.default_fns;
     let checks = &arguments.checks;
+    let Examples {
+        fns: example_fns,
+        list: examples,
+    } = examples;
 
     let mut call_args = Vec::new();
     let mut bindings = Vec::new();
@@ -167,6 +176,8 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
 
             #(#default_fns)*
 
+            #(#example_fns)*
+
             static __CACHE: #p::SpecCache = #p::SpecCache::new();
 
             static __SPEC: #p::ToolSpec = {
@@ -180,6 +191,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
                     skill: #skill,
                     input_schema: || #p::input_schema(#schema, #strict, &[#(#defaults),*]),
                     output_schema: #output_schema,
+                    examples: #examples,
                     states: &[#(#requirements),*],
                     // The arguments are parsed before the future is built: only the tool's
                     // own work is boxed. (The runtime catches panics here as in the future.)
@@ -204,6 +216,12 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn, self_ty: Option<&Type>) -> 
             #p::inventory::submit!(#p::Registration(&__SPEC));
         };
     }
+}
+
+/// The fns of a tool's `example(...)`s and the list of them for its spec (`example.rs`).
+pub(crate) struct Examples {
+    pub(crate) fns: Vec<TokenStream>,
+    pub(crate) list: TokenStream,
 }
 
 /// The function that turns a tool's value of type `ty` into its result, up to the `<` of its

@@ -10,6 +10,7 @@ mod attr;
 mod case;
 mod doc;
 mod errors;
+mod example;
 mod expand;
 mod markdown;
 mod methods;
@@ -65,10 +66,12 @@ fn tool_fn(args: proc_macro2::TokenStream, mut item: syn::ItemFn) -> proc_macro2
     let attr = attr::parse_tool_attr(args, &mut errors);
     let tool = ast::ToolFn::parse(&mut item, &mut errors);
     valid::check(&item, &attr, &tool, valid::Place::Free, &mut errors);
+    example::check(&attr, &tool, &mut errors);
     match errors.into_compile_errors() {
         Some(errors) => expand::fallback(&item, errors),
         None => {
-            let generated = expand::expand(&attr, &tool, None);
+            let examples = example::expand(&attr, &tool);
+            let generated = expand::expand(&attr, &tool, None, &examples);
             quote!(#item #generated)
         }
     }

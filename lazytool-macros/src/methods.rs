@@ -12,7 +12,7 @@ use syn::{Attribute, ImplItem, ItemFn, ItemImpl, Meta, Type};
 use crate::ast::{Output, ToolFn};
 use crate::errors::Errors;
 use crate::valid::Place;
-use crate::{attr, expand, valid};
+use crate::{attr, example, expand, valid};
 
 pub(crate) fn tools_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
     let mut errors = Errors::default();
@@ -47,8 +47,15 @@ pub(crate) fn tools_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         let mut tool = ToolFn::parse(&mut function, &mut errors);
         method.sig = function.sig.clone();
         valid::check(&function, &attr, &tool, Place::Method, &mut errors);
+        example::check(&attr, &tool, &mut errors);
         name_self(&mut tool, &self_ty);
-        generated.push(expand::expand(&attr, &tool, Some(&self_ty)));
+        for example in &mut attr.examples {
+            for (_, value) in &mut example.values {
+                *value = replaced(value, &self_ty);
+            }
+        }
+        let examples = example::expand(&attr, &tool);
+        generated.push(expand::expand(&attr, &tool, Some(&self_ty), &examples));
     }
     if generated.is_empty() {
         errors.spanned(

@@ -11,8 +11,14 @@ use serde_json::Value;
 use crate::structured;
 
 /// The MCP tool for `definition`, with the annotations and output schema of `tool`, the
-/// registry's tool of that name (`None` for lazytool's own tools).
-pub(crate) fn mcp_tool(definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
+/// registry's tool of that name (`None` for lazytool's own tools). MCP has no field for
+/// examples: they are appended to the description.
+pub(crate) fn mcp_tool(mut definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
+    if !definition.examples().is_empty() {
+        let description = definition.described_with_examples();
+        definition = definition.without_examples();
+        definition.description = description;
+    }
     let input_schema = match definition.input_schema {
         Value::Object(schema) => schema,
         _ => JsonObject::new(),
@@ -62,4 +68,31 @@ fn discovery_annotations() -> McpAnnotations {
         .destructive(false)
         .idempotent(true)
         .open_world(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn examples_are_appended_to_the_description_and_left_out_of_the_schema() {
+        let definition = ToolDefinition {
+            name: "get_forecast".into(),
+            description: "Tomorrow's weather in a city.".into(),
+            input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}},
+                "examples": [{"city": "Paris"}]}),
+        };
+        let listed = serde_json::to_value(mcp_tool(definition, None)).expect("a tool is JSON");
+        // MCP's `Tool`: name, title, description, inputSchema, outputSchema, annotations.
+        assert_eq!(
+            listed,
+            json!({
+                "name": "get_forecast",
+                "description": "Tomorrow's weather in a city.\n\nExamples:\n{\"city\":\"Paris\"}",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+            })
+        );
+    }
 }

@@ -164,6 +164,7 @@ pub mod __private;
 /// | `title = "..."`, `read_only`, `destructive`, `idempotent`, `open_world` | MCP tool annotations (`title`, `readOnlyHint`, ...); each hint also takes `= false` |
 /// | `tags = ["...", ...]` | keywords for search discovery |
 /// | `skill = "..."` | extended instructions sent only with discovery (also: a `# Skill` section in the docs); any `&'static str` expression, such as `include_str!("skill.md")` |
+/// | `example(param = value, ...)` | example arguments shown to the model, repeatable; checked by rustc and, when the registry is built, against the schema ([the guide](crate::guide::declaring_tools)) |
 /// | `crate = path` | where the runtime is, if not `::lazytool_runtime` (for re-exports) |
 ///
 /// # Parameters

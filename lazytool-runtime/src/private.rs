@@ -342,6 +342,98 @@ impl<T: ?Sized + Display> ErrorDisplay for T {}
 pub trait DefaultSerialize: Serialize {}
 impl<T: Serialize> DefaultSerialize for T {}
 
+/// One argument of a `#[tool(example(...))]`, as JSON.
+pub fn example_value<T: ExampleSerialize>(value: T) -> Result<Value, String> {
+    serde_json::to_value(value).map_err(|error| error.to_string())
+}
+
+/// An example of a tool's arguments: the object of the values given, by JSON name.
+pub fn example_object(values: Vec<(&'static str, Result<Value, String>)>) -> Result<Value, String> {
+    let mut object = serde_json::Map::with_capacity(values.len());
+    for (name, value) in values {
+        let value = value.map_err(|error| format!("`{name}` cannot be serialized: {error}"))?;
+        object.insert(name.to_owned(), value);
+    }
+    Ok(Value::Object(object))
+}
+
+/// An example of a tool taking an `#[args]` struct: the struct `build` makes of one whose
+/// fields are all filled, serialized; a field left out is absent if the struct deserializes
+/// without it (an `Option`, a `#[serde(default)]`), an error otherwise. (Filled twice, with
+/// zeros and with ones, the fields left out are those whose JSON differs, where the struct
+/// holds a scalar.)
+pub fn example_args<A: ExampleArguments>(build: impl Fn(A) -> A) -> Result<Value, String> {
+    let filled = |one| -> Result<Value, String> {
+        let base = A::deserialize(crate::tool::Filler { one })
+            .map_err(|error| format!("its fields cannot be filled in ({error})"))?;
+        serde_json::to_value(build(base)).map_err(|error| error.to_string())
+    };
+    let (Value::Object(mut zeros), Value::Object(ones)) = (filled(false)?, filled(true)?) else {
+        return Err("the `#[args]` struct does not serialize as an object".to_owned());
+    };
+    let left_out: Vec<String> = zeros
+        .keys()
+        .filter(|key| ones.get(*key) != zeros.get(*key))
+        .cloned()
+        .collect();
+    for key in &left_out {
+        zeros.remove(key);
+    }
+    let mut example = Value::Object(zeros);
+    let absent = serde_json::from_value::<A>(example.clone()).err();
+    if let Some(error) = absent {
+        return Err(format!("it leaves out a required field ({error})"));
+    }
+    if let Value::Object(object) = &mut example {
+        object.retain(|_, value| !value.is_null());
+    }
+    Ok(example)
+}
+
+/// A string literal in an example, as the type expected there.
+pub fn example_text<T: ExampleText>(text: &'static str) -> T {
+    T::from_text(text)
+}
+
+/// A list literal `[a, b]` in an example, as the collection expected there.
+pub fn example_list<C: FromIterator<T>, T, const N: usize>(items: [T; N]) -> C {
+    items.into_iter().collect()
+}
+
+/// Proof that a parameter's value can be written in an example.
+#[diagnostic::on_unimplemented(
+    message = "`#[tool(example(...))]` needs `{Self}: serde::Serialize`: examples are sent to the model as JSON",
+    label = "a `{Self}` value in an example",
+    note = "derive `serde::Serialize` for `{Self}`, or leave the parameter out of the examples"
+)]
+pub trait ExampleSerialize: Serialize {}
+impl<T: Serialize> ExampleSerialize for T {}
+
+/// Proof that an `#[args]` struct can be written in an example.
+#[diagnostic::on_unimplemented(
+    message = "`#[tool(example(...))]` needs `{Self}: serde::Serialize`: examples are sent to the model as JSON",
+    label = "the `#[args]` struct of a tool with examples",
+    note = "derive `serde::Serialize` for `{Self}`, with the same serde attributes as its `Deserialize`"
+)]
+pub trait ExampleArguments: Serialize + DeserializeOwned {}
+impl<T: Serialize + DeserializeOwned> ExampleArguments for T {}
+
+/// A type a string literal in an example stands for: every `From<&'static str>` type.
+#[diagnostic::on_unimplemented(
+    message = "a string literal in an example cannot be a `{Self}`",
+    label = "expected a `{Self}` here",
+    note = "a string literal stands for any type with `From<&'static str>` (`String`, `Cow<str>`, `PathBuf`); write the value as a `{Self}` expression"
+)]
+pub trait ExampleText {
+    /// The value of the literal `text`.
+    fn from_text(text: &'static str) -> Self;
+}
+impl<T: From<&'static str>> ExampleText for T {
+    fn from_text(text: &'static str) -> Self {
+        T::from(text)
+    }
+}
+
 /// Checks an argument parameter's type; spanned on it by the macro, in every generated body
 /// that names it, so that rustc's error is reported there (and once: identical errors are
 /// merged).

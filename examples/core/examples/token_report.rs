@@ -6,7 +6,9 @@
 //! `data/github-mcp-tools.json`) with every tool lazy and counts, with tiktoken's
 //! `o200k_base`, the tools JSON of the first request in each mode (eager, names, search,
 //! auto, cache-stable, and names calling through `__lazy__tool__call__`, the fixed list a
-//! stateless MCP server sends), and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
+//! stateless MCP server sends; and eager once more with the tools' examples left out, as
+//! `SessionOptions::examples(false)` sends them, where the catalog gives `inputExamples`),
+//! and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
 //! discovered after request 1, 2 after request 2 and 2 after request 5. The lazy total counts
 //! the tools JSON of every request plus the JSON of every discovery result.
 
@@ -50,6 +52,7 @@ impl Format {
 
 struct Figures {
     eager: usize,
+    eager_without_examples: usize,
     names: usize,
     search: usize,
     auto: usize,
@@ -76,6 +79,11 @@ fn mode(mode: DiscoveryMode) -> SessionOptions {
 async fn measure(registry: &Registry, catalog_order: &[String], format: Format) -> Figures {
     let every_tool: Vec<ToolDefinition> = registry.tools().map(|tool| tool.definition()).collect();
     let eager = format.tokens(&every_tool);
+    let without_examples: Vec<ToolDefinition> = every_tool
+        .iter()
+        .map(ToolDefinition::without_examples)
+        .collect();
+    let eager_without_examples = format.tokens(&without_examples);
     let session: Session = registry.session();
     let names = format.tokens(&session.active_tools());
     let (search, _) = first_request(registry, mode(DiscoveryMode::Search), format);
@@ -100,6 +108,7 @@ async fn measure(registry: &Registry, catalog_order: &[String], format: Format) 
     }
     Figures {
         eager,
+        eager_without_examples,
         names,
         search,
         auto,
@@ -149,6 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             (auto_label.as_str(), figures.auto),
             ("cache-stable", figures.cache_stable),
             ("names, calling through", figures.call_through),
+            ("eager, examples left out", figures.eager_without_examples),
         ] {
             println!(
                 "| {mode} | {tokens} | {:.1}% |",

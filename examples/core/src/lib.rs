@@ -69,7 +69,14 @@ pub struct Comparison {
 }
 
 /// Compare two or more products side by side.
-#[tool(lazy, name = "compareProducts", rename_all = "camelCase", read_only)]
+#[tool(
+    lazy,
+    name = "compareProducts",
+    rename_all = "camelCase",
+    read_only,
+    example(product_ids = [1, 2]),
+    example(product_ids = [2, 3, 4])
+)]
 pub async fn compare_products(
     /// The ids of the products to compare (at least two).
     #[schemars(length(min = 2))]
@@ -100,7 +107,13 @@ pub struct Financing {
 }
 
 /// Calculate monthly payment plans for a product.
-#[tool(lazy, name = "calculateFinancing", rename_all = "camelCase", read_only)]
+#[tool(
+    lazy,
+    name = "calculateFinancing",
+    rename_all = "camelCase",
+    read_only,
+    example(product_id = 1, months = 12)
+)]
 pub async fn calculate_financing(
     /// The product to finance.
     product_id: u32,
@@ -120,4 +133,32 @@ pub async fn calculate_financing(
 /// The shop's registry: its three tools over the sample store.
 pub fn registry() -> Result<Registry, RegistryError> {
     Registry::builder().state(ProductStore::sample()).build()
+}
+
+#[cfg(test)]
+mod tests {
+    use lazytool_runtime::ToolErrorKind;
+
+    use super::*;
+
+    /// The registry checks every example against its tool's schema; each is also a call
+    /// dispatch accepts.
+    #[tokio::test]
+    async fn every_example_is_a_valid_call() {
+        let registry = registry().expect("the shop's tools and examples are valid");
+        let mut examples = 0;
+        for tool in registry.tools() {
+            for example in tool.examples() {
+                let result = registry.call(tool.name(), example.clone()).await;
+                assert_ne!(
+                    result.error_kind(),
+                    Some(ToolErrorKind::InvalidArguments),
+                    "{}",
+                    result.text()
+                );
+                examples += 1;
+            }
+        }
+        assert_eq!(examples, 3);
+    }
 }

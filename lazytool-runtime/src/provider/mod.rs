@@ -10,7 +10,7 @@
 //! | [`openai_responses`] | [`render_tools`](openai_responses::render_tools) | [`parse_tool_calls`](openai_responses::parse_tool_calls) | [`tool_result_item`](openai_responses::tool_result_item) | [`tool_results`](openai_responses::tool_results) |
 //! | [`anthropic`] | [`render_tools`](anthropic::render_tools) | [`parse_tool_calls`](anthropic::parse_tool_calls) | [`tool_result_block`](anthropic::tool_result_block) | [`tool_results`](anthropic::tool_results) |
 //! | [`gemini`] | [`render_tools`](gemini::render_tools) | [`parse_tool_calls`](gemini::parse_tool_calls) | [`function_response_part`](gemini::function_response_part) | [`tool_results`](gemini::tool_results) |
-//! | [`tanstack`] | (TanStack AI renders for its adapters) | (idem) | [`tool_result_message`](tanstack::tool_result_message) | [`tool_results`](tanstack::tool_results) |
+//! | [`tanstack`] | [`render_tools`](tanstack::render_tools) | (TanStack AI parses for its adapters) | [`tool_result_message`](tanstack::tool_result_message) | [`tool_results`](tanstack::tool_results) |
 //!
 //! A turn's results are the messages (or items, or contents) to append to the history, in
 //! call order. Schemas are sent in each API's dialect (see [`schema`](crate::schema)).

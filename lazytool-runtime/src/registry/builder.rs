@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::Registry;
 use super::error::{RegistryError, RegistryProblem};
+use super::examples;
 use super::missing::{Missing, MissingSource};
 use crate::call::CallLimits;
 use crate::tool::{
@@ -382,7 +383,9 @@ impl RegistryBuilder {
                 return None;
             }
         };
-        (!missing).then(|| {
+        let examples = spec.examples.iter().map(|example| example());
+        let examples = examples::checked(spec.name, &location, &schemas, examples, problems);
+        (!missing && examples.len() == spec.examples.len()).then(|| {
             Tool::new(ToolInner {
                 name: Arc::from(spec.name),
                 description: Arc::from(spec.description),
@@ -391,6 +394,7 @@ impl RegistryBuilder {
                     annotations: spec.annotations.clone(),
                     tags: spec.tags.iter().map(|tag| Cow::Borrowed(*tag)).collect(),
                     skill: spec.skill.map(Cow::Borrowed),
+                    examples,
                 },
                 schemas,
                 handler: Handler::Generated {
@@ -420,18 +424,28 @@ fn build_dynamic(
         return None;
     }
     match CompiledSchemas::build_deferred(tool.input_schema, tool.output_schema) {
-        Ok(schemas) => Some(Tool::new(ToolInner {
-            name: tool.name,
-            description: tool.description,
-            lazy: tool.lazy,
-            metadata: tool.metadata,
-            schemas,
-            handler: Handler::Dynamic(tool.handler),
-            location: tool.location,
-            limits,
-            definition: OnceLock::new(),
-            fingerprint: OnceLock::new(),
-        })),
+        Ok(schemas) => {
+            let mut metadata = tool.metadata;
+            let given = std::mem::take(&mut metadata.examples);
+            let count = given.len();
+            let examples = given.into_iter().map(Ok);
+            metadata.examples =
+                examples::checked(&tool.name, &tool.location, &schemas, examples, problems);
+            (metadata.examples.len() == count).then(|| {
+                Tool::new(ToolInner {
+                    name: tool.name,
+                    description: tool.description,
+                    lazy: tool.lazy,
+                    metadata,
+                    schemas,
+                    handler: Handler::Dynamic(tool.handler),
+                    location: tool.location,
+                    limits,
+                    definition: OnceLock::new(),
+                    fingerprint: OnceLock::new(),
+                })
+            })
+        }
         Err(reason) => {
             problems.push(RegistryProblem::InvalidSchema {
                 tool: tool.name.to_string(),

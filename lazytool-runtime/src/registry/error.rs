@@ -72,6 +72,21 @@ pub enum RegistryProblem {
         /// What is wrong with it.
         reason: SchemaError,
     },
+    /// An example of a tool (`#[tool(example(...))]`, [`DynamicTool::examples`]) is not
+    /// valid arguments of it: its schema says more than the parameters' types (a length
+    /// bound, a range, a pattern), or a dynamic tool's example does not match its schema.
+    ///
+    /// [`DynamicTool::examples`]: crate::DynamicTool::examples
+    InvalidExample {
+        /// The tool.
+        tool: String,
+        /// Where the tool was declared.
+        location: SourceLocation,
+        /// The example's position among the tool's examples, from 0.
+        index: usize,
+        /// What is wrong with it: the schema's violations, each at its path.
+        reason: String,
+    },
     /// A tool takes `State<T>` but no value of type `T` was registered.
     MissingState {
         /// The tool.
@@ -156,6 +171,15 @@ impl fmt::Display for RegistryProblem {
             } => write!(
                 f,
                 "invalid input schema of tool `{tool}` at {location}: {reason}"
+            ),
+            RegistryProblem::InvalidExample {
+                tool,
+                location,
+                index,
+                reason,
+            } => write!(
+                f,
+                "example {index} of tool `{tool}` at {location} is not valid arguments of the tool: {reason}"
             ),
             RegistryProblem::MissingState {
                 tool,

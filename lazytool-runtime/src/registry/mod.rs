@@ -10,6 +10,7 @@ mod embedded_local_tests;
 #[cfg(all(test, feature = "embeddings"))]
 mod embedded_tests;
 mod error;
+mod examples;
 mod missing;
 
 use std::fmt;

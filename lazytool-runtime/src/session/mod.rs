@@ -402,8 +402,11 @@ impl Session {
             return self.call_through_definitions();
         }
         let shared = &*self.shared;
-        let mut tools: Vec<Arc<ToolDefinition>> =
-            shared.eager.iter().map(Tool::shared_definition).collect();
+        let mut tools: Vec<Arc<ToolDefinition>> = shared
+            .eager
+            .iter()
+            .map(|tool| self.definition_of(tool))
+            .collect();
         if let Some(discovery) = shared.discovery()
             && (shared.mode == ResolvedMode::CacheStable
                 || discovered.len() < discovery.lazy_names().len())
@@ -417,10 +420,21 @@ impl Session {
                 discovered
                     .iter()
                     .filter_map(|name| self.lazy_tool(name))
-                    .map(Tool::shared_definition),
+                    .map(|tool| self.definition_of(tool)),
             );
         }
         tools
+    }
+
+    /// What a request carries of `tool` in this session: with its examples, unless
+    /// [`SessionOptions::examples`] turned them off.
+    pub(crate) fn definition_of(&self, tool: &Tool) -> Arc<ToolDefinition> {
+        let definition = tool.shared_definition();
+        if self.shared.options.shows_examples() || tool.examples().is_empty() {
+            definition
+        } else {
+            Arc::new(definition.without_examples())
+        }
     }
 
     /// Every tool this session may use, each with whether it is deferred (lazy), in a fixed
@@ -453,7 +467,7 @@ impl Session {
         let mut tools: Vec<(ToolDefinition, bool)> = shared
             .eager
             .iter()
-            .map(|tool| (tool.definition(), false))
+            .map(|tool| (ToolDefinition::clone(&self.definition_of(tool)), false))
             .collect();
         if let Some(discovery) = shared.discovery() {
             tools.push((ToolDefinition::clone(&discovery.definition), false));
@@ -462,7 +476,7 @@ impl Session {
             self.lazy_tool_names()
                 .iter()
                 .filter_map(|name| self.lazy_tool(name))
-                .map(|tool| (tool.definition(), true)),
+                .map(|tool| (ToolDefinition::clone(&self.definition_of(tool)), true)),
         );
         tools
     }

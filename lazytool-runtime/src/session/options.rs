@@ -40,6 +40,8 @@ pub struct SessionOptions {
     call_through: bool,
     #[cfg(feature = "code-mode")]
     code: Option<crate::code::CodeMode>,
+    /// Set by `examples(false)`: a field that defaults to off keeps `Default` derived.
+    without_examples: bool,
 }
 
 impl SessionOptions {
@@ -197,6 +199,30 @@ impl SessionOptions {
         self
     }
 
+    /// Whether the tools this session lists carry their example arguments (`#[tool(example(...))]`,
+    /// [`DynamicTool::examples`](crate::DynamicTool::examples)); on by default. Off, no format
+    /// sends them: each example costs its tokens on every request that lists the tool
+    /// (the `token_report` example counts them).
+    ///
+    /// ```
+    /// use lazytool_runtime::SessionOptions;
+    /// use lazytool_runtime::provider::anthropic;
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let forecast = DynamicTool::new("get_forecast", "Tomorrow's weather.",
+    /// #     json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+    /// #     |_, _| async { Ok::<_, String>(json!("sunny")) }).examples([json!({"city": "Paris"})]);
+    /// # let registry = Registry::builder().without_inventory().tool(forecast).build().unwrap();
+    /// let with = anthropic::render_tools(&registry.session().active_definitions());
+    /// assert_eq!(with[0]["input_examples"], json!([{"city": "Paris"}]));
+    /// let without = registry.session_with(SessionOptions::new().examples(false)).active_definitions();
+    /// assert_eq!(anthropic::render_tools(&without)[0].get("input_examples"), None);
+    /// ```
+    pub fn examples(mut self, on: bool) -> Self {
+        self.without_examples = !on;
+        self
+    }
+
     /// Restricts the session to the tools for which `allow` returns true (a tenant's tools,
     /// a user's permissions). A tool left out is never listed, discovered or run, whatever a
     /// message history claims: lazy loading saves tokens, gating is what authorizes.
@@ -274,6 +300,10 @@ impl SessionOptions {
         self.call_through
     }
 
+    pub(crate) fn shows_examples(&self) -> bool {
+        !self.without_examples
+    }
+
     /// Whether an `allow` filter is set.
     pub(crate) fn is_gated(&self) -> bool {
         self.allow.is_some()
@@ -308,6 +338,7 @@ impl fmt::Debug for SessionOptions {
             .field("signed", &self.signing.is_some())
             .field("conversation", &self.conversation)
             .field("call_through", &self.call_through)
+            .field("examples", &!self.without_examples)
             .finish()
     }
 }

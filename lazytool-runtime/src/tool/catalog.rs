@@ -11,10 +11,12 @@ use crate::call::{ToolContext, ToolResult};
 
 /// Reads the tools of a catalog shaped like an MCP `tools/list` result —
 /// `{"tools": [{"name", "description"?, "inputSchema", "outputSchema"?, "title"?,
-/// "annotations"?}]}`, or that array alone — as [`DynamicTool`]s, in catalog order, every one
+/// "annotations"?, "inputExamples"?}]}`, or that array alone — as [`DynamicTool`]s, in catalog order, every one
 /// run by `handler(name, arguments, context)` (a proxy forwards the call to where the catalog
 /// came from). Annotations (`title`, `readOnlyHint`, `destructiveHint`, `idempotentHint`,
-/// `openWorldHint`) are kept; other members are ignored. Mark the tools lazy with
+/// `openWorldHint`) are kept, and so are `inputExamples`, an array of example arguments
+/// ([`DynamicTool::examples`], checked against the schema when the registry is built); other
+/// members are ignored. Mark the tools lazy with
 /// [`DynamicTool::lazy`] before handing them to
 /// [`RegistryBuilder::tools`](crate::RegistryBuilder::tools), which checks their names and
 /// schemas.
@@ -218,6 +220,9 @@ impl CatalogReader {
             if !entry.annotations.is_empty() {
                 tool = tool.annotations(entry.annotations);
             }
+            if !entry.examples.is_empty() {
+                tool = tool.examples(entry.examples);
+            }
             if let Some(why) = tool.oversized(self.max_definition_bytes) {
                 problems.push(format!("tool {index}: `{name}`: {why}"));
                 continue;
@@ -236,6 +241,7 @@ struct Entry {
     input_schema: Value,
     output_schema: Option<Value>,
     annotations: ToolAnnotations,
+    examples: Vec<Value>,
 }
 
 fn read_entry(entry: &Value) -> Result<Entry, String> {
@@ -264,12 +270,18 @@ fn read_entry(entry: &Value) -> Result<Entry, String> {
         Some(_) => return Err(named("`outputSchema` is not a schema object")),
     };
     let annotations = read_annotations(entry).map_err(|problem| named(&problem))?;
+    let examples = match entry.get("inputExamples") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(examples)) => examples.clone(),
+        Some(_) => return Err(named("`inputExamples` is not an array")),
+    };
     Ok(Entry {
         name,
         description,
         input_schema,
         output_schema,
         annotations,
+        examples,
     })
 }
 

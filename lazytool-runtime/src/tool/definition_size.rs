@@ -30,6 +30,9 @@ struct Listed<'a> {
     title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     annotations: Option<Hints<'a>>,
+    /// Counted as a catalog carries them; each format sends about as much.
+    #[serde(rename = "inputExamples", skip_serializing_if = "<[Value]>::is_empty")]
+    input_examples: &'a [Value],
 }
 
 #[derive(Serialize)]
@@ -50,7 +53,7 @@ struct Hints<'a> {
 impl DynamicTool {
     /// The size of the tool's definition as a model reads it: the bytes of the compact JSON
     /// of `{"name", "description", "inputSchema"}`, with `"outputSchema"`, `"title"` and
-    /// `"annotations"` (title and hints) when the tool has them — the tool as an MCP
+    /// `"annotations"` (title and hints) and `"inputExamples"` when the tool has them — the tool as an MCP
     /// `tools/list` entry carries it, and a discovery answer a little less. Counted as it
     /// is written, without keeping the text.
     ///
@@ -86,6 +89,7 @@ impl DynamicTool {
             output_schema: self.output_schema.as_ref(),
             title,
             annotations,
+            input_examples: &self.metadata.examples,
         })
     }
 

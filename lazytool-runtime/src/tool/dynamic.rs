@@ -202,6 +202,37 @@ impl DynamicTool {
         self
     }
 
+    /// Sets example arguments, shown to the model with the tool: Anthropic's `input_examples`,
+    /// a line of the description in the other formats. Each must be valid arguments of the
+    /// tool: [`build`](crate::RegistryBuilder::build) checks them against `input_schema`
+    /// and reports one that is not as
+    /// [`RegistryProblem::InvalidExample`](crate::RegistryProblem::InvalidExample), with its
+    /// index.
+    ///
+    /// ```
+    /// use lazytool_runtime::{DynamicTool, Registry, RegistryProblem};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"city": {"type": "string", "minLength": 2}},
+    ///     "required": ["city"]});
+    /// let forecast = |examples: Vec<serde_json::Value>| {
+    ///     DynamicTool::new("get_forecast", "Tomorrow's weather.", schema.clone(),
+    ///         |_, _| async { Ok::<_, String>(json!("sunny")) })
+    ///     .examples(examples)
+    /// };
+    /// let registry = Registry::builder().without_inventory()
+    ///     .tool(forecast(vec![json!({"city": "Paris"})])).build().unwrap();
+    /// assert_eq!(registry.get("get_forecast").unwrap().examples(), [json!({"city": "Paris"})]);
+    ///
+    /// let error = Registry::builder().without_inventory()
+    ///     .tool(forecast(vec![json!({"city": "Oslo"}), json!({"city": "X"})])).build().unwrap_err();
+    /// assert!(matches!(&error.problems()[0], RegistryProblem::InvalidExample { index: 1, .. }));
+    /// ```
+    pub fn examples(mut self, examples: impl IntoIterator<Item = Value>) -> Self {
+        self.metadata.examples = examples.into_iter().collect();
+        self
+    }
+
     /// The tool's name.
     ///
     /// ```

@@ -19,6 +19,8 @@ pub(crate) struct DiscoveryEntry<'a> {
     input_schema: &'a Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     skill: Option<&'a str>,
+    #[serde(rename = "inputExamples", skip_serializing_if = "<[Value]>::is_empty")]
+    input_examples: &'a [Value],
 }
 
 impl<'a> DiscoveryEntry<'a> {
@@ -28,6 +30,7 @@ impl<'a> DiscoveryEntry<'a> {
             description: tool.description(),
             input_schema: tool.input_schema(),
             skill: tool.skill(),
+            input_examples: tool.examples(),
         }
     }
 }

@@ -9,6 +9,7 @@ mod catalog;
 mod definition;
 mod definition_size;
 mod dynamic;
+mod example_filler;
 mod fingerprint;
 mod location;
 mod name;
@@ -27,6 +28,7 @@ pub use definition::ToolDefinition;
 pub use definition_size::DEFAULT_MAX_DEFINITION_BYTES;
 pub(crate) use definition_size::serialized_size;
 pub use dynamic::DynamicTool;
+pub(crate) use example_filler::Filler;
 pub(crate) use fingerprint::DiscoveryEntry;
 pub use location::SourceLocation;
 pub use name::{
@@ -82,6 +84,8 @@ pub(crate) struct ToolMetadata {
     pub(crate) annotations: ToolAnnotations,
     pub(crate) tags: Vec<Cow<'static, str>>,
     pub(crate) skill: Option<Cow<'static, str>>,
+    /// Example arguments, valid against the input schema once the tool is in a registry.
+    pub(crate) examples: Vec<Value>,
 }
 
 pub(crate) type DynamicHandler = Arc<dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync>;
@@ -231,6 +235,27 @@ impl Tool {
         self.0.metadata.skill.as_deref()
     }
 
+    /// Example arguments of the tool (`#[tool(example(...))]`, [`DynamicTool::examples`]),
+    /// each valid against [`input_schema`](Tool::input_schema).
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{Registry, tool};
+    /// use serde_json::json;
+    ///
+    /// /// Tomorrow's weather in a city.
+    /// #[tool(example(city = "Paris", days = 3), example(city = "Oslo"))]
+    /// async fn get_forecast(city: String, days: Option<u32>) -> String {
+    ///     format!("sunny in {city} for {} days", days.unwrap_or(1))
+    /// }
+    ///
+    /// let registry = Registry::from_inventory().unwrap();
+    /// let tool = registry.get("get_forecast").unwrap();
+    /// assert_eq!(tool.examples(), [json!({"city": "Paris", "days": 3}), json!({"city": "Oslo"})]);
+    /// ```
+    pub fn examples(&self) -> &[Value] {
+        &self.0.metadata.examples
+    }
+
     /// The canonical JSON Schema of the tool's arguments (an object schema without
     /// `$schema` or a root `title`, `$ref`s inlined unless recursive, `required` listing
     /// exactly the parameters that are neither `Option` nor defaulted).
@@ -276,7 +301,8 @@ impl Tool {
         self.0.schemas.output.as_deref()
     }
 
-    /// The tool as a request carries it: name, description, input schema.
+    /// The tool as a request carries it: name, description, input schema (its
+    /// [`examples`](Tool::examples), if any, in the schema's `examples` keyword).
     ///
     /// ```
     /// # use lazytool_runtime::{DynamicTool, Registry, ToolAnnotations};
@@ -302,10 +328,15 @@ impl Tool {
     /// this tool, without copying its schema on every request.
     pub(crate) fn shared_definition(&self) -> Arc<ToolDefinition> {
         let definition = self.0.definition.get_or_init(|| {
+            let mut input_schema = self.input_schema().clone();
+            if let (Value::Object(schema), false) = (&mut input_schema, self.examples().is_empty())
+            {
+                schema.insert("examples".to_owned(), Value::from(self.examples().to_vec()));
+            }
             Arc::new(ToolDefinition {
                 name: self.name().to_owned(),
                 description: self.description().to_owned(),
-                input_schema: self.input_schema().clone(),
+                input_schema,
             })
         });
         Arc::clone(definition)

@@ -68,6 +68,9 @@ pub struct ToolSpec {
     pub input_schema: fn() -> Value,
     #[doc(hidden)]
     pub output_schema: Option<fn() -> Value>,
+    /// `#[tool(example(...))]`s, each serialized when called.
+    #[doc(hidden)]
+    pub examples: &'static [fn() -> Result<Value, String>],
     /// One entry per injected parameter, the receiver of a method first; `None` for a
     /// `ToolContext`.
     #[doc(hidden)]

@@ -163,13 +163,7 @@ class Haproxy:
     def serving(self) -> bool:
         """Whether haproxy came up with both replicas UP; `False` when it stopped (its front
         port taken, say)."""
-        try:
-            self.wait_until({"replica1": "UP", "replica2": "UP"})
-        except AssertionError:
-            if self.process.poll() is not None:
-                return False
-            raise
-        return True
+        return came_up(self.process, lambda: self.wait_until({"replica1": "UP", "replica2": "UP"}))
 
     def wait_until(self, wanted: dict[str, str]) -> None:
         deadline = time.monotonic() + TIMEOUT
@@ -220,12 +214,8 @@ class Nginx:
     def serving(self) -> bool:
         """Whether nginx answers at its front; `False` when another process holds the port
         (nginx retries its bind for a while, then stops)."""
-        try:
-            wait_for_port(self.front, self.process)
-        except AssertionError:
-            if self.process.poll() is not None:
-                return False
-            raise
+        if not came_up(self.process, lambda: wait_for_port(self.front, self.process)):
+            return False
         try:
             with urllib.request.urlopen(f"http://{self.front}/", timeout=5) as answer:
                 server = answer.headers.get("Server", "")
@@ -279,6 +269,18 @@ class Cluster:
             self.balancer.close()
         for replica in self.replicas:
             replica.close()
+
+
+def came_up(process: subprocess.Popen, wait) -> bool:
+    """`wait()` passed: `True`; it failed because `process` stopped: `False`; any other failure
+    is raised."""
+    try:
+        wait()
+    except AssertionError:
+        if process.poll() is not None:
+            return False
+        raise
+    return True
 
 
 def wait_for_port(address: str, process: subprocess.Popen) -> None:

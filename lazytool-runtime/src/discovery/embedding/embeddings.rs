@@ -10,7 +10,7 @@ use foldhash::HashMap;
 use super::disk_cache::{self, Key};
 use super::tool_index::ToolIndex;
 use super::vectors::{Vectors, checked};
-use super::worker::Worker;
+use super::worker::{Failure, Worker};
 use super::{Embedder, Fusion};
 
 /// Queries longer than this are searched by their words only: no model reads that much,
@@ -320,7 +320,7 @@ impl Embeddings {
         let this = self.clone();
         let filled = Arc::clone(&index);
         let sent = worker.send(move |embed| {
-            match this.tool_vectors(texts, |batch| embed.embed(batch, this.batch_timeout)) {
+            match this.tool_vectors(texts, |batch| Ok(embed.embed(batch, this.batch_timeout)?)) {
                 Ok(vectors) => filled.fill(vectors),
                 Err(error) => {
                     this.warn(&format!("cannot embed the tools: {error}"));
@@ -427,11 +427,13 @@ impl Embeddings {
         }
         let vectors = match answer.recv_timeout(self.query_timeout) {
             Ok(Ok(vectors)) => vectors,
-            Ok(Err(error)) => {
+            Ok(Err(Failure::Embedder(error))) => {
                 self.warn(&format!("no query vector: {error}"));
                 return None;
             }
-            Err(_) => {
+            // The worker's timer and this one are the same length: under load either may end
+            // first, and the warning must not depend on which.
+            Ok(Err(Failure::Elapsed(_))) | Err(_) => {
                 self.warn(&format!(
                     "no query vector within {} ms",
                     self.query_timeout.as_millis()

@@ -16,22 +16,42 @@ pub(crate) struct Embed<'a> {
     runtime: &'a tokio::runtime::Runtime,
 }
 
+/// Why [`Embed::embed`] has no vectors.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The embedder answered with an error.
+    Embedder(EmbedError),
+    /// The embedder gave no answer within this time: a caller waiting as long itself says so
+    /// in the same words whichever of the two timers ends first.
+    Elapsed(Duration),
+}
+
+impl From<Failure> for EmbedError {
+    fn from(failure: Failure) -> EmbedError {
+        match failure {
+            Failure::Embedder(error) => error,
+            Failure::Elapsed(timeout) => {
+                EmbedError::new(format!("no answer within {} ms", timeout.as_millis()))
+            }
+        }
+    }
+}
+
 impl Embed<'_> {
     /// The embedder's vectors for `texts` (unchecked), or why none came within `timeout`.
     pub(crate) fn embed(
         &self,
         texts: Vec<String>,
         timeout: Duration,
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+    ) -> Result<Vec<Vec<f32>>, Failure> {
         let future = self.embedder.embed(texts);
-        self.runtime
+        match self
+            .runtime
             .block_on(async { tokio::time::timeout(timeout, future).await })
-            .unwrap_or_else(|_| {
-                Err(EmbedError::new(format!(
-                    "no answer within {} ms",
-                    timeout.as_millis()
-                )))
-            })
+        {
+            Ok(answer) => answer.map_err(Failure::Embedder),
+            Err(_) => Err(Failure::Elapsed(timeout)),
+        }
     }
 }
 

@@ -113,18 +113,26 @@ use crate::tool::{DISCOVERY_TOOL_NAME, ToolDefinition};
 /// }]));
 /// ```
 pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
-    let rendered = tools
-        .iter()
-        .map(Borrow::borrow)
-        .map(|tool: &ToolDefinition| {
-            json!({
-                "name": tool.name,
-                "description": tool.description,
-                "input_schema": object_root(&tool.input_schema),
-            })
-        })
-        .collect();
+    let rendered = tools.iter().map(Borrow::borrow).map(rendered).collect();
     Value::Array(rendered)
+}
+
+/// One tool as the Messages API takes it, its examples in `input_examples`.
+fn rendered(tool: &ToolDefinition) -> Value {
+    let examples = tool.examples();
+    let schema = match examples {
+        [] => object_root(&tool.input_schema),
+        _ => object_root(&tool.without_examples().input_schema),
+    };
+    let mut rendered = json!({
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": schema,
+    });
+    if !examples.is_empty() {
+        rendered["input_examples"] = Value::from(examples.to_vec());
+    }
+    rendered
 }
 
 /// The `tools` array for Anthropic's native deferred loading: eager tools and the discovery
@@ -155,11 +163,7 @@ pub fn render_tools_deferred(session: &Session) -> Value {
         .deferrable_tools()
         .into_iter()
         .map(|(tool, deferred)| {
-            let mut rendered = json!({
-                "name": tool.name,
-                "description": tool.description,
-                "input_schema": object_root(&tool.input_schema),
-            });
+            let mut rendered = rendered(&tool);
             if deferred {
                 rendered["defer_loading"] = Value::Bool(true);
             }

@@ -156,6 +156,7 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], field: GeminiSchemaF
         .iter()
         .map(Borrow::borrow)
         .map(|tool: &ToolDefinition| {
+            let tool = super::render::examples_in_description(tool);
             let mut declaration = Map::new();
             declaration.insert("name".to_owned(), json!(tool.name));
             declaration.insert("description".to_owned(), json!(tool.description));

@@ -84,7 +84,7 @@ pub use stream::StreamAssembler;
 use super::content;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::read::{ParseError, Provider, Reader, join};
-use super::render::object_root;
+use super::render::{examples_in_description, object_root};
 use super::turn;
 use crate::call::{ContentPart, ToolCall, ToolResult};
 use crate::schema::dialect;
@@ -154,6 +154,7 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D], options: &OpenAiChat
         .iter()
         .map(Borrow::borrow)
         .map(|tool: &ToolDefinition| {
+            let tool = examples_in_description(tool);
             let (parameters, strict) = parameters(&tool.name, &tool.input_schema, options);
             let mut function = Map::new();
             function.insert("name".to_owned(), json!(tool.name));

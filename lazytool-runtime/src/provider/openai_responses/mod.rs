@@ -88,6 +88,7 @@ use super::content;
 use super::history::{HistoryScan, id_field, member, record_of_content, str_field};
 use super::openai_chat::parameters;
 use super::read::{ParseError, Provider, Reader, join};
+use super::render::examples_in_description;
 use super::turn::{self, Turn};
 use crate::call::{ContentPart, DiscoveredSet, ResourceContents, ToolCall, ToolResult};
 use crate::registry::Registry;
@@ -136,33 +137,22 @@ pub fn render_tools<D: Borrow<ToolDefinition>>(
     let rendered = tools
         .iter()
         .map(Borrow::borrow)
-        .map(|tool: &ToolDefinition| {
-            Value::Object(function_tool(
-                &tool.name,
-                &tool.description,
-                &tool.input_schema,
-                options,
-            ))
-        })
+        .map(|tool: &ToolDefinition| Value::Object(function_tool(tool, options)))
         .collect();
     Value::Array(rendered)
 }
 
-/// One function tool as the Responses API takes it.
-fn function_tool(
-    name: &str,
-    description: &str,
-    schema: &Value,
-    options: &OpenAiResponsesOptions,
-) -> Map<String, Value> {
-    let mut tool = Map::new();
-    tool.insert("type".to_owned(), json!("function"));
-    tool.insert("name".to_owned(), json!(name));
-    tool.insert("description".to_owned(), json!(description));
-    let (parameters, strict) = parameters(name, schema, options);
-    tool.insert("parameters".to_owned(), parameters);
-    tool.insert("strict".to_owned(), Value::Bool(strict));
-    tool
+/// One function tool as the Responses API takes it, its examples in the description.
+fn function_tool(tool: &ToolDefinition, options: &OpenAiResponsesOptions) -> Map<String, Value> {
+    let tool = examples_in_description(tool);
+    let mut rendered = Map::new();
+    rendered.insert("type".to_owned(), json!("function"));
+    rendered.insert("name".to_owned(), json!(tool.name));
+    rendered.insert("description".to_owned(), json!(tool.description));
+    let (parameters, strict) = parameters(&tool.name, &tool.input_schema, options);
+    rendered.insert("parameters".to_owned(), parameters);
+    rendered.insert("strict".to_owned(), Value::Bool(strict));
+    rendered
 }
 
 /// The `tools` array for OpenAI's native deferred loading with client-executed tool search
@@ -208,8 +198,7 @@ pub fn render_tools_deferred(session: &Session, options: &OpenAiResponsesOptions
                     "parameters": parameters(&tool.name, &tool.input_schema, options).0,
                 });
             }
-            let mut rendered =
-                function_tool(&tool.name, &tool.description, &tool.input_schema, options);
+            let mut rendered = function_tool(&tool, options);
             if deferred {
                 rendered.insert("defer_loading".to_owned(), Value::Bool(true));
             }
@@ -270,13 +259,12 @@ fn search_output_item(
         .flat_map(|discovered| &discovered.tools)
         .filter_map(|name| registry.get(name))
         .map(|tool| {
-            let mut description = tool.description().to_owned();
+            let mut definition = tool.definition();
             if let Some(skill) = tool.skill() {
-                description.push_str("\n\n");
-                description.push_str(skill);
+                definition.description.push_str("\n\n");
+                definition.description.push_str(skill);
             }
-            let mut rendered =
-                function_tool(tool.name(), &description, tool.input_schema(), options);
+            let mut rendered = function_tool(&definition, options);
             rendered.insert("defer_loading".to_owned(), Value::Bool(true));
             Value::Object(rendered)
         })

@@ -12,9 +12,9 @@
 //!
 //! TanStack's `chat()` posts the whole `messages` history on every request, so the server
 //! rebuilds the session from it ([`Session::from_history`](crate::Session::from_history)),
-//! hands TanStack the session's [`active_tools`](crate::Session::active_tools) (a
-//! [`ToolDefinition`](crate::ToolDefinition) serializes as TanStack's `{name, description,
-//! inputSchema}`), runs the assistant's `toolCalls` with [`run_turn`], and writes the
+//! hands TanStack [`render_tools`] of the session's
+//! [`active_definitions`](crate::Session::active_definitions) (TanStack's `{name,
+//! description, inputSchema}`), runs the assistant's `toolCalls` with [`run_turn`], and writes the
 //! messages TanStack reads back. The assistant messages are scripted here.
 //!
 //! ```
@@ -51,7 +51,7 @@
 //! for reply in replies {
 //!     // One request of a stateless server: the session comes from the history.
 //!     let session = Session::from_history(&registry, &messages);
-//!     let tools = serde_json::to_value(session.active_tools())?;
+//!     let tools = tanstack::render_tools(&session.active_definitions());
 //!     tools_sent.push(tools.as_array().map_or(Vec::new(), |tools| {
 //!         tools.iter().map(|tool| tool["name"].clone()).collect()
 //!     }));
@@ -80,12 +80,52 @@
 
 mod ui_message;
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value, json};
 
 use super::history::{HistoryScan, member, str_field};
 use super::openai_chat::read_chat_message;
+use super::render::examples_in_description;
 use super::turn;
 use crate::call::{ToolCall, ToolResult};
+use crate::tool::ToolDefinition;
+
+/// The tools as TanStack AI's `chat()` takes them: `[{"name", "description", "inputSchema"}]`
+/// (a [`ToolDefinition`]'s own JSON), each tool's examples appended to its description, as
+/// TanStack's adapters send only that to the model.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+/// use lazytool_runtime::provider::tanstack;
+/// use serde_json::json;
+///
+/// let tool = ToolDefinition {
+///     name: "get_forecast".into(),
+///     description: "Tomorrow's weather in a city.".into(),
+///     input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}},
+///         "examples": [{"city": "Paris"}]}),
+/// };
+/// assert_eq!(tanstack::render_tools(&[tool]), json!([{
+///     "name": "get_forecast",
+///     "description": "Tomorrow's weather in a city.\n\nExamples:\n{\"city\":\"Paris\"}",
+///     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+/// }]));
+/// ```
+pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> Value {
+    let rendered = tools
+        .iter()
+        .map(|tool| {
+            let tool = examples_in_description(tool.borrow());
+            json!({
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.input_schema,
+            })
+        })
+        .collect();
+    Value::Array(rendered)
+}
 
 /// The assistant message that carries a turn's calls, in TanStack's `ModelMessage` shape:
 /// `{"role": "assistant", "content", "toolCalls": [{"id", "type": "function", "function":
