@@ -112,6 +112,9 @@ async fn a_script_chains_calls_and_only_its_answer_comes_back() {
     .await;
     assert!(!result.is_error(), "{}", result.text());
     assert_eq!(result.content(), &json!({"total": 515}));
+    // An object is structured (MCP `structuredContent`), its text its JSON.
+    assert_eq!(result.structured(), Some(&json!({"total": 515})));
+    assert_eq!(result.text(), r#"{"total":515}"#);
 }
 
 #[tokio::test]

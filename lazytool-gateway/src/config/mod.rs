@@ -3,6 +3,7 @@
 //! commas), plus an optional `lazytool` section. Every problem is collected, each with its
 //! JSON path and its line and column, in file order.
 
+mod code;
 mod embeddings;
 mod expand;
 mod jsonc;
@@ -34,12 +35,23 @@ use reader::{Reader, child};
 pub struct Config {
     /// One source per enabled entry of `mcpServers`, in file order.
     pub servers: Vec<McpSource>,
-    /// `lazytool.mode`.
+    /// `lazytool.mode` (with `"code"`: `lazytool.code.discovery`, names by default, and
+    /// [`code`](Config::code)).
     pub mode: DiscoveryMode,
     /// `lazytool.listing`: how names mode's discovery tool lists the lazy tools.
     pub listing: DiscoveryListing,
     /// `lazytool.search.embeddings`: search by meaning as well as by words.
     pub embeddings: Option<lazytool_runtime::Embeddings>,
+    /// `"mode": "code"`: the tools called from scripts through `__lazy__code__`, with the
+    /// limits of `lazytool.code` (`None` in any other mode).
+    ///
+    /// ```
+    /// let text = r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"maxToolCalls": 20}}}"#;
+    /// let config = lazytool_gateway::parse(text, |_| None).unwrap();
+    /// assert_eq!(config.code.unwrap().max_tool_calls, 20);
+    /// ```
+    #[cfg(feature = "code-mode")]
+    pub code: Option<lazytool_runtime::CodeMode>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -152,6 +164,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "pin",
     "inheritEnv",
     "search",
+    "code",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -225,6 +238,8 @@ impl Reader<'_> {
             mode: DiscoveryMode::Names,
             listing: DiscoveryListing::Names,
             embeddings: None,
+            #[cfg(feature = "code-mode")]
+            code: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -243,8 +258,17 @@ impl Reader<'_> {
                 ("names", DiscoveryMode::Names),
                 ("search", DiscoveryMode::Search),
                 ("auto", DiscoveryMode::Auto(Default::default())),
+                ("code", DiscoveryMode::Names),
             ],
         );
+        let code = lazytool.get("mode").and_then(Value::as_str) == Some("code");
+        #[cfg(feature = "code-mode")]
+        if let Some((discovery, options)) = self.code(lazytool, code) {
+            config.mode = discovery;
+            config.code = Some(options);
+        }
+        #[cfg(not(feature = "code-mode"))]
+        self.code(lazytool, code);
         config.listing = self.one_of(
             lazytool.get("listing"),
             "$.lazytool.listing",

@@ -132,7 +132,11 @@ pub(super) fn result(ended: Ended, reached: Option<Limit>, console: Vec<String>)
 
 fn answer(value: Option<Value>, console: Vec<String>) -> ToolResult {
     if console.is_empty() {
-        return ToolResult::success(value.unwrap_or(Value::Null));
+        // An object is structured (MCP `structuredContent` beside its JSON text).
+        return match value {
+            Some(object @ Value::Object(_)) => Content::new([]).with_structured(object).into(),
+            other => ToolResult::success(other.unwrap_or(Value::Null)),
+        };
     }
     let logged = ContentPart::text(console.join("\n"));
     match value {
