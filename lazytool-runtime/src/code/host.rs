@@ -5,11 +5,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Instant;
 
-use rquickjs::prelude::Async;
-use rquickjs::{Ctx, Function};
-use serde_json::{Value, json};
+use rquickjs::{Ctx, Exception, Function, IntoJs, Promise};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::CODE_TOOL_NAME;
@@ -26,7 +26,10 @@ pub(crate) type CallTool = Arc<
 
 /// Builds `tools` and `console` from the two host functions, then hides those: a script
 /// reaches the host through these wrappers only. `then` is not a tool, so that awaiting
-/// `tools` itself does not call one.
+/// `tools` itself does not call one. A call is the result's JSON text, parsed, or the tool's
+/// error thrown; the host answers with the text itself when the call finished at once, with a
+/// promise of it otherwise. No wrapper object, no async function per call, each tool's
+/// function made once.
 const PRELUDE: &str = r#"(() => {
   const call = globalThis.__lazy_call, log = globalThis.__lazy_log;
   delete globalThis.__lazy_call;
@@ -39,13 +42,20 @@ const PRELUDE: &str = r#"(() => {
   };
   const write = (...values) => log(values.map(text).join(" "));
   globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };
-  const run = (name) => async (args) => {
-    const answer = parse(await call(name, stringify(args === undefined ? {} : args)));
-    if (answer.error !== undefined) throw new Error(answer.error);
-    return answer.ok;
+  const run = (name) => (args) => {
+    let answer;
+    try { answer = call(name, stringify(args === undefined ? {} : args)); }
+    catch (error) { return Promise.reject(error); }
+    return typeof answer === "string" ? Promise.resolve(parse(answer)) : answer.then(parse);
   };
+  const made = new Map();
   globalThis.tools = new Proxy({}, {
-    get: (_, name) => (typeof name === "string" && name !== "then" ? run(name) : undefined),
+    get: (_, name) => {
+      if (typeof name !== "string" || name === "then") return undefined;
+      let tool = made.get(name);
+      if (tool === undefined) made.set(name, (tool = run(name)));
+      return tool;
+    },
   });
 })();"#;
 
@@ -121,16 +131,33 @@ impl Host {
     pub(super) fn install<'js>(self: &Arc<Self>, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
         let globals = ctx.globals();
         let host = Arc::clone(self);
-        let call = move |name: String, arguments: String| {
+        let call = move |ctx: Ctx<'js>, name: String, arguments: String| {
             // Counted from the moment the script calls, before the engine polls the call.
             let outstanding = Outstanding::begin(&host);
-            async move {
-                let answer = Arc::clone(&outstanding.0).call(name, arguments).await;
+            let mut answer = Box::pin(async move {
+                let answer = outstanding.0.answer(&name, arguments).await;
                 drop(outstanding);
                 answer
+            });
+            // Polled once here: a call that finishes at once (most tools) skips the engine's
+            // scheduling of a promise; one that waits is a promise, polled with the real waker
+            // from then on.
+            let settle = |ctx: &Ctx<'js>, answer: Result<Value, String>| match answer {
+                Ok(value) => Ok(value.to_string()),
+                Err(error) => Err(Exception::throw_message(ctx, &error)),
+            };
+            let mut context = TaskContext::from_waker(Waker::noop());
+            match answer.as_mut().poll(&mut context) {
+                Poll::Ready(answer) => settle(&ctx, answer)?.into_js(&ctx),
+                Poll::Pending => {
+                    let later = ctx.clone();
+                    let promise =
+                        Promise::wrap_future(&ctx, async move { settle(&later, answer.await) })?;
+                    Ok(promise.into_value())
+                }
             }
         };
-        globals.set("__lazy_call", Function::new(ctx.clone(), Async(call))?)?;
+        globals.set("__lazy_call", Function::new(ctx.clone(), call)?)?;
         let host = Arc::clone(self);
         let log = move |line: String| host.log(line);
         globals.set("__lazy_log", Function::new(ctx.clone(), log)?)?;
@@ -188,16 +215,7 @@ impl Host {
         console.lines.push(line);
     }
 
-    /// One `tools.NAME(args)`: its answer as `{"ok": value}` or `{"error": text}`.
-    async fn call(self: Arc<Self>, name: String, arguments: String) -> String {
-        let answer = self.answer(&name, arguments).await;
-        match answer {
-            Ok(value) => json!({ "ok": value }),
-            Err(error) => json!({ "error": error }),
-        }
-        .to_string()
-    }
-
+    /// One `tools.NAME(args)`: the tool's value, or its error's text.
     async fn answer(&self, name: &str, arguments: String) -> Result<Value, String> {
         if self.reached().is_some() {
             return Err("Error: the script was stopped.".to_owned());
