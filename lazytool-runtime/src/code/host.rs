@@ -48,14 +48,9 @@ const PRELUDE: &str = r#"(() => {
     catch (error) { return Promise.reject(error); }
     return typeof answer === "string" ? Promise.resolve(parse(answer)) : answer.then(parse);
   };
-  const made = new Map();
+  const made = Object.create(null);
   globalThis.tools = new Proxy({}, {
-    get: (_, name) => {
-      if (typeof name !== "string" || name === "then") return undefined;
-      let tool = made.get(name);
-      if (tool === undefined) made.set(name, (tool = run(name)));
-      return tool;
-    },
+    get: (_, name) => (typeof name !== "string" || name === "then" ? undefined : (made[name] ??= run(name))),
   });
 })();"#;
 
