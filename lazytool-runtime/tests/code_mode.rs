@@ -154,6 +154,24 @@ async fn a_tool_error_is_an_exception_with_the_tools_text() {
 }
 
 #[tokio::test]
+async fn a_call_that_finishes_at_once_is_still_a_promise() {
+    let session = code_session(&registry(), CodeMode::new());
+    let result = script(
+        &session,
+        "const price = tools.get_price({ sku: 'desk' });\n\
+         const failed = tools.get_price({ sku: 'sofa' }).catch((e) => e.message);\n\
+         return [price instanceof Promise, await price.then((p) => p.price), await failed];",
+    )
+    .await;
+    assert_eq!(
+        result.content(),
+        &json!([true, 480, "no such product"]),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
 async fn an_exception_carries_the_scripts_own_stack() {
     let session = code_session(&registry(), CodeMode::new());
     let result = script(
