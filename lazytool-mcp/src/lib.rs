@@ -71,7 +71,7 @@
 //! | `oauth` | MCP authorization of HTTP upstreams: `OAuth`, `login` (implies `client-http`) | oauth2, jsonwebtoken, axum |
 //! | `code-mode` | the runtime's `code-mode`: served sessions with `SessionOptions::code_mode` offer `__lazy__code__` | rquickjs (QuickJS, from source) |
 //!
-//! `lazytool-gateway` turns on `cli`, `client-http` and `oauth`, and `code-mode` by default.
+//! `lazytool-gateway` turns on `cli`, `client-http` and `oauth`, and `code-mode` with its own.
 
 #![warn(unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

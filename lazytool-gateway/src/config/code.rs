@@ -1,5 +1,5 @@
 //! `"mode": "code"` and `lazytool.code`: the upstreams' tools called from scripts through
-//! one tool, `__lazy__code__` (in a gateway built with the feature `code-mode`, a default).
+//! one tool, `__lazy__code__` (in a gateway built with the feature `code-mode`).
 
 #[cfg(feature = "code-mode")]
 use lazytool_runtime::DiscoveryMode;
@@ -92,7 +92,7 @@ impl Reader<'_> {
         if code || lazytool.contains_key("code") {
             self.problem(
                 "$.lazytool.mode",
-                "this gateway runs no scripts: install it with its default feature `code-mode`",
+                "this gateway runs no scripts: install it with `--features code-mode`",
             );
         }
     }

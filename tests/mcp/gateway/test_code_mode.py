@@ -1,6 +1,7 @@
 """lazytool-gateway in code mode (`"mode": "code"`) in front of real servers
 (@modelcontextprotocol/server-everything from npm, mcp-server-time from PyPI), driven by the
-official MCP Python SDK over stdio and streamable HTTP, stateful and stateless: a client sees
+official MCP Python SDK over stdio and streamable HTTP, stateful and stateless (the gateway built
+with `--features code-mode`, as `.ci/run` builds it): a client sees
 `__lazy__code__` and discovery, and one script fans out over the tools of both servers, each
 call through the server's `McpSource`: a locked server starts on its first call from a
 script, and a tool whose definition differs from the lock is refused to the script.
@@ -40,6 +41,14 @@ return { echoed, sum, paris: converted.target.timezone };
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built_with_code_mode(tmp_path_factory: pytest.TempPathFactory) -> None:
+    config = write_config(tmp_path_factory.mktemp("code"))
+    checked = check(config)
+    assert "runs no scripts" not in checked.stderr, (
+        "this gateway was built without code mode: run `cargo build -p lazytool-gateway --features code-mode`")
 
 
 def write_config(work: Path, code: dict | None = None) -> Path:
