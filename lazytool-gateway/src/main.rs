@@ -117,6 +117,11 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);
+    #[cfg(feature = "code-mode")]
+    let options = match config.code {
+        Some(code) => options.code_mode(code),
+        None => options,
+    };
     // What the gateway's clients can answer of the upstreams' requests (sampling,
     // elicitation): upstreams announce it, and pass those requests on to them.
     let relay = Relay::new("lazytool-gateway");

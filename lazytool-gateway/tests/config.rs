@@ -128,7 +128,7 @@ fn every_problem_is_listed_with_its_path() {
     let error = parse(&text, env).expect_err("invalid");
     let expected = [
         "$.lazytool.colour: unknown key",
-        "$.lazytool.mode: expected \"names\", \"search\" or \"auto\", found \"everything\"",
+        "$.lazytool.mode: expected \"names\", \"search\", \"auto\" or \"code\", found \"everything\"",
         "$.lazytool.listing: expected \"grouped\", \"names\", \"firstSentence\" or \"fullDescription\", found [\"names\"]",
         "$.lazytool.callTimeoutMs: expected a positive whole number of milliseconds, found -1",
         "$.lazytool.servers.ghost: no server of this name in `mcpServers`",
@@ -199,7 +199,7 @@ fn problems_are_listed_in_file_order_each_at_its_line_and_column() {
         [
             "$.mcpServers.time.command: expected a string, found a number",
             "$.mcpServers.web.url: `ftp://x` is not an http:// or https:// URL",
-            "$.lazytool.mode: expected \"names\", \"search\" or \"auto\", found \"everything\"",
+            "$.lazytool.mode: expected \"names\", \"search\", \"auto\" or \"code\", found \"everything\"",
             "$.lazytool.servers.time.pin: expected \"block\", \"warn\" or \"off\", found \"never\"",
         ]
     );
@@ -228,7 +228,7 @@ fn a_typo_of_a_key_names_the_closest_known_key() {
             "$.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
             "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `uri` a typo of `url`?",
             "$.mcpServers.none: needs `command` (a child process) or `url` (streamable HTTP)",
-            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit)",
+            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit, code)",
             "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
             "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
         ]
@@ -641,4 +641,59 @@ fn a_bad_limit_or_audit_setting_names_what_was_wrong_and_the_bound() {
         "$.lazytool.audit.arguments: expected true or false, found \"yes\"",
     ];
     assert_eq!(error.problems, expected);
+}
+
+#[cfg(feature = "code-mode")]
+#[test]
+fn code_mode_takes_its_discovery_and_limits_from_the_code_section() {
+    use std::time::Duration;
+
+    let text = json!({
+        "mcpServers": {},
+        "lazytool": {"mode": "code", "code": {"discovery": "search", "directCalls": true, "maxToolCalls": 20, "maxConcurrentCalls": 2, "maxMemoryBytes": 16_777_216, "wallTimeMs": 5000}},
+    })
+    .to_string();
+    let config = parse(&text, env).expect("valid");
+    assert_eq!(config.mode, DiscoveryMode::Search);
+    let code = config.code.expect("code mode");
+    assert!(code.direct_calls);
+    assert_eq!((code.max_tool_calls, code.max_concurrent_calls), (20, 2));
+    assert_eq!(code.max_memory_bytes, 16 << 20);
+    assert_eq!(code.wall_time, Some(Duration::from_secs(5)));
+
+    let plain = parse(r#"{"mcpServers": {}, "lazytool": {"mode": "code"}}"#, env).expect("valid");
+    assert_eq!(
+        plain.mode,
+        DiscoveryMode::Names,
+        "names, as the gateway's default"
+    );
+    assert_eq!(plain.code, Some(lazytool_runtime::CodeMode::new()));
+    assert_eq!(
+        parse(r#"{"mcpServers": {}}"#, env).expect("valid").code,
+        None
+    );
+
+    let bad = json!({
+        "mcpServers": {},
+        "lazytool": {"mode": "code", "code": {"discovery": "eager", "directCalls": "yes", "maxToolCalls": 0, "wallTime": 5}},
+    })
+    .to_string();
+    let error = parse(&bad, env).expect_err("invalid");
+    assert_eq!(
+        error.problems,
+        [
+            "$.lazytool.code.discovery: expected \"names\", \"search\" or \"auto\", found \"eager\"",
+            "$.lazytool.code.directCalls: expected true or false, found \"yes\"",
+            "$.lazytool.code.maxToolCalls: expected a positive whole number of calls, found 0",
+            "$.lazytool.code.wallTime: unknown key: did you mean `wallTimeMs`? (expected one of: discovery, directCalls, maxToolCalls, maxConcurrentCalls, maxMemoryBytes, wallTimeMs)",
+        ]
+    );
+    let elsewhere = parse(
+        r#"{"mcpServers": {}, "lazytool": {"mode": "search", "code": {}}}"#,
+        env,
+    );
+    assert_eq!(
+        elsewhere.expect_err("invalid").problems,
+        ["$.lazytool.code: applies only with `\"mode\": \"code\"`"]
+    );
 }

@@ -7,7 +7,8 @@ use serde_json::Value;
 use crate::content::block;
 use crate::structured;
 
-/// Failures are `isError` results with the message as text. A success with
+/// Failures are `isError` results with the message as text. A structured success without
+/// parts (a code mode script's object) is its JSON as text and as `structuredContent`. A success with
 /// [`parts`](ToolResult::parts) (a tool that returned `Content` or `McpContent`) is those
 /// parts as content blocks, with its structured value as `structuredContent`; a success of
 /// a tool with an output schema carries `structuredContent` and the same JSON as text; any
@@ -15,6 +16,13 @@ use crate::structured;
 pub(crate) fn call_result(result: ToolResult, output_schema: Option<&Value>) -> CallToolResult {
     if result.is_error() {
         return CallToolResult::error(vec![ContentBlock::text(result.text())]);
+    }
+    if result.parts().is_empty()
+        && let Some(value) = result.structured()
+    {
+        let mut call = CallToolResult::success(vec![ContentBlock::text(result.text())]);
+        call.structured_content = Some(value.clone());
+        return call;
     }
     if !result.parts().is_empty() {
         let mut call = CallToolResult::success(result.parts().iter().map(block).collect());

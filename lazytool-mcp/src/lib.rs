@@ -69,8 +69,9 @@
 //! | `client` | upstream servers as child processes: `McpSource`, `McpCatalog`, `Lock`, `Relay` | rmcp's client |
 //! | `client-http` | streamable HTTP upstreams: `Upstream::url` (implies `client`) | reqwest with rustls |
 //! | `oauth` | MCP authorization of HTTP upstreams: `OAuth`, `login` (implies `client-http`) | oauth2, jsonwebtoken, axum |
+//! | `code-mode` | the runtime's `code-mode`: served sessions with `SessionOptions::code_mode` offer `__lazy__code__` | rquickjs (QuickJS, from source) |
 //!
-//! `lazytool-gateway` turns on `cli`, `client-http` and `oauth`.
+//! `lazytool-gateway` turns on `cli`, `client-http` and `oauth`, and `code-mode` with its own.
 
 #![warn(unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

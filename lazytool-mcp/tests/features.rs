@@ -10,6 +10,7 @@ const CLIENT_HTTP: [&str; 3] = ["reqwest", "rustls", "hyper-rustls"];
 const OAUTH: [&str; 2] = ["oauth2", "jsonwebtoken"];
 const CLI: [&str; 1] = ["clap"];
 const CLIENT: [&str; 1] = ["process-wrap"];
+const CODE_MODE: [&str; 1] = ["rquickjs"];
 
 const TREE: &str = "tree --offline --locked -p lazytool-mcp -e normal --prefix none --no-default-features --features";
 
@@ -44,7 +45,15 @@ fn assert_builds(crates: &BTreeSet<String>, features: &str, expected: &[&str], n
 #[test]
 fn a_stdio_server_builds_no_http_stack_nor_client() {
     let crates = crates_with("");
-    let not = [&SERVER_HTTP[..], &CLIENT_HTTP, &OAUTH, &CLI, &CLIENT].concat();
+    let not = [
+        &SERVER_HTTP[..],
+        &CLIENT_HTTP,
+        &OAUTH,
+        &CLI,
+        &CLIENT,
+        &CODE_MODE,
+    ]
+    .concat();
     assert_builds(&crates, "no feature", &["rmcp", "lazytool-runtime"], &not);
     assert!(!crates.contains("hyper"), "no feature builds hyper");
 }
@@ -94,4 +103,11 @@ fn oidc_adds_token_validation_to_the_server_alone() {
     let expected = [&SERVER_HTTP[..], &["jsonwebtoken", "reqwest"]].concat();
     let not = ["oauth2", "clap"];
     assert_builds(&crates, "oidc", &expected, &not);
+}
+
+#[test]
+fn code_mode_adds_the_engine_alone() {
+    let crates = crates_with("code-mode");
+    let not = [&SERVER_HTTP[..], &CLIENT_HTTP, &OAUTH, &CLI, &CLIENT].concat();
+    assert_builds(&crates, "code-mode", &CODE_MODE, &not);
 }

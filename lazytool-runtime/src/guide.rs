@@ -24,6 +24,7 @@
     doc = "- `async_openai`: tools, tool calls and results in async-openai's types (feature `async-openai`)."
 )]
 //! - [`reliability`]: the bounds on every call, gating and signed discoveries.
+//! - `code_mode` (feature `code-mode`): one script against typed tools, its answer alone back.
 //! - [`telemetry`]: tracing spans shaped by OpenTelemetry's GenAI conventions.
 //! - [`performance`]: the figures in short, pointing at `BENCHMARKS.md`.
 //! - [`workspace`]: the repository's crates, tests and examples, and what CI runs.
@@ -59,6 +60,10 @@ pub mod async_openai {}
 
 #[doc = include_str!("guide/reliability.md")]
 pub mod reliability {}
+
+#[cfg(feature = "code-mode")]
+#[doc = include_str!("guide/code_mode.md")]
+pub mod code_mode {}
 
 #[doc = include_str!("guide/telemetry.md")]
 pub mod telemetry {}

@@ -103,9 +103,11 @@
 struct CrateReadmeDoctests;
 
 // The layers, lowest first: tokens, schema, call, tool, dispatch, discovery, registry,
-// session, then source and provider. Each imports only layers below it (ARCHITECTURE.md;
+// session (code mode below it), then source and provider. Each imports only layers below it (ARCHITECTURE.md;
 // tests/tests/architecture.rs checks it).
 mod call;
+#[cfg(feature = "code-mode")]
+mod code;
 mod discovery;
 mod dispatch;
 pub mod guide;
@@ -387,6 +389,8 @@ pub use call::{
     CallLimits, CancellationToken, Content, ContentPart, DiscoveredSet, ResourceContents, ToolCall,
     ToolContext, ToolErrorKind, ToolResult,
 };
+#[cfg(feature = "code-mode")]
+pub use code::{CODE_TOOL_NAME, CodeMode};
 #[cfg(feature = "embed-http")]
 pub use discovery::HttpEmbedder;
 #[cfg(feature = "embed-local")]

@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "dispatch",
     "discovery",
     "registry",
+    "code",
     "session",
     "source",
     "provider",

@@ -4,6 +4,7 @@
 //! JSON path and its line and column, in file order.
 
 mod audit;
+mod code;
 mod embeddings;
 mod expand;
 mod identity;
@@ -38,7 +39,8 @@ use reader::{Reader, child};
 pub struct Config {
     /// One source per enabled entry of `mcpServers`, in file order.
     pub servers: Vec<McpSource>,
-    /// `lazytool.mode`.
+    /// `lazytool.mode` (with `"code"`: `lazytool.code.discovery`, names by default, and
+    /// [`code`](Config::code)).
     pub mode: DiscoveryMode,
     /// `lazytool.listing`: how names mode's discovery tool lists the lazy tools.
     pub listing: DiscoveryListing,
@@ -51,6 +53,16 @@ pub struct Config {
     pub principal_limits: Option<PrincipalLimits>,
     /// `lazytool.audit`: the audit trail's file and rotation.
     pub audit: Option<AuditSettings>,
+    /// `"mode": "code"`: the tools called from scripts through `__lazy__code__`, with the
+    /// limits of `lazytool.code` (`None` in any other mode).
+    ///
+    /// ```
+    /// let text = r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"maxToolCalls": 20}}}"#;
+    /// let config = lazytool_gateway::parse(text, |_| None).unwrap();
+    /// assert_eq!(config.code.unwrap().max_tool_calls, 20);
+    /// ```
+    #[cfg(feature = "code-mode")]
+    pub code: Option<lazytool_runtime::CodeMode>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -166,6 +178,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "oidc",
     "limits",
     "audit",
+    "code",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -242,6 +255,8 @@ impl Reader<'_> {
             oidc: None,
             principal_limits: None,
             audit: None,
+            #[cfg(feature = "code-mode")]
+            code: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -260,8 +275,17 @@ impl Reader<'_> {
                 ("names", DiscoveryMode::Names),
                 ("search", DiscoveryMode::Search),
                 ("auto", DiscoveryMode::Auto(Default::default())),
+                ("code", DiscoveryMode::Names),
             ],
         );
+        let code = lazytool.get("mode").and_then(Value::as_str) == Some("code");
+        #[cfg(feature = "code-mode")]
+        if let Some((discovery, options)) = self.code(lazytool, code) {
+            config.mode = discovery;
+            config.code = Some(options);
+        }
+        #[cfg(not(feature = "code-mode"))]
+        self.code(lazytool, code);
         config.listing = self.one_of(
             lazytool.get("listing"),
             "$.lazytool.listing",

@@ -117,6 +117,22 @@ impl Session {
         arguments: Value,
         context: ToolContext,
     ) -> Result<Admitted, ToolResult> {
+        #[cfg(feature = "code-mode")]
+        let arguments = match self.route_code(name, arguments, &context) {
+            Routed::Done(admitted) => return admitted,
+            Routed::Pass(arguments) => arguments,
+        };
+        self.admit_direct(name, arguments, context)
+    }
+
+    /// [`admit`](Session::admit) for a call by a tool's own name: the calls of a script come
+    /// here as well, so that they obey every rule a direct call does.
+    pub(super) fn admit_direct(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: ToolContext,
+    ) -> Result<Admitted, ToolResult> {
         let arguments = match self.route_through(name, arguments, &context) {
             Routed::Done(admitted) => return admitted,
             Routed::Pass(arguments) => arguments,
@@ -168,6 +184,13 @@ impl Session {
     }
 
     pub(super) fn discover(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
+        let result = self.discover_schemas(discovery, arguments);
+        #[cfg(feature = "code-mode")]
+        let result = self.declare_discovered(result);
+        result
+    }
+
+    fn discover_schemas(&self, discovery: &DiscoveryTool, arguments: Value) -> ToolResult {
         let started = tracing::enabled!(target: "lazytool::discovery", tracing::Level::INFO)
             .then(std::time::Instant::now);
         let registry = &self.shared.registry;

@@ -4,6 +4,8 @@
 mod call_through;
 mod calls;
 mod catalog_change;
+#[cfg(feature = "code-mode")]
+mod code;
 mod options;
 mod redefined;
 #[cfg(test)]
@@ -75,9 +77,10 @@ use crate::tool::{Tool, ToolDefinition};
 /// ```
 pub struct Session {
     shared: Arc<Shared>,
-    state: Mutex<DiscoveryState>,
+    // Shared with the calls of a script in flight (code mode), which run under this state.
+    state: Arc<Mutex<DiscoveryState>>,
     /// Whether `state.unlisted` may hold names: eager calls look there only then.
-    relisting: AtomicBool,
+    relisting: Arc<AtomicBool>,
 }
 
 struct Shared {
@@ -88,6 +91,8 @@ struct Shared {
     /// in [`ResolvedMode::Inline`].
     eager: Vec<Tool>,
     presentation: Arc<Presentation>,
+    #[cfg(feature = "code-mode")]
+    code: Option<crate::code::CodeSession>,
 }
 
 impl Shared {
@@ -219,13 +224,18 @@ impl Session {
         Session {
             shared: Arc::new(Shared {
                 registry: registry.clone(),
+                #[cfg(feature = "code-mode")]
+                code: options
+                    .code_options()
+                    .cloned()
+                    .map(crate::code::CodeSession::new),
                 options,
                 mode,
                 eager,
                 presentation,
             }),
-            state: Mutex::new(DiscoveryState::default()),
-            relisting: AtomicBool::new(false),
+            state: Arc::default(),
+            relisting: Arc::default(),
         }
     }
 
@@ -374,6 +384,14 @@ impl Session {
     /// assert_eq!(tools[0]["name"], "get_time");
     /// ```
     pub fn active_definitions(&self) -> Vec<Arc<ToolDefinition>> {
+        let tools = self.direct_definitions();
+        #[cfg(feature = "code-mode")]
+        let tools = self.with_code_tool(tools);
+        tools
+    }
+
+    /// The tools a request carries for calls made by name (without code mode's tool).
+    fn direct_definitions(&self) -> Vec<Arc<ToolDefinition>> {
         let discovered = {
             let mut state = self.lock();
             commit(&mut state);

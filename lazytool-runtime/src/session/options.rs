@@ -38,6 +38,8 @@ pub struct SessionOptions {
     signing: Option<SigningKey>,
     conversation: Option<Arc<str>>,
     call_through: bool,
+    #[cfg(feature = "code-mode")]
+    code: Option<crate::code::CodeMode>,
     /// Set by `examples(false)`: a field that defaults to off keeps `Default` derived.
     without_examples: bool,
 }
@@ -246,6 +248,28 @@ impl SessionOptions {
         self.allow = Some(Arc::new(allow));
         self
     }
+
+    /// Offers code mode: one more tool, [`CODE_TOOL_NAME`](crate::CODE_TOOL_NAME), runs a
+    /// JavaScript script that calls the session's tools (each call an ordinary one) and
+    /// answers with what the script returns; see [`CodeMode`](crate::CodeMode). Needs the
+    /// `code-mode` feature.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CODE_TOOL_NAME, CodeMode, SessionOptions};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// # let tool = DynamicTool::new("get_time", "The time.", json!({"type": "object"}),
+    /// #     |_, _| async { Ok::<_, String>(json!("noon")) });
+    /// # let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let session = registry.session_with(SessionOptions::new().code_mode(CodeMode::new()));
+    /// let names: Vec<String> = session.active_tools().into_iter().map(|tool| tool.name).collect();
+    /// assert_eq!(names, [CODE_TOOL_NAME]);
+    /// ```
+    #[cfg(feature = "code-mode")]
+    pub fn code_mode(mut self, code: crate::code::CodeMode) -> Self {
+        self.code = Some(code);
+        self
+    }
 }
 
 impl SessionOptions {
@@ -267,6 +291,11 @@ impl SessionOptions {
 }
 
 impl SessionOptions {
+    #[cfg(feature = "code-mode")]
+    pub(crate) fn code_options(&self) -> Option<&crate::code::CodeMode> {
+        self.code.as_ref()
+    }
+
     pub(crate) fn is_call_through(&self) -> bool {
         self.call_through
     }
@@ -299,7 +328,10 @@ impl SessionOptions {
 
 impl fmt::Debug for SessionOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SessionOptions")
+        let mut debug = f.debug_struct("SessionOptions");
+        #[cfg(feature = "code-mode")]
+        debug.field("code", &self.code);
+        debug
             .field("mode", &self.mode)
             .field("listing", &self.listing)
             .field("gated", &self.allow.is_some())

@@ -1,0 +1,143 @@
+//! Code mode's runtime costs: a script's start, the cost of a tool call from a script against
+//! the same call made directly, and the resident memory of 100 scripts running at once.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use lazytool_runtime::{CODE_TOOL_NAME, CodeMode, DynamicTool, Registry, Session, SessionOptions};
+use serde_json::json;
+use tokio::sync::Semaphore;
+
+const STARTS: usize = 1000;
+const CALLS: usize = 50;
+const SCRIPTS_WITH_CALLS: usize = 200;
+const DIRECT: usize = 20_000;
+const CONCURRENT: usize = 100;
+
+pub struct Costs {
+    pub start_p50: Duration,
+    pub per_call_from_script: Duration,
+    pub direct_call_p50: Duration,
+    pub rss_before: u64,
+    pub rss_with_scripts: u64,
+}
+
+/// `echo` (returns its text) and `wait` (returns once every waiting script has called it).
+fn registry(waiting: Arc<AtomicUsize>, release: Arc<Semaphore>) -> Result<Registry, String> {
+    let echo = DynamicTool::new(
+        "echo",
+        "Echoes a text.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        |arguments, _| async move { Ok::<_, String>(arguments["text"].clone()) },
+    );
+    let wait = DynamicTool::new(
+        "wait",
+        "Waits for the others.",
+        json!({"type": "object"}),
+        move |_, _| {
+            let (waiting, release) = (Arc::clone(&waiting), Arc::clone(&release));
+            async move {
+                waiting.fetch_add(1, Ordering::SeqCst);
+                let permit = release.acquire().await.map_err(|error| error.to_string())?;
+                permit.forget();
+                Ok::<_, String>(json!(true))
+            }
+        },
+    );
+    Registry::builder()
+        .without_inventory()
+        .tool(echo)
+        .tool(wait)
+        .build()
+        .map_err(|error| error.to_string())
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+async fn script_p50(session: &Session, code: &str, runs: usize) -> Result<Duration, String> {
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        let result = session.call(CODE_TOOL_NAME, json!({ "code": code })).await;
+        samples.push(started.elapsed());
+        if result.is_error() {
+            return Err(result.text());
+        }
+    }
+    Ok(median(samples))
+}
+
+/// The resident set of this process, in bytes (Linux; 0 elsewhere).
+fn rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    (status.lines())
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+pub async fn measure() -> Result<Costs, String> {
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let release = Arc::new(Semaphore::new(0));
+    let registry = registry(Arc::clone(&waiting), Arc::clone(&release))?;
+    let session = Arc::new(
+        registry.session_with(SessionOptions::new().code_mode(CodeMode::new().direct_calls(true))),
+    );
+
+    script_p50(&session, "return 1;", 50).await?; // warm up
+    let start_p50 = script_p50(&session, "return 1;", STARTS).await?;
+    let calls =
+        format!("for (let i = 0; i < {CALLS}; i++) await tools.echo({{ text: 'hi' }});\nreturn 1;");
+    let with_calls = script_p50(&session, &calls, SCRIPTS_WITH_CALLS).await?;
+    let per_call_from_script = with_calls.saturating_sub(start_p50) / CALLS as u32;
+    let mut direct = Vec::with_capacity(DIRECT);
+    for _ in 0..DIRECT {
+        let started = Instant::now();
+        let result = session.call("echo", json!({"text": "hi"})).await;
+        direct.push(started.elapsed());
+        std::hint::black_box(result);
+    }
+    let direct_call_p50 = median(direct);
+
+    // Each script holds a thousand small objects, then waits in a tool call until all of
+    // them are running.
+    let rss_before = rss();
+    let script = "const data = Array.from({ length: 1000 }, (_, i) => ({ i, name: 'item ' + i }));\n\
+        await tools.wait({});\nreturn data.length;";
+    let runs: Vec<_> = (0..CONCURRENT)
+        .map(|_| {
+            let session = Arc::clone(&session);
+            tokio::spawn(async move {
+                session
+                    .call(CODE_TOOL_NAME, json!({ "code": script }))
+                    .await
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while waiting.load(Ordering::SeqCst) < CONCURRENT {
+        if Instant::now() > deadline {
+            return Err("the 100 scripts did not all start within 60 s".to_owned());
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let rss_with_scripts = rss();
+    release.add_permits(CONCURRENT);
+    for run in runs {
+        let result = run.await.map_err(|error| error.to_string())?;
+        if result.is_error() {
+            return Err(result.text());
+        }
+    }
+    Ok(Costs {
+        start_p50,
+        per_call_from_script,
+        direct_call_p50,
+        rss_before,
+        rss_with_scripts,
+    })
+}

@@ -1,0 +1,99 @@
+//! `"mode": "code"` and `lazytool.code`: the upstreams' tools called from scripts through
+//! one tool, `__lazy__code__` (in a gateway built with the feature `code-mode`).
+
+#[cfg(feature = "code-mode")]
+use lazytool_runtime::DiscoveryMode;
+use serde_json::{Map, Value};
+
+use super::reader::Reader;
+#[cfg(feature = "code-mode")]
+use super::reader::child;
+
+#[cfg(feature = "code-mode")]
+const CODE_KEYS: &[&str] = &[
+    "discovery",
+    "directCalls",
+    "maxToolCalls",
+    "maxConcurrentCalls",
+    "maxMemoryBytes",
+    "wallTimeMs",
+];
+
+impl Reader<'_> {
+    /// How the lazy tools are discovered in code mode, and its options, from `lazytool.code`,
+    /// when `code` (`"mode": "code"`).
+    #[cfg(feature = "code-mode")]
+    pub(super) fn code(
+        &mut self,
+        lazytool: &Map<String, Value>,
+        code: bool,
+    ) -> Option<(DiscoveryMode, lazytool_runtime::CodeMode)> {
+        let path = "$.lazytool.code";
+        let section = lazytool.get("code");
+        if !code {
+            if section.is_some() {
+                self.problem(path, "applies only with `\"mode\": \"code\"`");
+            }
+            return None;
+        }
+        let mut mode = lazytool_runtime::CodeMode::new();
+        let Some(section) = section.and_then(|section| self.object(section, path)) else {
+            return Some((DiscoveryMode::Names, mode));
+        };
+        self.unknown_keys(section, path, CODE_KEYS);
+        let discovery = self.one_of(
+            section.get("discovery"),
+            &child(path, "discovery"),
+            DiscoveryMode::Names,
+            &[
+                ("names", DiscoveryMode::Names),
+                ("search", DiscoveryMode::Search),
+                ("auto", DiscoveryMode::Auto(Default::default())),
+            ],
+        );
+        if let Some(direct) = section.get("directCalls") {
+            match direct {
+                Value::Bool(direct) => mode = mode.direct_calls(*direct),
+                other => self.problem(
+                    &child(path, "directCalls"),
+                    format!("expected true or false, found {other}"),
+                ),
+            }
+        }
+        let count = |reader: &mut Self, key: &str, default: usize, unit: &str| {
+            let value = reader.positive(section.get(key), &child(path, key), default as u64, unit);
+            usize::try_from(value).unwrap_or(usize::MAX)
+        };
+        let calls = count(self, "maxToolCalls", mode.max_tool_calls, "calls");
+        let concurrent = count(
+            self,
+            "maxConcurrentCalls",
+            mode.max_concurrent_calls,
+            "calls",
+        );
+        let memory = count(self, "maxMemoryBytes", mode.max_memory_bytes, "bytes");
+        mode = mode
+            .max_tool_calls(calls)
+            .max_concurrent_calls(concurrent)
+            .max_memory_bytes(memory);
+        if section.contains_key("wallTimeMs") {
+            let wall = self.millis(
+                section.get("wallTimeMs"),
+                &child(path, "wallTimeMs"),
+                Default::default(),
+            );
+            mode = mode.wall_time(wall);
+        }
+        Some((discovery, mode))
+    }
+
+    #[cfg(not(feature = "code-mode"))]
+    pub(super) fn code(&mut self, lazytool: &Map<String, Value>, code: bool) {
+        if code || lazytool.contains_key("code") {
+            self.problem(
+                "$.lazytool.mode",
+                "this gateway runs no scripts: install it with `--features code-mode`",
+            );
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! What a script can reach of the host: `tools.NAME(args)`, each an ordinary call of the
+//! session, and `console.log`. Everything else a script sees is the engine's own.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context as TaskContext, Poll, Waker};
+use std::time::Instant;
+
+use rquickjs::{Ctx, Exception, Function, IntoJs, Promise};
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use super::CODE_TOOL_NAME;
+use super::outcome::Limit;
+use crate::call::{ToolContext, ToolResult};
+use crate::tool::{CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME};
+
+/// Runs one tool call of a script: the session's own dispatch.
+pub(crate) type CallTool = Arc<
+    dyn Fn(&str, Value, ToolContext) -> Pin<Box<dyn Future<Output = ToolResult> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Builds `tools` and `console` from the two host functions, then hides those: a script
+/// reaches the host through these wrappers only. `then` is not a tool, so that awaiting
+/// `tools` itself does not call one. A call is the result's JSON text, parsed, or the tool's
+/// error thrown; the host answers with the text itself when the call finished at once, with a
+/// promise of it otherwise. No wrapper object, no async function per call, each tool's
+/// function made once.
+const PRELUDE: &str = r#"(() => {
+  const call = globalThis.__lazy_call, log = globalThis.__lazy_log;
+  delete globalThis.__lazy_call;
+  delete globalThis.__lazy_log;
+  const { parse, stringify } = JSON;
+  const text = (value) => {
+    if (typeof value === "string") return value;
+    try { const json = stringify(value); return json === undefined ? String(value) : json; }
+    catch { return String(value); }
+  };
+  const write = (...values) => log(values.map(text).join(" "));
+  globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };
+  const run = (name) => (args) => {
+    let answer;
+    try { answer = call(name, stringify(args === undefined ? {} : args)); }
+    catch (error) { return Promise.reject(error); }
+    return typeof answer === "string" ? Promise.resolve(parse(answer)) : answer.then(parse);
+  };
+  const made = Object.create(null);
+  globalThis.tools = new Proxy({}, {
+    get: (_, name) => (typeof name !== "string" || name === "then" ? undefined : (made[name] ??= run(name))),
+  });
+})();"#;
+
+/// One script's link to the host: its tool calls (counted, bounded in number and in
+/// concurrency), its console, and the first limit it reached.
+pub(super) struct Host {
+    call: CallTool,
+    /// The code tool's call: the script's tool calls are its children (ids, cancellation).
+    context: ToolContext,
+    max_calls: usize,
+    calls: AtomicUsize,
+    /// Tool calls begun and not finished: a script waiting with none can never go on.
+    outstanding: AtomicUsize,
+    /// Whether the script's engine is ready (its host installed).
+    started: AtomicBool,
+    permits: Semaphore,
+    max_output: usize,
+    console: Mutex<Console>,
+    reached: OnceLock<Limit>,
+    deadline: Instant,
+    wall_time: std::time::Duration,
+}
+
+/// One tool call of a script, begun and not finished.
+struct Outstanding(Arc<Host>);
+
+impl Outstanding {
+    fn begin(host: &Arc<Host>) -> Outstanding {
+        host.outstanding.fetch_add(1, Ordering::AcqRel);
+        Outstanding(Arc::clone(host))
+    }
+}
+
+impl Drop for Outstanding {
+    fn drop(&mut self) {
+        self.0.outstanding.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[derive(Default)]
+struct Console {
+    lines: Vec<String>,
+    bytes: usize,
+}
+
+/// What bounds a [`Host`].
+pub(super) struct Bounds {
+    pub(super) max_calls: usize,
+    pub(super) max_concurrent: usize,
+    pub(super) max_output: usize,
+    pub(super) wall_time: std::time::Duration,
+}
+
+impl Host {
+    pub(super) fn new(call: CallTool, context: ToolContext, bounds: Bounds) -> Arc<Host> {
+        Arc::new(Host {
+            call,
+            context,
+            max_calls: bounds.max_calls,
+            calls: AtomicUsize::new(0),
+            outstanding: AtomicUsize::new(0),
+            started: AtomicBool::new(false),
+            permits: Semaphore::new(bounds.max_concurrent.max(1)),
+            max_output: bounds.max_output,
+            console: Mutex::new(Console::default()),
+            reached: OnceLock::new(),
+            deadline: Instant::now() + bounds.wall_time,
+            wall_time: bounds.wall_time,
+        })
+    }
+
+    /// Gives the script `tools` and `console`.
+    pub(super) fn install<'js>(self: &Arc<Self>, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+        let globals = ctx.globals();
+        let host = Arc::clone(self);
+        let call = move |ctx: Ctx<'js>, name: String, arguments: String| {
+            // Counted from the moment the script calls, before the engine polls the call.
+            let outstanding = Outstanding::begin(&host);
+            let mut answer = Box::pin(async move {
+                let answer = outstanding.0.answer(&name, arguments).await;
+                drop(outstanding);
+                answer
+            });
+            // Polled once here: a call that finishes at once (most tools) skips the engine's
+            // scheduling of a promise; one that waits is a promise, polled with the real waker
+            // from then on.
+            let settle = |ctx: &Ctx<'js>, answer: Result<Value, String>| match answer {
+                Ok(value) => Ok(value.to_string()),
+                Err(error) => Err(Exception::throw_message(ctx, &error)),
+            };
+            let mut context = TaskContext::from_waker(Waker::noop());
+            match answer.as_mut().poll(&mut context) {
+                Poll::Ready(answer) => settle(&ctx, answer)?.into_js(&ctx),
+                Poll::Pending => {
+                    let later = ctx.clone();
+                    let promise =
+                        Promise::wrap_future(&ctx, async move { settle(&later, answer.await) })?;
+                    Ok(promise.into_value())
+                }
+            }
+        };
+        globals.set("__lazy_call", Function::new(ctx.clone(), call)?)?;
+        let host = Arc::clone(self);
+        let log = move |line: String| host.log(line);
+        globals.set("__lazy_log", Function::new(ctx.clone(), log)?)?;
+        ctx.eval::<(), _>(PRELUDE)?;
+        self.started.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Whether the script, pending, can never go on: it runs, and no tool call it made is
+    /// unfinished (a script has no timers, and the engine ran every job it could).
+    pub(super) fn is_stalled(&self) -> bool {
+        self.started.load(Ordering::Acquire) && self.outstanding.load(Ordering::Acquire) == 0
+    }
+
+    /// Whether the engine must stop the script now (its interrupt handler): a limit reached,
+    /// the wall time past, or the call cancelled.
+    pub(super) fn must_stop(&self) -> bool {
+        if self.reached.get().is_some() {
+            return true;
+        }
+        if self.context.is_cancelled() {
+            self.reach(Limit::Cancelled);
+            return true;
+        }
+        if Instant::now() >= self.deadline {
+            self.reach(Limit::WallTime(self.wall_time));
+            return true;
+        }
+        false
+    }
+
+    /// Records `limit` unless another was reached first.
+    pub(super) fn reach(&self, limit: Limit) {
+        let _ = self.reached.set(limit);
+    }
+
+    pub(super) fn reached(&self) -> Option<Limit> {
+        self.reached.get().copied()
+    }
+
+    /// The console lines, once the script ended.
+    pub(super) fn take_console(&self) -> Vec<String> {
+        let mut console = self.console.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::take(&mut console.lines)
+    }
+
+    fn log(&self, line: String) {
+        let mut console = self.console.lock().unwrap_or_else(|e| e.into_inner());
+        console.bytes = console.bytes.saturating_add(line.len() + 1);
+        if console.bytes > self.max_output {
+            drop(console);
+            self.reach(Limit::Output(self.max_output));
+            return;
+        }
+        console.lines.push(line);
+    }
+
+    /// One `tools.NAME(args)`: the tool's value, or its error's text.
+    async fn answer(&self, name: &str, arguments: String) -> Result<Value, String> {
+        if self.reached().is_some() {
+            return Err("Error: the script was stopped.".to_owned());
+        }
+        if [CODE_TOOL_NAME, DISCOVERY_TOOL_NAME, CALL_THROUGH_TOOL_NAME].contains(&name) {
+            return Err(format!(
+                "Error: {name} cannot be called from a script: call the tools themselves, as tools.NAME(args)."
+            ));
+        }
+        let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        if number > self.max_calls {
+            self.reach(Limit::ToolCalls(self.max_calls));
+            return Err(format!(
+                "Error: the script reached its limit of {} tool calls.",
+                self.max_calls
+            ));
+        }
+        let arguments: Value = serde_json::from_str(&arguments)
+            .map_err(|error| format!("Error: the arguments of {name} are not JSON: {error}"))?;
+        let Ok(_permit) = self.permits.acquire().await else {
+            return Err("Error: the script was stopped.".to_owned());
+        };
+        let id = match self.context.call_id() {
+            Some(parent) => format!("{parent}/{number}"),
+            None => format!("script/{number}"),
+        };
+        let context = ToolContext::new()
+            .with_call_id(id)
+            .with_cancellation(self.context.cancellation().child_token());
+        let result = (self.call)(name, arguments, context).await;
+        if result.is_error() {
+            Err(result.text())
+        } else {
+            Ok(result.into_content())
+        }
+    }
+}

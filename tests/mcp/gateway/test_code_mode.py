@@ -1,0 +1,155 @@
+"""lazytool-gateway in code mode (`"mode": "code"`) in front of real servers
+(@modelcontextprotocol/server-everything from npm, mcp-server-time from PyPI), driven by the
+official MCP Python SDK over stdio and streamable HTTP, stateful and stateless (the gateway built
+with `--features code-mode`, as `.ci/run` builds it): a client sees
+`__lazy__code__` and discovery, and one script fans out over the tools of both servers, each
+call through the server's `McpSource`: a locked server starts on its first call from a
+script, and a tool whose definition differs from the lock is refused to the script.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_gateway import DISCOVERY, GATEWAY, MODERN, UPSTREAMS, node_server, text  # noqa: E402
+from test_lock import children, digest, lock, serving  # noqa: E402
+from test_mcp_http import connect, names  # noqa: E402
+
+CODE = "__lazy__code__"
+
+pytestmark = pytest.mark.anyio
+
+# Both servers at once: everything's echo and get-sum (a name JavaScript must quote) beside
+# time's conversion.
+FAN_OUT = """
+const [echoed, sum, converted] = await Promise.all([
+  tools.everything__echo({ message: "from a script" }),
+  tools["everything__get-sum"]({ a: 2, b: 3 }),
+  tools.time__convert_time({ source_timezone: "UTC", time: "12:00", target_timezone: "Europe/Paris" }),
+]);
+return { echoed, sum, paris: converted.target.timezone };
+"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built_with_code_mode(tmp_path_factory: pytest.TempPathFactory) -> None:
+    config = write_config(tmp_path_factory.mktemp("code"))
+    checked = check(config)
+    assert "runs no scripts" not in checked.stderr, (
+        "this gateway was built without code mode: run `cargo build -p lazytool-gateway --features code-mode`")
+
+
+def write_config(work: Path, code: dict | None = None) -> Path:
+    path = work / "gateway.json"
+    lazytool = {"mode": "code", "startTimeoutMs": 20000, "servers": {"time": {"eager": ["*"]}}}
+    if code is not None:
+        lazytool["code"] = code
+    path.write_text(json.dumps({
+        "mcpServers": {
+            "everything": node_server("server-everything"),
+            "time": {"command": str(UPSTREAMS / "venv/bin/mcp-server-time"), "args": ["--local-timezone", "UTC"]},
+        },
+        "lazytool": lazytool,
+    }))
+    return path
+
+
+def assert_fanned_out(result) -> None:
+    assert not result.is_error, text(result)
+    answer = {"echoed": "Echo: from a script", "sum": "The sum of 2 and 3 is 5.", "paris": "Europe/Paris"}
+    assert result.structured_content == answer, result
+    assert json.loads(text(result)) == answer
+
+
+async def test_stateful_http_a_script_fans_out_over_locked_servers_started_on_first_use(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    assert lock(config).returncode == 0
+    # time's get_current_time differs from what was approved: blocked, for scripts too.
+    path = tmp_path / "lazytool.lock"
+    file = json.loads(path.read_text())
+    pinned = file["servers"]["time"]["tools"]["get_current_time"]
+    pinned["definition"]["description"] = "Get the current time."
+    pinned["sha256"] = digest(pinned["definition"])
+    path.write_text(json.dumps(file, indent=2))
+
+    with serving(config) as (process, url):
+        async with connect(url, "legacy") as client:
+            listed = await client.list_tools()
+            assert names(listed) == [DISCOVERY, CODE]
+            [code] = [tool for tool in listed.tools if tool.name == CODE]
+            assert "time__convert_time(args: {" in code.description, code.description
+            assert "everything__echo" in code.description, "the lazy tools by name"
+            assert children(process.pid) == [], "listed from the lock: no server started"
+
+            found = await client.call_tool(DISCOVERY, {"toolNames": ["everything__echo", "everything__get-sum"]})
+            assert not found.is_error, text(found)
+            assert "everything__echo(args: {" in text(found), "declarations: " + text(found)
+            assert children(process.pid) == [], "discovery reads the lock"
+
+            assert_fanned_out(await client.call_tool(CODE, {"code": FAN_OUT}))
+            assert len(children(process.pid)) == 2, "the script's calls started both servers"
+
+            blocked = await client.call_tool(CODE, {"code": "return await tools.time__get_current_time({ timezone: 'UTC' });"})
+            assert blocked.is_error
+            assert "the tool `get_current_time` of the MCP server `time` is blocked: its description changed" in text(blocked), text(blocked)
+
+            # Code mode alone: a tool called by name is refused, naming the code tool.
+            with pytest.raises(Exception, match=f"in this conversation tools run from scripts: call {CODE}"):
+                await client.call_tool("time__convert_time", {
+                    "source_timezone": "UTC", "time": "12:00", "target_timezone": "Europe/Paris"})
+
+
+async def test_stateless_http_a_script_calls_lazy_tools_without_discovery(tmp_path: Path) -> None:
+    with serving(write_config(tmp_path)) as (_, url):
+        async with connect(url, MODERN) as client:
+            assert client.protocol_version == MODERN
+            assert names(await client.list_tools()) == [DISCOVERY, CODE]
+            assert_fanned_out(await client.call_tool(CODE, {"code": FAN_OUT}))
+
+
+async def test_stdio_a_script_fans_out_within_the_configured_limits(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"maxToolCalls": 3})
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(config), "-q"])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            assert names(await session.list_tools()) == [DISCOVERY, CODE]
+            await session.call_tool(DISCOVERY, {"toolNames": ["everything__echo", "everything__get-sum"]})
+            assert_fanned_out(await session.call_tool(CODE, {"code": FAN_OUT}))
+            four = await session.call_tool(CODE, {"code": "for (let i = 0; i < 4; i++) await tools.everything__echo({ message: `${i}` });"})
+            assert four.is_error
+            assert text(four) == "Error: the script reached its limit of 3 tool calls and was stopped.", text(four)
+            broken = await session.call_tool(CODE, {"code": "return 1 +;"})
+            assert broken.is_error and "syntax error at line 1, column" in text(broken), text(broken)
+
+
+def check(config: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(GATEWAY), "--config", str(config), "--check"], capture_output=True, text=True, timeout=60)
+
+
+def test_bad_code_settings_are_problems_of_the_config(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"maxToolCalls": 0, "wallTime": 5})
+    settings = json.loads(config.read_text())
+    checked = check(config)
+    assert checked.returncode == 1
+    assert "$.lazytool.code.maxToolCalls: expected a positive whole number of calls, found 0" in checked.stderr, checked.stderr
+    assert "$.lazytool.code.wallTime: unknown key: did you mean `wallTimeMs`?" in checked.stderr, checked.stderr
+    settings["lazytool"]["mode"] = "search"
+    settings["lazytool"]["code"] = {}
+    config.write_text(json.dumps(settings))
+    checked = check(config)
+    assert checked.returncode == 1
+    assert '$.lazytool.code: applies only with `"mode": "code"`' in checked.stderr, checked.stderr
+
