@@ -39,8 +39,8 @@ use reader::{Reader, child};
 pub struct Config {
     /// One source per enabled entry of `mcpServers`, in file order.
     pub servers: Vec<McpSource>,
-    /// `lazytool.mode` (with `"code"`: `lazytool.code.discovery`, names by default, and
-    /// [`code`](Config::code)).
+    /// `lazytool.mode` (with `"code"`: `lazytool.code.discovery`, names by default, and the
+    /// field `code`, with the feature `code-mode`).
     pub mode: DiscoveryMode,
     /// `lazytool.listing`: how names mode's discovery tool lists the lazy tools.
     pub listing: DiscoveryListing,
