@@ -133,23 +133,23 @@ pub use source::oauth::{
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
     InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
-    Pinned, PromptsAndResources, Redactor, Relay, Repinned, ServerLock, SourceReport, ToolNote,
-    ToolSelection, Upstream,
+    Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned, ServerLock, SourceReport,
+    ToolNote, ToolSelection, Upstream,
 };
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
-#[cfg(feature = "oidc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
-pub use streamable_http::{
-    ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, METADATA_PATH, Oidc, OidcError,
-};
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{
-    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    AccessReload, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits,
     MCP_PATH, METRICS_PATH, McpHttp, McpHttpService, OpenFilesLimit, OriginPattern,
     OriginPatternError, READYZ_PATH, Readiness, raise_open_files_limit,
+};
+#[cfg(feature = "oidc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
+pub use streamable_http::{
+    ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, METADATA_PATH, Oidc, OidcError,
 };
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]

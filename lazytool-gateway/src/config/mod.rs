@@ -6,6 +6,7 @@
 mod audit;
 mod embeddings;
 mod expand;
+mod fingerprint;
 mod identity;
 mod jsonc;
 mod limits;
@@ -22,6 +23,7 @@ use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
 pub use audit::AuditSettings;
+pub use fingerprint::Fingerprints;
 use reader::{Reader, child};
 
 /// A parsed configuration.

@@ -17,8 +17,8 @@ pub const AUDIT_CHANNEL_BOUND: usize = 4096;
 
 /// The audit trail: one JSON line per tool call (principal, session, client, server, tool,
 /// outcome, duration, argument and result sizes, a SHA-256 of the canonical arguments),
-/// login (`initialize`), refusal and pin violation, written to stdout or to a file rotated by
-/// size. Give it to [`McpServer::audit`](crate::McpServer::audit).
+/// login (`initialize`), refusal, pin violation and configuration reload, written to stdout
+/// or to a file rotated by size. Give it to [`McpServer::audit`](crate::McpServer::audit).
 ///
 /// Recording never waits: a line goes into a channel of [`AUDIT_CHANNEL_BOUND`] lines, which
 /// a thread of its own writes out; when the channel is full the line is dropped and counted.
@@ -160,6 +160,20 @@ impl AuditLog {
             progress,
             arguments: false,
         }
+    }
+
+    /// Records a configuration reload: an `event` `reload` line whose `outcome` is `ok` or
+    /// `refused` and whose other fields are `changes`, each kind of change (`added`,
+    /// `removed`, `restarted`, `settings`, `problems`) with the server or setting names it
+    /// concerns. Names only: a configuration's values never reach the trail.
+    ///
+    /// ```
+    /// let audit = lazytool_mcp::AuditLog::writer(std::io::sink());
+    /// audit.record_reload(true, &[("added", vec!["memory".to_owned()]), ("removed", vec![])]);
+    /// ```
+    pub fn record_reload(&self, ok: bool, changes: &[(&str, Vec<String>)]) {
+        let outcome = if ok { "ok" } else { "refused" };
+        self.record(&AuditLine::reload(outcome, changes));
     }
 
     pub(crate) fn record(&self, line: &AuditLine) {

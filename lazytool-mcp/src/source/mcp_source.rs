@@ -553,6 +553,18 @@ impl McpSource {
         }
     }
 
+    /// Stops the server once no call is under way (waiting at most its call timeout and a
+    /// second more): what a server removed from its catalog gets.
+    pub(in crate::source) async fn shutdown_after_calls(&self) {
+        if let Some(link) = self.link.get() {
+            let deadline = Instant::now() + self.call_timeout + Duration::from_secs(1);
+            while link.has_calls() && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            link.shutdown().await;
+        }
+    }
+
     pub(in crate::source) fn link(&self) -> &Arc<Link> {
         self.link.get_or_init(|| {
             Arc::new(Link::new(

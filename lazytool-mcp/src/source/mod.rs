@@ -11,8 +11,10 @@ mod mcp_source;
 #[cfg(feature = "oauth")]
 pub(crate) mod oauth;
 pub(crate) mod offers;
+mod reconcile;
 mod redact;
 pub(crate) mod requests;
+mod slots;
 
 pub use catalog::{McpCatalog, SourceReport};
 pub use connection::child::InheritEnv;
@@ -24,6 +26,7 @@ pub use mcp_source::{
 pub use offers::admission::ToolNote;
 pub use offers::offered::PromptsAndResources;
 pub use offers::selection::{PatternError, ToolSelection};
+pub use reconcile::Reconciled;
 pub use redact::Redactor;
 pub use requests::elicitor::{Elicited, Elicitor};
 pub use requests::relay::Relay;

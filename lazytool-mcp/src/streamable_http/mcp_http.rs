@@ -15,6 +15,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 
+use super::access::{Access, AccessCell};
 use super::auth::Authentication;
 use super::drain::Drain;
 use super::guard::McpHttpService;
@@ -84,7 +85,7 @@ pub const METRICS_PATH: &str = "/metrics";
 #[must_use]
 pub struct McpHttp {
     server: McpServer,
-    auth: Authentication,
+    pub(super) auth: Authentication,
     origins: Vec<OriginPattern>,
     /// `None`: the loopback names.
     hosts: Option<Vec<String>>,
@@ -93,7 +94,10 @@ pub struct McpHttp {
     shutdown: CancellationToken,
     readiness: Readiness,
     metrics: HttpMetrics,
-    call_limits: Option<PrincipalLimits>,
+    pub(super) call_limits: Option<PrincipalLimits>,
+    /// Set by [`reloadable_access`](McpHttp::reloadable_access): what requests read instead
+    /// of `auth` and `call_limits`.
+    pub(super) access: Option<AccessCell>,
 }
 
 impl McpHttp {
@@ -123,6 +127,7 @@ impl McpHttp {
             readiness: Readiness::default(),
             metrics,
             call_limits: None,
+            access: None,
         }
     }
 
@@ -445,13 +450,23 @@ impl McpHttp {
         })
     }
 
+    pub(super) fn server_mut(&mut self) -> &mut McpServer {
+        &mut self.server
+    }
+
     fn gate(&self) -> Arc<Gate> {
+        let access = self.access.clone().unwrap_or_else(|| {
+            AccessCell::new(Access {
+                auth: self.auth.clone(),
+                call_limits: self.call_limits.clone(),
+                ..Access::default()
+            })
+        });
         Arc::new(Gate {
             origins: self.origins.clone(),
             hosts: self.hosts.clone(),
-            auth: self.auth.clone(),
+            access,
             metrics: self.metrics.clone(),
-            call_limits: self.call_limits.clone(),
             audit: self.server.audit_log().cloned(),
         })
     }
