@@ -6,15 +6,20 @@ mod log;
 mod metrics;
 mod reload;
 mod served;
+mod status;
 
 use std::process::ExitCode;
 
 use lazytool_gateway::{Cli, Command};
-use lazytool_mcp::{McpServer, Redactor, Relay, shutdown_signal};
+use lazytool_mcp::{AuditLog, CallTally, McpServer, Redactor, Relay, shutdown_signal};
 use lazytool_runtime::{CancellationToken, SessionOptions};
 use log::RedactedStderr;
 use metrics::upstream_metrics;
 use reload::{Hangups, Reloader};
+use status::StatusPage;
+
+/// The calls the status page counts: those of the last 15 minutes.
+const STATUS_WINDOW: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
@@ -107,6 +112,14 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             http.is_some(),
         )?,
     };
+    // The status page counts the calls the audit trail records: without a trail, they are
+    // recorded for the count only.
+    let tally = (cli.http.status_page).then(|| CallTally::new(STATUS_WINDOW));
+    let audit = match (audit, &tally) {
+        (Some(audit), Some(tally)) => Some(audit.with_tally(tally.clone())),
+        (None, Some(tally)) => Some(AuditLog::writer(std::io::sink()).with_tally(tally.clone())),
+        (audit, None) => audit,
+    };
     // One listener for the whole run: one made later, once the servers have started, would
     // leave a moment in which SIGINT or SIGTERM is swallowed and the gateway runs on.
     let stop = CancellationToken::new();
@@ -168,9 +181,17 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         Some((addr, prepared)) => {
             let upstreams = upstream_metrics(&catalog);
             let issuer = prepared.oidc().map(|oidc| oidc.issuer_url().to_owned());
-            let (http, access) = served::access(prepared, server, config.principal_limits)
-                .register_metrics(move |registry| upstreams.register(registry))
-                .reloadable_access();
+            let mut http = served::access(prepared, server, config.principal_limits)
+                .register_metrics(move |registry| upstreams.register(registry));
+            if let Some(tally) = tally {
+                let page = StatusPage {
+                    catalog: catalog.clone(),
+                    tally,
+                    approve: cli.approval_command(""),
+                };
+                http = http.page(status::STATUS_PATH, move || page.render());
+            }
+            let (http, access) = http.reloadable_access();
             reloader.access = Some((access, issuer));
             let serving = http.serve_with_shutdown(addr, stop.cancelled_owned());
             tokio::select! {

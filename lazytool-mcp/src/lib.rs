@@ -108,7 +108,9 @@ mod stdio;
 mod streamable_http;
 mod structured;
 
-pub use audit::{AUDIT_CHANNEL_BOUND, AuditLog, Rotation};
+pub use audit::{
+    AUDIT_CHANNEL_BOUND, AuditLog, CallCounts, CallTally, MAX_TALLIED_NAMES, Rotation, TALLY_OTHERS,
+};
 pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
@@ -133,8 +135,8 @@ pub use source::oauth::{
 pub use source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
     InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
-    Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned, ServerLock, SourceReport,
-    ToolNote, ToolSelection, Upstream,
+    Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned, ServerLock, ServerState,
+    SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 #[cfg(feature = "server-http")]

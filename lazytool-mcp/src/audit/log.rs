@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::line::AuditLine;
 use super::rotate::{RotatingFile, Rotation};
+use super::tally::CallTally;
 
 /// How many lines wait for the writer at most; past it, lines are dropped and counted
 /// ([`AuditLog::dropped`], `lazytool_audit_dropped_lines_total` on `/metrics`), never waited
@@ -40,6 +41,7 @@ pub struct AuditLog {
     dropped: Arc<AtomicU64>,
     progress: Arc<Progress>,
     arguments: bool,
+    tally: Option<CallTally>,
 }
 
 /// Lines sent to the writer and lines it has written and flushed, for
@@ -104,6 +106,22 @@ impl AuditLog {
         self
     }
 
+    /// Also counts each call line in `tally` (calls, errors and refusals of the last
+    /// minutes per server and per principal), for a status page.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_mcp::{AuditLog, CallTally};
+    ///
+    /// let tally = CallTally::new(Duration::from_secs(900));
+    /// let audit = AuditLog::writer(std::io::sink()).with_tally(tally.clone());
+    /// assert!(tally.by_principal().is_empty());
+    /// ```
+    pub fn with_tally(mut self, tally: CallTally) -> Self {
+        self.tally = Some(tally);
+        self
+    }
+
     /// Whether argument values are written.
     ///
     /// ```
@@ -159,6 +177,7 @@ impl AuditLog {
             dropped: Arc::new(AtomicU64::new(0)),
             progress,
             arguments: false,
+            tally: None,
         }
     }
 
@@ -177,6 +196,11 @@ impl AuditLog {
     }
 
     pub(crate) fn record(&self, line: &AuditLine) {
+        if let Some(tally) = &self.tally
+            && line.0.get("event").and_then(serde_json::Value::as_str) == Some("call")
+        {
+            tally.count(&line.0);
+        }
         match self.lines.try_send(line.to_json_line()) {
             Ok(()) => {
                 self.progress.sent.fetch_add(1, Ordering::Release);

@@ -5,8 +5,10 @@ mod call;
 mod line;
 mod log;
 mod rotate;
+mod tally;
 
 pub(crate) use call::{CallAudit, limit_kind, session_of};
 pub(crate) use line::{AuditLine, CallRecord};
 pub use log::{AUDIT_CHANNEL_BOUND, AuditLog};
 pub use rotate::Rotation;
+pub use tally::{CallCounts, CallTally, MAX_TALLIED_NAMES, TALLY_OTHERS};

@@ -213,6 +213,27 @@ impl McpCatalog {
             .find_map(|(_, source)| source.source().withheld_tool(name))
     }
 
+    /// How each source's server stands now, by name, in the order of
+    /// [`reports`](McpCatalog::reports).
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// for (server, state) in catalog.server_states() {
+    ///     println!("{server}: {state}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn server_states(&self) -> Vec<(String, crate::ServerState)> {
+        (self.inner.sources.all().into_iter())
+            .map(|(_, source)| (source.source().name.to_string(), source.source().state()))
+            .collect()
+    }
+
     /// Lists every source again now and publishes the registry if it changed.
     pub async fn refresh(&self) -> Result<(), RegistryError> {
         for (_, source) in self.inner.sources.all() {

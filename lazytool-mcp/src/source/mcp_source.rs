@@ -18,6 +18,7 @@ use crate::source::offers::admission::ToolNote;
 use crate::source::offers::selection::ToolSelection;
 use crate::source::requests::elicitor::Elicitor;
 use crate::source::requests::relay::Relay;
+use crate::source::server_state::ServerState;
 
 /// The default of [`McpSource::start_timeout`]: 30 seconds.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -407,6 +408,21 @@ impl McpSource {
     /// ```
     pub fn is_running(&self) -> bool {
         self.link.get().is_some_and(|link| link.is_running())
+    }
+
+    /// How the server stands now: not started, starting, running, idle-stopped, or failed
+    /// with its reason.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, ServerState, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.state(), ServerState::NotStarted);
+    /// ```
+    pub fn state(&self) -> ServerState {
+        self.link
+            .get()
+            .map_or(ServerState::NotStarted, |link| link.health().into())
     }
 
     /// What the last listing's pin decided for each tool that differs from the lock: the

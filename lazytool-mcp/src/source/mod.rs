@@ -14,6 +14,7 @@ pub(crate) mod offers;
 mod reconcile;
 mod redact;
 pub(crate) mod requests;
+mod server_state;
 mod slots;
 
 pub use catalog::{McpCatalog, SourceReport};
@@ -30,3 +31,4 @@ pub use reconcile::Reconciled;
 pub use redact::Redactor;
 pub use requests::elicitor::{Elicited, Elicitor};
 pub use requests::relay::Relay;
+pub use server_state::ServerState;

@@ -24,6 +24,7 @@ use super::health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
 use super::limits::HttpLimits;
 use super::metrics::HttpMetrics;
 use super::origin::OriginPattern;
+use super::page::{self, Render};
 use super::sessions::{DirectSessions, LimitedSessions, SessionTable};
 use super::stateless::Lanes;
 use super::{connections, health, metrics, open_files, sessions, trail_metrics};
@@ -98,6 +99,8 @@ pub struct McpHttp {
     /// Set by [`reloadable_access`](McpHttp::reloadable_access): what requests read instead
     /// of `auth` and `call_limits`.
     pub(super) access: Option<AccessCell>,
+    /// The application's pages ([`McpHttp::page`]).
+    pages: Vec<(&'static str, Render)>,
 }
 
 impl McpHttp {
@@ -128,6 +131,7 @@ impl McpHttp {
             metrics,
             call_limits: None,
             access: None,
+            pages: Vec::new(),
         }
     }
 
@@ -322,6 +326,24 @@ impl McpHttp {
         self
     }
 
+    /// Serves `GET path` with the HTML `render` returns at each request, behind the same
+    /// Origin, Host and token checks as MCP (any principal's token), with a content security
+    /// policy that lets the page load nothing (inline styles only) and `Cache-Control:
+    /// no-store`. What the gateway's `--status-page` serves.
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().bearer_token("a-token").page("/status", || "<!doctype html><title>ok</title>".to_owned());
+    /// ```
+    pub fn page(
+        mut self,
+        path: &'static str,
+        render: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.pages.push((path, Arc::new(render)));
+        self
+    }
+
     /// What `GET /readyz` reports (besides 503 while draining); default: ready.
     ///
     /// ```
@@ -508,6 +530,16 @@ impl McpHttp {
                     metrics_text(&gate, &registry, &parts).await
                 }),
             );
+        let router = (self.pages.iter()).fold(router, |router, (path, render)| {
+            let (gate, render) = (self.gate(), Arc::clone(render));
+            router.route(
+                path,
+                get(move |request: Request| async move {
+                    let (parts, _) = request.into_parts();
+                    page::answer(&gate, &render, &parts).await
+                }),
+            )
+        });
         #[cfg(feature = "oidc")]
         let router = match &self.auth.oidc {
             Some(oidc) => super::protected_resource::route(router, oidc),

@@ -25,6 +25,7 @@ mod metrics;
 mod oidc;
 mod open_files;
 mod origin;
+mod page;
 #[cfg(feature = "cli")]
 mod principals;
 #[cfg(feature = "oidc")]
