@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use html_escape::{encode_double_quoted_attribute as attribute, encode_text as text};
-use lazytool_mcp::{CallCounts, CallTally, McpCatalog};
+use lazytool_mcp::{CallCounts, CallTally, ChangedDefinition, McpCatalog};
+use similar::TextDiff;
 
 /// Where the page is served.
 pub(crate) const STATUS_PATH: &str = "/status";
@@ -117,6 +118,7 @@ impl StatusPage {
                 "<p id=\"no-pending\">None: every server matches its lock, or has none.</p>",
             );
         }
+        let changed: BTreeMap<String, _> = self.catalog.changed_definitions().into_iter().collect();
         for report in pending {
             let _ = write!(
                 page,
@@ -131,9 +133,18 @@ impl StatusPage {
                     text(&note.note)
                 );
             }
+            page.push_str("</ul>");
+            for change in changed.get(&report.name).into_iter().flatten() {
+                let _ = write!(
+                    page,
+                    "<pre class=\"diff\" data-tool=\"{}\">{}</pre>",
+                    attribute(&change.tool),
+                    text(&diff(change))
+                );
+            }
             let _ = write!(
                 page,
-                "</ul><p>Approve with:</p><pre>{}{}</pre></div>",
+                "<p>Approve with:</p><pre class=\"approve\">{}{}</pre></div>",
                 text(&self.approve),
                 text(&report.name)
             );
@@ -166,6 +177,24 @@ impl StatusPage {
         }
         page.push_str("</table>");
     }
+}
+
+/// The unified diff of a tool's approved definition and its definition now, as pretty JSON.
+fn diff(change: &ChangedDefinition) -> String {
+    let pretty = |definition: &Option<serde_json::Value>| {
+        (definition.as_ref())
+            .and_then(|definition| serde_json::to_string_pretty(definition).ok())
+            .map_or_else(String::new, |text| text + "\n")
+    };
+    let (approved, now) = (pretty(&change.approved), pretty(&change.now));
+    TextDiff::from_lines(&approved, &now)
+        .unified_diff()
+        .context_radius(3)
+        .header(
+            &format!("{} (approved)", change.tool),
+            &format!("{} (now)", change.tool),
+        )
+        .to_string()
 }
 
 /// A table of calls by `who` over the last `minutes`.

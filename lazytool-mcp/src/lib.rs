@@ -133,10 +133,10 @@ pub use source::oauth::{
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use source::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
-    InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
-    Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned, ServerLock, ServerState,
-    SourceReport, ToolNote, ToolSelection, Upstream,
+    ChangedDefinition, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited,
+    Elicitor, InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource,
+    PatternError, Pin, Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned,
+    ServerLock, ServerState, SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 #[cfg(feature = "server-http")]

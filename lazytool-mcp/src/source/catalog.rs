@@ -234,6 +234,32 @@ impl McpCatalog {
             .collect()
     }
 
+    /// Each source's tools whose definitions differ from its lock, by source name (sources
+    /// without any left out): see [`McpSource::changed_definitions`].
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{Lock, McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let lock = Lock::load("lazytool.lock")?;
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"])).lock(&lock);
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// for (server, changes) in catalog.changed_definitions() {
+    ///     println!("{server}: {} tools differ from the lock", changes.len());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn changed_definitions(&self) -> Vec<(String, Vec<crate::ChangedDefinition>)> {
+        (self.inner.sources.all().into_iter())
+            .map(|(_, source)| {
+                let source = source.source();
+                (source.name.to_string(), source.changed_definitions())
+            })
+            .filter(|(_, changes)| !changes.is_empty())
+            .collect()
+    }
+
     /// Lists every source again now and publishes the registry if it changed.
     pub async fn refresh(&self) -> Result<(), RegistryError> {
         for (_, source) in self.inner.sources.all() {

@@ -438,6 +438,19 @@ impl McpSource {
         self.listed().pinning.clone()
     }
 
+    /// Each tool of the last listing whose definition differs from the one the lock
+    /// approved, with both definitions (empty without a lock entry or before a listing).
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert!(time.changed_definitions().is_empty());
+    /// ```
+    pub fn changed_definitions(&self) -> Vec<crate::ChangedDefinition> {
+        self.pins().changed_definitions()
+    }
+
     /// Starts the server (if it does not run) and returns a lock entry of its definitions
     /// now (tools, prompts, resources and resource templates): what `lazytool-gateway lock`
     /// writes.

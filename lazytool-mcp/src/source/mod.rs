@@ -20,7 +20,9 @@ mod slots;
 pub use catalog::{McpCatalog, SourceReport};
 pub use connection::child::InheritEnv;
 pub use connection::upstream::Upstream;
-pub use lock::{LOCK_VERSION, Lock, LockError, LockState, Pin, Pinned, Repinned, ServerLock};
+pub use lock::{
+    ChangedDefinition, LOCK_VERSION, Lock, LockError, LockState, Pin, Pinned, Repinned, ServerLock,
+};
 pub use mcp_source::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, McpSource,
 };

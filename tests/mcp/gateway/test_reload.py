@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -130,14 +131,15 @@ class Gateway:
     def pid(self) -> int:
         return self.process.pid
 
-    def audit(self) -> list[dict]:
-        """The audit trail's reload lines (the writer thread may lag: waited for)."""
+    def audit(self, count: int) -> list[dict]:
+        """The audit trail's reload lines, once there are `count` (the writer thread may lag:
+        waited for)."""
         deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline:
             path = self.work / "audit.jsonl"
             lines = path.read_text().splitlines() if path.exists() else []
             reloads = [json.loads(line) for line in lines if '"event":"reload"' in line]
-            if reloads:
+            if len(reloads) >= count:
                 return reloads
             time.sleep(0.1)
         return []
@@ -164,6 +166,13 @@ async def connect(url: str, who: str, changes: ListChanges | None = None):
         handler = changes.handle if changes else None
         async with Client(transport, mode="legacy", message_handler=handler) as client:
             yield client
+
+
+def metrics(url: str) -> str:
+    request = urllib.request.Request(url.removesuffix("/mcp") + "/metrics",
+                                     headers={"Authorization": f"Bearer {TOKENS['alice']}"})
+    with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+        return answer.read().decode()
 
 
 def text(result: types.CallToolResult) -> str:
@@ -196,7 +205,7 @@ async def test_a_server_added_joins_and_clients_hear_of_it(gateway: Gateway) -> 
         await discover(client, changes, "memory__read_graph")
         graph = await client.call_tool("memory__read_graph", {})
         assert not graph.is_error and "entities" in text(graph)
-    [reload] = gateway.audit()
+    [reload] = gateway.audit(1)
     assert reload["outcome"] == "ok" and reload["added"] == ["memory"] and reload["removed"] == []
 
 
@@ -233,6 +242,10 @@ async def test_a_server_removed_answers_its_call_in_flight_then_is_gone(gateway:
         assert not any(name.startswith("everything__") for name in lazy_names(listed))
         kept = await client.call_tool("memory__read_graph", {})
         assert not kept.is_error, text(kept)
+    # /metrics follows: the removed server has no series any more.
+    scraped = metrics(url)
+    assert 'lazytool_gateway_upstream_tools{server="memory"}' in scraped
+    assert 'server="everything"' not in scraped, scraped
 
 
 async def test_a_changed_server_restarts_and_an_unchanged_one_keeps_its_discoveries(gateway: Gateway) -> None:
@@ -300,7 +313,7 @@ async def test_a_configuration_with_problems_is_refused_and_the_old_one_serves(g
         # A good one after them applies.
         line = gateway.reload(config({"everything": EVERYTHING, "memory": MEMORY}))
         assert "added=memory" in line, line
-    outcomes = [reload["outcome"] for reload in gateway.audit()]
+    outcomes = [reload["outcome"] for reload in gateway.audit(4)]
     assert outcomes == ["refused", "refused", "refused", "ok"], outcomes
 
 
@@ -321,4 +334,8 @@ async def test_stdio_serving_reloads_on_sighup(gateway: Gateway) -> None:
                 os.kill(int(pid_file.read_text()), signal.SIGHUP)
                 await changes.wait()
                 assert "memory__read_graph" in lazy_names(await session.list_tools())
+                # The line comes once the reload is done, after the clients heard of it.
+                with anyio.fail_after(TIMEOUT):
+                    while "the configuration is reloaded" not in log.read_text():
+                        await anyio.sleep(0.05)
     assert "added=memory" in log.read_text()

@@ -10,6 +10,8 @@ minutes, and the limits hit.
 import hashlib
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
 import urllib.error
@@ -31,6 +33,12 @@ ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 UPSTREAMS = ROOT / "target/gateway-upstreams"
 TIMEOUT = 60
+# Debian's chromium (`.ci/run` installs it); a machine without it skips the screenshot, CI
+# never does (LAZYTOOL_REQUIRE_CHROMIUM=1).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOT = ROOT / "target/status-page.png"
 EVE = '<script>alert("eve")</script>'
 TOKENS = {"alice": "alice-token-c0ffee01", "bob": "bob-token-be7a9912", EVE: "eve-token-5d1e0a77"}
 
@@ -217,6 +225,9 @@ async def test_the_page_shows_servers_pending_changes_calls_and_limits(url: str,
 
     pending = page.pending["everything"]
     assert "echo" in pending and "description changed" in pending, pending
+    # The diff of the approved definition and the one listed now, escaped as text.
+    approved = '-  "description": "Echoes <b>what</b> it is given.",'
+    assert approved in pending and '+  "description": "Echoes back the input' in pending, pending
     assert f"lazytool-gateway --config {work / 'gateway.json'} lock --update everything" in pending, pending
 
     alice_row = page.row("principals", "data-principal", "alice")
@@ -241,3 +252,35 @@ async def test_the_page_is_off_unless_asked_for(work: Path) -> None:
     refused = subprocess.run([str(GATEWAY), "--config", str(work / "gateway.json"), "--status-page"],
                              capture_output=True, text=True, timeout=TIMEOUT)
     assert refused.returncode != 0 and "--status-page needs --http" in refused.stderr, refused.stderr
+
+
+async def test_chromium_renders_the_page(url: str, work: Path, tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        if os.environ.get("LAZYTOOL_REQUIRE_CHROMIUM") == "1":
+            pytest.fail("chromium is missing: `apt-get install chromium`")
+        pytest.skip("chromium is not installed")
+    async with connect(url, "bob") as bob:
+        assert not (await bob.call_tool("everything__get-sum", {"a": 1, "b": 2})).is_error
+    code, _, html = get(url.removesuffix("/mcp") + "/status", "bob")
+    assert code == 200
+    # The bytes the gateway served, opened from a file: a browser cannot send the token, and
+    # the page needs nothing else.
+    page = tmp_path / "status.html"
+    page.write_text(html)
+    profile = ["--user-data-dir=" + str(tmp_path / "profile")]
+    SCREENSHOT.unlink(missing_ok=True)
+    shot = subprocess.run([CHROMIUM, *HEADLESS, *profile, "--window-size=1200,1600",
+                           f"--screenshot={SCREENSHOT}", page.as_uri()],
+                          capture_output=True, text=True, timeout=TIMEOUT * 2)
+    assert shot.returncode == 0 and SCREENSHOT.is_file(), shot.stderr
+    png = SCREENSHOT.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", png[16:24]) == (1200, 1600)
+    dom = subprocess.run([CHROMIUM, *HEADLESS, *profile, "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=TIMEOUT * 2)
+    assert dom.returncode == 0, dom.stderr
+    # What Chromium built from the page: the same tables, the running server, no script.
+    rendered = Page(dom.stdout)
+    assert rendered.row("servers", "data-server", "everything")[1] == "running"
+    assert rendered.pending["everything"].count("lock --update everything") == 1
+    assert not any(tag == "script" for tag, _ in rendered.tags)
