@@ -45,7 +45,6 @@ impl Reloader<'_> {
     /// Reloads on each SIGHUP, for as long as the gateway serves.
     pub(crate) async fn run(mut self, mut hangups: Hangups) {
         while hangups.next().await {
-            tracing::info!(target: TARGET, config = %self.cli.config_file().display(), "SIGHUP: reloading the configuration");
             match self.reload().await {
                 Ok(changes) => {
                     let said = |kind| {

@@ -182,9 +182,10 @@ impl AuditLog {
     }
 
     /// Records a configuration reload: an `event` `reload` line whose `outcome` is `ok` or
-    /// `refused` and whose other fields are `changes`, each kind of change (`added`,
-    /// `removed`, `restarted`, `settings`, `problems`) with the server or setting names it
-    /// concerns. Names only: a configuration's values never reach the trail.
+    /// `refused` and whose other fields are `changes`, each kind of change (the gateway's:
+    /// `added`, `removed`, `restarted`, `settings`) with the server or setting names it
+    /// concerns. Names only: a configuration's values never reach the trail (a refused
+    /// reload's problems go to the log, not here).
     ///
     /// ```
     /// let audit = lazytool_mcp::AuditLog::writer(std::io::sink());
