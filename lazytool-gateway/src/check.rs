@@ -113,7 +113,21 @@ fn tool_tokens(registry: &Registry, name: &str) -> usize {
         .map_or(0, |tool| definition_tokens(&tool.definition()))
 }
 
-fn definition_tokens(definition: &ToolDefinition) -> usize {
+/// What a tool's definition costs on every request that carries it: tiktoken's
+/// `o200k_base` tokens of its MCP listing JSON (`name`, `description`, `inputSchema`), as
+/// [`check`] counts them.
+///
+/// ```
+/// use lazytool_runtime::ToolDefinition;
+///
+/// let definition = ToolDefinition {
+///     name: "echo".into(),
+///     description: "Echoes its message.".into(),
+///     input_schema: serde_json::json!({"type": "object"}),
+/// };
+/// assert!(lazytool_gateway::definition_tokens(&definition) > 5);
+/// ```
+pub fn definition_tokens(definition: &ToolDefinition) -> usize {
     count_json_tokens(&json!({
         "name": definition.name,
         "description": definition.description,

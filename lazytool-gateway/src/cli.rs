@@ -132,6 +132,10 @@ pub struct HttpServing {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio; a bare PORT binds 127.0.0.1.
     #[arg(long, value_name = "ADDR|PORT", value_parser = lazytool_mcp::parse_listen_addr)]
     pub http: Option<SocketAddr>,
+    /// Serve a read-only status page at /status (servers, tools and token cost, pending
+    /// definition changes, recent calls and limits hit), behind the same token as /mcp.
+    #[arg(long)]
+    pub status_page: bool,
     /// The flags of HTTP serving, shared with lazytool-mcp's `mcp_server`.
     #[command(flatten)]
     pub serving: lazytool_mcp::HttpArgs,
@@ -148,7 +152,8 @@ impl HttpServing {
     /// assert_eq!(cli.http.check().unwrap_err(), "--max-sessions needs --http");
     /// ```
     pub fn check(&self) -> Result<(), String> {
-        match (self.http, self.serving.given()) {
+        let status = self.status_page.then_some("--status-page");
+        match (self.http, self.serving.given().or(status)) {
             (None, Some(flag)) => Err(format!("{flag} needs --http")),
             _ => Ok(()),
         }

@@ -16,6 +16,8 @@
 //!   claims, clients that log in by themselves.
 //! - [`misbehaving`]: what a misbehaving server cannot do.
 //! - [`limits_audit`]: limits per principal and per upstream server, the audit trail.
+//! - [`reload`]: the configuration reloaded on SIGHUP, without a restart.
+//! - [`status_page`]: `--status-page`, a read-only page of servers, calls and limits.
 
 #[doc = include_str!("guide/five_minutes.md")]
 pub mod five_minutes {}
@@ -46,3 +48,9 @@ pub mod misbehaving {}
 
 #[doc = include_str!("guide/limits_audit.md")]
 pub mod limits_audit {}
+
+#[doc = include_str!("guide/reload.md")]
+pub mod reload {}
+
+#[doc = include_str!("guide/status_page.md")]
+pub mod status_page {}

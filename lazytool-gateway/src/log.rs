@@ -4,7 +4,7 @@
 //! request URLs (query strings with API keys included) in lines of their own, which pass here.
 
 use std::io::{self, Write};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use lazytool_mcp::Redactor;
 use tracing_subscriber::fmt::MakeWriter;
@@ -14,34 +14,39 @@ use tracing_subscriber::fmt::MakeWriter;
 /// environment values are hidden once [`RedactedStderr::hide`] has them.
 #[derive(Clone, Default)]
 pub(crate) struct RedactedStderr {
-    redactor: Arc<OnceLock<Redactor>>,
+    redactor: Arc<RwLock<Arc<Redactor>>>,
 }
 
 impl RedactedStderr {
-    /// Hides what `redactor` hides from now on (the first call wins).
-    pub(crate) fn hide(&self, redactor: Redactor) {
-        let _ = self.redactor.set(redactor);
+    /// Hides what `redactor` hides from now on, besides what it hid before: a reloaded
+    /// configuration's servers, and the old ones', which may still be stopping.
+    pub(crate) fn hide(&self, redactor: &Redactor) {
+        let mut hidden = self
+            .redactor
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        *hidden = Arc::new(hidden.and(redactor));
     }
 }
 
 impl<'a> MakeWriter<'a> for RedactedStderr {
-    type Writer = Line<'a>;
+    type Writer = Line;
 
     fn make_writer(&'a self) -> Self::Writer {
-        Line(self.redactor.get())
+        // Replaced by one assignment: consistent after a panic elsewhere.
+        Line(Arc::clone(
+            &self.redactor.read().unwrap_or_else(PoisonError::into_inner),
+        ))
     }
 }
 
 /// One log event: the fmt layer writes each event whole, in one `write_all`.
-pub(crate) struct Line<'a>(Option<&'a Redactor>);
+pub(crate) struct Line(Arc<Redactor>);
 
-impl Write for Line<'_> {
+impl Write for Line {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(bytes);
-        let hidden = match self.0 {
-            Some(redactor) => redactor.apply(&text),
-            None => Redactor::default().apply(&text),
-        };
+        let hidden = self.0.apply(&text);
         io::stderr().lock().write_all(hidden.as_bytes())?;
         Ok(bytes.len())
     }

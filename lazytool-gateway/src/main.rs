@@ -4,17 +4,22 @@
 
 mod log;
 mod metrics;
+mod reload;
+mod served;
+mod status;
 
 use std::process::ExitCode;
 
 use lazytool_gateway::{Cli, Command};
-use lazytool_mcp::{
-    Lock, LockState, McpServer, McpSource, Redactor, Relay, TokenStore, shutdown_signal,
-};
-use lazytool_runtime::source::ToolSource;
+use lazytool_mcp::{AuditLog, CallTally, McpServer, Redactor, Relay, shutdown_signal};
 use lazytool_runtime::{CancellationToken, SessionOptions};
 use log::RedactedStderr;
 use metrics::upstream_metrics;
+use reload::{Hangups, Reloader};
+use status::StatusPage;
+
+/// The calls the status page counts: those of the last 15 minutes.
+const STATUS_WINDOW: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
@@ -56,16 +61,11 @@ async fn gateway(cli: Cli) -> ExitCode {
 
 async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::error::Error>> {
     cli.check_command()?;
-    let path = cli.config_file();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    let tokens =
-        (cli.token_store.clone()).map_or_else(TokenStore::default_location, TokenStore::file);
-    let config =
-        lazytool_gateway::parse_with_token_store(&text, |name| std::env::var(name).ok(), &tokens)
-            .map_err(|error| error.in_file(path))?;
+    // Listened to before anything starts: a SIGHUP's default would end the gateway.
+    let hangups = Hangups::listen();
+    let (mut config, mut fingerprints) = served::read_config(&cli)?;
     log.hide(
-        (config.servers.iter()).fold(Redactor::default(), |all, server| {
+        &(config.servers.iter()).fold(Redactor::default(), |all, server| {
             all.and(&server.upstream().redactor())
         }),
     );
@@ -74,46 +74,11 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         println!("The tokens of `{server}` are stored in {}.", path.display());
         return Ok(ExitCode::SUCCESS);
     }
-    let lock_path = cli.lock_path();
     if let Some(Command::Lock { update }) = &cli.command {
-        let report = lazytool_gateway::lock(&config.servers, &lock_path, update).await?;
+        let report = lazytool_gateway::lock(&config.servers, &cli.lock_path(), update).await?;
         println!("{report}");
         return Ok(ExitCode::SUCCESS);
     }
-    // A lock that cannot be read stops everything: serving without it would start every
-    // server and trust whatever it says.
-    let lock = match (cli.lock.is_some(), lock_path.exists()) {
-        (false, false) => None,
-        _ => Some(Lock::load(&lock_path)?),
-    };
-    let mut stale = Vec::new();
-    let servers: Vec<McpSource> = match &lock {
-        None => config.servers,
-        Some(lock) => {
-            stale = lock.stale(config.servers.iter().map(|server| server.name()));
-            for name in &stale {
-                tracing::warn!(target: "lazytool::lock", server = %name, lock = %lock_path.display(), "the lock has an entry for a server that is not configured: ignored");
-            }
-            (config.servers.into_iter())
-                .map(|server| {
-                    let approve = cli.approval_command(server.name());
-                    let server = server
-                        .lock(lock)
-                        .approval_command(approve)
-                        .start_on_first_use(!cli.check);
-                    match server.lock_state() {
-                        LockState::Locked => {
-                            tracing::info!(target: "lazytool::lock", server = %server.name(), state = %server.lock_state(), "the server is held to the lock");
-                        }
-                        state => {
-                            tracing::warn!(target: "lazytool::lock", server = %server.name(), %state, approve = %cli.approval_command(server.name()), "the server is not held to the lock");
-                        }
-                    }
-                    server
-                })
-                .collect()
-        }
-    };
     let options = SessionOptions::new()
         .mode(config.mode)
         .listing(config.listing);
@@ -125,28 +90,23 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     // What the gateway's clients can answer of the upstreams' requests (sampling,
     // elicitation): upstreams announce it, and pass those requests on to them.
     let relay = Relay::new("lazytool-gateway");
-    let servers = (servers.into_iter())
-        .map(|server| server.relay(relay.clone()))
-        .collect();
+    let configured = std::mem::take(&mut config.servers);
+    let (servers, stale) = served::held(&cli, configured, &mut fingerprints, &relay)?;
     // The HTTP flags' files and the audit file are opened before any server starts: a bad
     // one stops nothing.
     let http = match cli.http.http {
         Some(addr) => {
-            let mut prepared = cli.http.serving.prepare()?;
-            if let Some(oidc) = config.oidc {
-                prepared = prepared.with_oidc(oidc);
-            }
             // A wrong issuer stops the gateway before any server starts.
+            let prepared = served::prepare(&cli, config.oidc.take())?;
+            served::discover(&prepared).await?;
             if let Some(oidc) = prepared.oidc() {
-                oidc.discover()
-                    .await
-                    .map_err(|error| format!("the OpenID Connect issuer: {error}"))?;
                 tracing::info!(target: "lazytool::mcp", issuer = oidc.issuer_url(), "accepting the tokens of this OpenID Connect issuer");
             }
             Some((addr, prepared))
         }
         None => None,
     };
+    let path = cli.config_file();
     let config_dir = path.parent().unwrap_or(std::path::Path::new("."));
     let audit = match cli.check {
         true => None,
@@ -156,6 +116,14 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             config_dir,
             http.is_some(),
         )?,
+    };
+    // The status page counts the calls the audit trail records: without a trail, they are
+    // recorded for the count only.
+    let tally = (cli.http.status_page).then(|| CallTally::new(STATUS_WINDOW));
+    let audit = match (audit, &tally) {
+        (Some(audit), Some(tally)) => Some(audit.with_tally(tally.clone())),
+        (None, Some(tally)) => Some(AuditLog::writer(std::io::sink()).with_tally(tally.clone())),
+        (audit, None) => audit,
     };
     // One listener for the whole run: one made later, once the servers have started, would
     // leave a moment in which SIGINT or SIGTERM is swallowed and the gateway runs on.
@@ -191,22 +159,50 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             let catalog = catalog.clone();
             move |name| catalog.withheld_tool(name)
         })
-        .relay(relay);
+        .relay(relay.clone());
     let server = match audit.clone() {
         Some(audit) => server.audit(audit),
         None => server,
     };
+    let mut reloader = Reloader {
+        principals: Reloader::principals_text(&cli),
+        cli: &cli,
+        catalog: catalog.clone(),
+        relay,
+        log,
+        audit: audit.clone(),
+        access: None,
+        serving: fingerprints,
+    };
     let served = match http {
         // Calls in flight are answered before the upstreams are stopped.
-        None => server.serve_stdio_until(stop.cancelled_owned()).await,
+        None => {
+            let serving = server.serve_stdio_until(stop.cancelled_owned());
+            tokio::select! {
+                served = serving => served,
+                () = reloader.run(hangups) => Ok(()),
+            }
+        }
         Some((addr, prepared)) => {
             let upstreams = upstream_metrics(&catalog);
-            let mut http = (prepared.apply(server))
+            let issuer = prepared.oidc().map(|oidc| oidc.issuer_url().to_owned());
+            let mut http = served::access(prepared, server, config.principal_limits)
                 .register_metrics(move |registry| upstreams.register(registry));
-            if let Some(limits) = config.principal_limits {
-                http = http.principal_limits(limits);
+            if let Some(tally) = tally {
+                let page = StatusPage {
+                    catalog: catalog.clone(),
+                    tally,
+                    approve: cli.approval_command(""),
+                };
+                http = http.page(status::STATUS_PATH, move || page.render());
             }
-            http.serve_with_shutdown(addr, stop.cancelled_owned()).await
+            let (http, access) = http.reloadable_access();
+            reloader.access = Some((access, issuer));
+            let serving = http.serve_with_shutdown(addr, stop.cancelled_owned());
+            tokio::select! {
+                served = serving => served,
+                () = reloader.run(hangups) => Ok(()),
+            }
         }
     };
     catalog.shutdown().await;

@@ -38,6 +38,9 @@ impl UpstreamMetrics {
     }
 
     fn update(&self, catalog: &McpCatalog) {
+        // A server removed by a reload has no series any more.
+        self.listed.clear();
+        self.tools.clear();
         for report in catalog.reports() {
             let labels = vec![("server".to_owned(), report.name.clone())];
             let (listed, tools) = match &report.tools {

@@ -109,7 +109,9 @@ mod stdio;
 mod streamable_http;
 mod structured;
 
-pub use audit::{AUDIT_CHANNEL_BOUND, AuditLog, Rotation};
+pub use audit::{
+    AUDIT_CHANNEL_BOUND, AuditLog, CallCounts, CallTally, MAX_TALLIED_NAMES, Rotation, TALLY_OTHERS,
+};
 pub use connection::McpConnection;
 pub use content::McpContent;
 pub use error::McpError;
@@ -132,25 +134,25 @@ pub use source::oauth::{
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use source::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited, Elicitor,
-    InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource, PatternError, Pin,
-    Pinned, PromptsAndResources, Redactor, Relay, Repinned, ServerLock, SourceReport, ToolNote,
-    ToolSelection, Upstream,
+    ChangedDefinition, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited,
+    Elicitor, InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource,
+    PatternError, Pin, Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned,
+    ServerLock, ServerState, SourceReport, ToolNote, ToolSelection, Upstream,
 };
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
-#[cfg(feature = "oidc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
-pub use streamable_http::{
-    ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, METADATA_PATH, Oidc, OidcError,
-};
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{
-    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    AccessReload, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits,
     MCP_PATH, METRICS_PATH, McpHttp, McpHttpService, OpenFilesLimit, OriginPattern,
     OriginPatternError, READYZ_PATH, Readiness, raise_open_files_limit,
+};
+#[cfg(feature = "oidc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]
+pub use streamable_http::{
+    ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, METADATA_PATH, Oidc, OidcError,
 };
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]

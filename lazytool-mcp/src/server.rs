@@ -21,8 +21,8 @@ use crate::source::requests::relay::Relay;
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
-type Gate = Arc<dyn Fn(&Principal, &Tool) -> bool + Send + Sync>;
-type OffersGate = Arc<dyn Fn(&Principal, &str) -> bool + Send + Sync>;
+pub(crate) type Gate = Arc<dyn Fn(&Principal, &Tool) -> bool + Send + Sync>;
+pub(crate) type OffersGate = Arc<dyn Fn(&Principal, &str) -> bool + Send + Sync>;
 
 /// The default of [`McpServer::page_size`]: 100 prompts, resources or templates a page.
 ///
@@ -229,6 +229,12 @@ impl McpServer {
             None => Arc::new(allow),
         });
         self
+    }
+
+    /// Its restrictions per principal (tools, then prompts and resources), taken out.
+    #[cfg(feature = "server-http")]
+    pub(crate) fn take_gates(&mut self) -> (Option<Gate>, Option<OffersGate>) {
+        (self.gate.take(), self.offers_gate.take())
     }
 
     /// Whether `principal` may see the prompt or resource `name`.

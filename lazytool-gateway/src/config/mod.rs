@@ -7,6 +7,7 @@ mod audit;
 mod code;
 mod embeddings;
 mod expand;
+mod fingerprint;
 mod identity;
 mod jsonc;
 mod limits;
@@ -23,6 +24,7 @@ use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
 pub use audit::AuditSettings;
+pub use fingerprint::Fingerprints;
 use reader::{Reader, child};
 
 /// A parsed configuration.

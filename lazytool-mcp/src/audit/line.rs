@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::limit::LimitExceeded;
 
 /// One line of the audit trail: a JSON object whose `time` (RFC 3339, UTC, milliseconds) and
-/// `event` (`call`, `login`, `refusal`, `pin`) come first. Its fields are all the trail
+/// `event` (`call`, `login`, `refusal`, `pin`, `reload`) come first. Its fields are all the trail
 /// says: never a token, a header, a URL or an upstream's environment.
 #[derive(Debug)]
 pub(crate) struct AuditLine(pub(crate) Map<String, Value>);
@@ -103,6 +103,17 @@ impl AuditLine {
         line.insert("server".to_owned(), json!(server));
         line.insert("tool".to_owned(), json!(tool));
         line.insert("outcome".to_owned(), json!("refused"));
+        AuditLine(line)
+    }
+
+    /// A configuration reloaded (`outcome` `ok`) or refused (`refused`, with the count of
+    /// its problems): each change's kind and the names it concerns.
+    pub(crate) fn reload(outcome: &'static str, changes: &[(&str, Vec<String>)]) -> Self {
+        let mut line = Self::event("reload");
+        line.insert("outcome".to_owned(), json!(outcome));
+        for (kind, names) in changes {
+            line.insert((*kind).to_owned(), json!(names));
+        }
         AuditLine(line)
     }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::line::AuditLine;
 use super::rotate::{RotatingFile, Rotation};
+use super::tally::CallTally;
 
 /// How many lines wait for the writer at most; past it, lines are dropped and counted
 /// ([`AuditLog::dropped`], `lazytool_audit_dropped_lines_total` on `/metrics`), never waited
@@ -17,8 +18,8 @@ pub const AUDIT_CHANNEL_BOUND: usize = 4096;
 
 /// The audit trail: one JSON line per tool call (principal, session, client, server, tool,
 /// outcome, duration, argument and result sizes, a SHA-256 of the canonical arguments),
-/// login (`initialize`), refusal and pin violation, written to stdout or to a file rotated by
-/// size. Give it to [`McpServer::audit`](crate::McpServer::audit).
+/// login (`initialize`), refusal, pin violation and configuration reload, written to stdout
+/// or to a file rotated by size. Give it to [`McpServer::audit`](crate::McpServer::audit).
 ///
 /// Recording never waits: a line goes into a channel of [`AUDIT_CHANNEL_BOUND`] lines, which
 /// a thread of its own writes out; when the channel is full the line is dropped and counted.
@@ -40,6 +41,7 @@ pub struct AuditLog {
     dropped: Arc<AtomicU64>,
     progress: Arc<Progress>,
     arguments: bool,
+    tally: Option<CallTally>,
 }
 
 /// Lines sent to the writer and lines it has written and flushed, for
@@ -104,6 +106,22 @@ impl AuditLog {
         self
     }
 
+    /// Also counts each call line in `tally` (calls, errors and refusals of the last
+    /// minutes per server and per principal), for a status page.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_mcp::{AuditLog, CallTally};
+    ///
+    /// let tally = CallTally::new(Duration::from_secs(900));
+    /// let audit = AuditLog::writer(std::io::sink()).with_tally(tally.clone());
+    /// assert!(tally.by_principal().is_empty());
+    /// ```
+    pub fn with_tally(mut self, tally: CallTally) -> Self {
+        self.tally = Some(tally);
+        self
+    }
+
     /// Whether argument values are written.
     ///
     /// ```
@@ -159,10 +177,31 @@ impl AuditLog {
             dropped: Arc::new(AtomicU64::new(0)),
             progress,
             arguments: false,
+            tally: None,
         }
     }
 
+    /// Records a configuration reload: an `event` `reload` line whose `outcome` is `ok` or
+    /// `refused` and whose other fields are `changes`, each kind of change (the gateway's:
+    /// `added`, `removed`, `restarted`, `settings`) with the server or setting names it
+    /// concerns. Names only: a configuration's values never reach the trail (a refused
+    /// reload's problems go to the log, not here).
+    ///
+    /// ```
+    /// let audit = lazytool_mcp::AuditLog::writer(std::io::sink());
+    /// audit.record_reload(true, &[("added", vec!["memory".to_owned()]), ("removed", vec![])]);
+    /// ```
+    pub fn record_reload(&self, ok: bool, changes: &[(&str, Vec<String>)]) {
+        let outcome = if ok { "ok" } else { "refused" };
+        self.record(&AuditLine::reload(outcome, changes));
+    }
+
     pub(crate) fn record(&self, line: &AuditLine) {
+        if let Some(tally) = &self.tally
+            && line.0.get("event").and_then(serde_json::Value::as_str) == Some("call")
+        {
+            tally.count(&line.0);
+        }
         match self.lines.try_send(line.to_json_line()) {
             Ok(()) => {
                 self.progress.sent.fetch_add(1, Ordering::Release);

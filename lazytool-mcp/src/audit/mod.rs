@@ -5,6 +5,7 @@ mod call;
 mod line;
 mod log;
 mod rotate;
+mod tally;
 
 #[cfg(feature = "server-http")]
 pub(crate) use call::limit_kind;
@@ -14,3 +15,4 @@ pub(crate) use line::AuditLine;
 pub(crate) use line::CallRecord;
 pub use log::{AUDIT_CHANNEL_BOUND, AuditLog};
 pub use rotate::Rotation;
+pub use tally::{CallCounts, CallTally, MAX_TALLIED_NAMES, TALLY_OTHERS};

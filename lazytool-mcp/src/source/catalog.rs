@@ -8,6 +8,7 @@ use std::time::Duration;
 use lazytool_runtime::source::{CachedSource, LiveRegistry, ToolSource};
 use lazytool_runtime::{DynamicTool, Registry, RegistryBuilder, RegistryError};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use lazytool_runtime::source::SourceError;
 
@@ -16,6 +17,7 @@ use crate::source::lock::file::{Lock, LockState};
 use crate::source::mcp_source::McpSource;
 use crate::source::offers::admission::ToolNote;
 use crate::source::offers::routing::Offers;
+use crate::source::slots::{Cached, Slots};
 
 const TARGET: &str = "lazytool::mcp";
 /// How soon a source without a catalog is listed again, doubled while it keeps failing (its
@@ -68,22 +70,25 @@ type Base = Box<dyn Fn() -> RegistryBuilder + Send + Sync>;
 /// ```
 #[derive(Clone)]
 pub struct McpCatalog {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     base: Base,
-    sources: Vec<Arc<CachedSource<Arc<McpSource>>>>,
+    /// Each server's place: a removed one's stays empty, so that its tools' names stay its
+    /// own should it come back.
+    pub(super) sources: Slots,
     live: LiveRegistry,
     state: Mutex<Published>,
     rebuilding: tokio::sync::Mutex<()>,
     /// The sources' prompts and resources.
-    offers: Offers,
+    pub(super) offers: Offers,
 }
 
 #[derive(Default)]
 struct Published {
-    reports: Vec<SourceReport>,
+    /// Each served source's report, with its place.
+    reports: Vec<(usize, SourceReport)>,
     fingerprint: Vec<(String, String, Value)>,
     /// Each exposed name ever published, with the source and upstream tool it runs.
     owners: HashMap<String, (usize, String)>,
@@ -125,10 +130,7 @@ impl McpCatalog {
     ) -> Result<McpCatalog, RegistryError> {
         let base: Base = Box::new(base);
         let live = LiveRegistry::new(base().build()?);
-        let sources: Vec<_> = sources
-            .into_iter()
-            .map(|source| Arc::new(CachedSource::new(Arc::new(source), Duration::MAX)))
-            .collect();
+        let sources = Slots::new(sources.into_iter().map(cached).collect());
         let inner = Arc::new(Inner {
             base,
             offers: Offers::new(sources.clone()),
@@ -140,7 +142,7 @@ impl McpCatalog {
         inner.rebuild().await?;
         inner.offers.refresh(&inner.listed()).await;
         for index in 0..inner.sources.len() {
-            tokio::spawn(follow(Arc::downgrade(&inner), index));
+            inner.follow(index);
         }
         Ok(McpCatalog { inner })
     }
@@ -155,17 +157,18 @@ impl McpCatalog {
         self.inner.live.current()
     }
 
-    /// What each source contributed, in the order given to [`start`](McpCatalog::start).
+    /// What each source contributed, in the order given to [`start`](McpCatalog::start)
+    /// (sources added by [`reconcile`](McpCatalog::reconcile) after them).
     pub fn reports(&self) -> Vec<SourceReport> {
-        let mut reports = self.inner.state().reports.clone();
-        for report in &mut reports {
-            let source =
-                (self.inner.sources.iter()).find(|source| *source.source().name == *report.name);
-            if let Some(source) = source {
-                report.pinning.extend(source.source().offer_pin_decisions());
-            }
-        }
-        reports
+        let reports = self.inner.state().reports.clone();
+        (reports.into_iter())
+            .map(|(index, mut report)| {
+                if let Some(source) = self.inner.sources.get(index) {
+                    report.pinning.extend(source.source().offer_pin_decisions());
+                }
+                report
+            })
+            .collect()
     }
 
     /// The calls each limited source's limits refused so far
@@ -184,8 +187,8 @@ impl McpCatalog {
     /// # Ok(()) }
     /// ```
     pub fn limits_hit(&self) -> Vec<(String, LimitsHit)> {
-        (self.inner.sources.iter())
-            .map(|cached| cached.source())
+        (self.inner.sources.all().into_iter())
+            .map(|(_, cached)| Arc::clone(cached.source()))
             .filter(|source| !source.quota().is_unlimited())
             .map(|source| (source.name.to_string(), source.limits_hit()))
             .collect()
@@ -206,12 +209,60 @@ impl McpCatalog {
     /// # Ok(()) }
     /// ```
     pub fn withheld_tool(&self, name: &str) -> Option<String> {
-        (self.inner.sources.iter()).find_map(|source| source.source().withheld_tool(name))
+        (self.inner.sources.all().iter())
+            .find_map(|(_, source)| source.source().withheld_tool(name))
+    }
+
+    /// How each source's server stands now, by name, in the order of
+    /// [`reports`](McpCatalog::reports).
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// for (server, state) in catalog.server_states() {
+    ///     println!("{server}: {state}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn server_states(&self) -> Vec<(String, crate::ServerState)> {
+        (self.inner.sources.all().into_iter())
+            .map(|(_, source)| (source.source().name.to_string(), source.source().state()))
+            .collect()
+    }
+
+    /// Each source's tools whose definitions differ from its lock, by source name (sources
+    /// without any left out): see [`McpSource::changed_definitions`].
+    ///
+    /// ```rust,no_run
+    /// use lazytool_mcp::{Lock, McpCatalog, McpSource, Upstream};
+    /// use lazytool_runtime::Registry;
+    ///
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let lock = Lock::load("lazytool.lock")?;
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"])).lock(&lock);
+    /// let catalog = McpCatalog::start(Registry::builder, [time]).await?;
+    /// for (server, changes) in catalog.changed_definitions() {
+    ///     println!("{server}: {} tools differ from the lock", changes.len());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn changed_definitions(&self) -> Vec<(String, Vec<crate::ChangedDefinition>)> {
+        (self.inner.sources.all().into_iter())
+            .map(|(_, source)| {
+                let source = source.source();
+                (source.name.to_string(), source.changed_definitions())
+            })
+            .filter(|(_, changes)| !changes.is_empty())
+            .collect()
     }
 
     /// Lists every source again now and publishes the registry if it changed.
     pub async fn refresh(&self) -> Result<(), RegistryError> {
-        for source in &self.inner.sources {
+        for (_, source) in self.inner.sources.all() {
             source.invalidate();
         }
         self.inner.rebuild().await?;
@@ -249,8 +300,7 @@ impl McpCatalog {
     /// ```
     pub async fn pin_now(&self) -> Result<Lock, Vec<SourceError>> {
         let mut pinning = tokio::task::JoinSet::new();
-        for source in &self.inner.sources {
-            let source = Arc::clone(source);
+        for (_, source) in self.inner.sources.all() {
             pinning.spawn(async move {
                 let pinned = source.source().pin_now().await;
                 (source.source().name().to_owned(), pinned)
@@ -278,8 +328,7 @@ impl McpCatalog {
     /// exit and killed if it has not within about a second.
     pub async fn shutdown(&self) {
         let mut stopping = tokio::task::JoinSet::new();
-        for source in &self.inner.sources {
-            let source = Arc::clone(source);
+        for (_, source) in self.inner.sources.all() {
             stopping.spawn(async move { source.source().shutdown().await });
         }
         while stopping.join_next().await.is_some() {}
@@ -289,9 +338,17 @@ impl McpCatalog {
 impl Inner {
     /// The base with every source asked why a name of its is missing.
     fn builder(&self) -> RegistryBuilder {
-        (self.sources.iter()).fold((self.base)(), |builder, source| {
+        (self.sources.all().into_iter()).fold((self.base)(), |builder, (_, source)| {
             builder.explain_missing(Arc::clone(source.source()) as Arc<dyn ToolSource>)
         })
+    }
+
+    /// Follows the source now at `index` until it leaves its place or the catalog ends.
+    pub(super) fn follow(self: &Arc<Self>, index: usize) {
+        if let Some(source) = self.sources.get(index) {
+            let retired = self.sources.retired(index);
+            tokio::spawn(follow(Arc::downgrade(self), index, source, retired));
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, Published> {
@@ -301,19 +358,31 @@ impl Inner {
 
     /// The sources whose tools were listed last time: the ones whose prompts and resources
     /// can be fetched.
-    fn listed(&self) -> Vec<usize> {
+    pub(super) fn listed(&self) -> Vec<usize> {
         let state = self.state();
-        (state.reports.iter().enumerate())
+        (state.reports.iter())
             .filter(|(_, report)| report.tools.is_ok())
-            .map(|(index, _)| index)
+            .map(|(index, _)| *index)
             .collect()
     }
 
-    async fn rebuild(&self) -> Result<(), RegistryError> {
+    /// Whether the source at `index` has no tools in the catalog.
+    fn failed(&self, index: usize) -> bool {
+        (self.state().reports.iter()).any(|(at, report)| *at == index && report.tools.is_err())
+    }
+
+    pub(super) async fn rebuild(&self) -> Result<(), RegistryError> {
+        self.rebuild_publishing(false).await
+    }
+
+    /// Lists every source and publishes the registry if its tools changed, or always with
+    /// `always` (sources were replaced: tools alike run other sources).
+    pub(super) async fn rebuild_publishing(&self, always: bool) -> Result<(), RegistryError> {
         let _one_at_a_time = self.rebuilding.lock().await;
+        let sources = self.sources.all();
         let mut listings = tokio::task::JoinSet::new();
-        for (index, source) in self.sources.iter().enumerate() {
-            let source = Arc::clone(source);
+        for (index, source) in &sources {
+            let (index, source) = (*index, Arc::clone(source));
             listings.spawn(async move {
                 let listed = match source.tools().await {
                     Ok(tools) => Ok(tools),
@@ -322,11 +391,10 @@ impl Inner {
                 (index, listed)
             });
         }
-        let mut listed: Vec<Option<Result<Arc<[DynamicTool]>, String>>> =
-            vec![None; self.sources.len()];
+        let mut listed: HashMap<usize, Result<Arc<[DynamicTool]>, String>> = HashMap::new();
         while let Some(joined) = listings.join_next().await {
             if let Ok((index, tools)) = joined {
-                listed[index] = Some(tools);
+                listed.insert(index, tools);
             }
         }
         let base = (self.base)().build()?;
@@ -334,9 +402,11 @@ impl Inner {
         let mut owners = self.state().owners.clone();
         let mut tools = Vec::new();
         let mut reports = Vec::new();
-        for (index, (source, listed)) in self.sources.iter().zip(listed).enumerate() {
+        for (index, source) in &sources {
+            let index = *index;
             let name = source.source().name().to_owned();
-            let listed = listed.unwrap_or_else(|| Err("the listing task panicked".to_owned()));
+            let listed = (listed.remove(&index))
+                .unwrap_or_else(|| Err("the listing task panicked".to_owned()));
             let record = source.source().listed().clone();
             let origin: HashMap<&str, &str> = (record.origins.iter())
                 .map(|(exposed, upstream)| (exposed.as_str(), upstream.as_str()))
@@ -362,17 +432,20 @@ impl Inner {
             if let Err(error) = &names {
                 tracing::warn!(target: TARGET, source = %name, %error, "an MCP server has no tools in the catalog");
             }
-            reports.push(SourceReport {
-                name,
-                tools: names,
-                collisions,
-                left_out: record.left_out,
-                cleaned: record.cleaned,
-                protocol: source.source().protocol_version(),
-                lock: source.source().lock_state(),
-                pinning: record.pinning,
-                running: source.source().is_running(),
-            });
+            reports.push((
+                index,
+                SourceReport {
+                    name,
+                    tools: names,
+                    collisions,
+                    left_out: record.left_out,
+                    cleaned: record.cleaned,
+                    protocol: source.source().protocol_version(),
+                    lock: source.source().lock_state(),
+                    pinning: record.pinning,
+                    running: source.source().is_running(),
+                },
+            ));
         }
         let registry = match self.builder().tools(tools.iter().cloned()).build() {
             Ok(registry) => registry,
@@ -384,7 +457,7 @@ impl Inner {
                 let (kept, failed): (Vec<DynamicTool>, Vec<DynamicTool>) =
                     tools.into_iter().partition(fits);
                 for tool in &failed {
-                    for report in reports.iter_mut() {
+                    for (_, report) in reports.iter_mut() {
                         if let Ok(names) = &mut report.tools
                             && let Some(at) = names.iter().position(|name| name == tool.name())
                         {
@@ -414,7 +487,7 @@ impl Inner {
             let mut state = self.state();
             state.reports = reports;
             state.owners = owners;
-            let changed = state.fingerprint != fingerprint;
+            let changed = always || state.fingerprint != fingerprint;
             state.fingerprint = fingerprint;
             changed
         };
@@ -427,36 +500,29 @@ impl Inner {
 }
 
 /// Lists the source at `index` again on each of its changes, and from time to time while it
-/// has no catalog; ends with the catalog.
-async fn follow(inner: Weak<Inner>, index: usize) {
-    let Some(mut changes) = inner
-        .upgrade()
-        .map(|inner| inner.sources[index].source().tools_changed())
-    else {
-        return;
-    };
+/// has no catalog; ends with the catalog, or when the source leaves its place.
+async fn follow(inner: Weak<Inner>, index: usize, source: Arc<Cached>, retired: CancellationToken) {
+    let mut changes = source.source().tools_changed();
     let mut retry = RETRY_FIRST;
     loop {
         let failed = match inner.upgrade() {
-            Some(inner) => inner
-                .state()
-                .reports
-                .get(index)
-                .is_some_and(|report| report.tools.is_err()),
+            Some(inner) => inner.failed(index),
             None => return,
         };
         retry = if failed { retry } else { RETRY_FIRST };
         // A server that failed to start is listed again when it may restart: the time its
         // missing tools' errors announce.
-        let wait = (inner.upgrade())
-            .and_then(|inner| inner.sources[index].source().next_start_in())
-            .map_or(retry, |wait| wait.max(RETRY_FLOOR));
+        let wait = (source.source().next_start_in()).map_or(retry, |wait| wait.max(RETRY_FLOOR));
         tokio::select! {
+            () = retired.cancelled() => return,
             changed = changes.changed() => if changed.is_err() { return },
             () = tokio::time::sleep(wait), if failed => retry = (retry * 2).min(RETRY_MAX),
         }
         let Some(inner) = inner.upgrade() else { return };
-        inner.sources[index].invalidate();
+        if retired.is_cancelled() {
+            return;
+        }
+        source.invalidate();
         if let Err(error) = inner.rebuild().await {
             tracing::warn!(target: TARGET, %error, "the catalog did not build");
         }
@@ -464,4 +530,9 @@ async fn follow(inner: Weak<Inner>, index: usize) {
             inner.offers.refresh(&[index]).await;
         }
     }
+}
+
+/// A source as the catalog holds it: listed again only when told to.
+pub(super) fn cached(source: McpSource) -> Arc<Cached> {
+    Arc::new(CachedSource::new(Arc::new(source), Duration::MAX))
 }

@@ -18,6 +18,7 @@ use crate::source::offers::admission::ToolNote;
 use crate::source::offers::selection::ToolSelection;
 use crate::source::requests::elicitor::Elicitor;
 use crate::source::requests::relay::Relay;
+use crate::source::server_state::ServerState;
 
 /// The default of [`McpSource::start_timeout`]: 30 seconds.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -409,6 +410,21 @@ impl McpSource {
         self.link.get().is_some_and(|link| link.is_running())
     }
 
+    /// How the server stands now: not started, starting, running, idle-stopped, or failed
+    /// with its reason.
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, ServerState, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert_eq!(time.state(), ServerState::NotStarted);
+    /// ```
+    pub fn state(&self) -> ServerState {
+        self.link
+            .get()
+            .map_or(ServerState::NotStarted, |link| link.health().into())
+    }
+
     /// What the last listing's pin decided for each tool that differs from the lock: the
     /// tool's upstream name, what changed and what was done.
     ///
@@ -420,6 +436,19 @@ impl McpSource {
     /// ```
     pub fn pin_decisions(&self) -> Vec<ToolNote> {
         self.listed().pinning.clone()
+    }
+
+    /// Each tool of the last listing whose definition differs from the one the lock
+    /// approved, with both definitions (empty without a lock entry or before a listing).
+    ///
+    /// ```
+    /// use lazytool_mcp::{McpSource, Upstream};
+    ///
+    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
+    /// assert!(time.changed_definitions().is_empty());
+    /// ```
+    pub fn changed_definitions(&self) -> Vec<crate::ChangedDefinition> {
+        self.pins().changed_definitions()
     }
 
     /// Starts the server (if it does not run) and returns a lock entry of its definitions
@@ -549,6 +578,18 @@ impl McpSource {
     /// Stops the server: a child process is asked to exit, then killed.
     pub async fn shutdown(&self) {
         if let Some(link) = self.link.get() {
+            link.shutdown().await;
+        }
+    }
+
+    /// Stops the server once no call is under way (waiting at most its call timeout and a
+    /// second more): what a server removed from its catalog gets.
+    pub(in crate::source) async fn shutdown_after_calls(&self) {
+        if let Some(link) = self.link.get() {
+            let deadline = Instant::now() + self.call_timeout + Duration::from_secs(1);
+            while link.has_calls() && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
             link.shutdown().await;
         }
     }

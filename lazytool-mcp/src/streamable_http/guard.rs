@@ -34,8 +34,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
+use super::access::AccessCell;
 use super::answer::Answer;
-use super::auth::Authentication;
 use super::body::{self, error_response, json_response, refusal};
 use super::call_limits;
 use super::challenge::Challenge;
@@ -50,7 +50,6 @@ use super::stateless::{self, Lanes};
 use crate::audit::{AuditLine, AuditLog};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
-use crate::limit::PrincipalLimits;
 use crate::principal::Principal;
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
@@ -73,10 +72,9 @@ pub(crate) struct Gate {
     pub(crate) origins: Vec<OriginPattern>,
     /// `None`: the loopback names.
     pub(crate) hosts: Option<Vec<String>>,
-    pub(crate) auth: Authentication,
+    /// The tokens, identity provider and principal limits, read once per request.
+    pub(crate) access: AccessCell,
     pub(crate) metrics: HttpMetrics,
-    /// `None` unless some principal is limited.
-    pub(crate) call_limits: Option<PrincipalLimits>,
     pub(crate) audit: Option<AuditLog>,
 }
 
@@ -107,7 +105,10 @@ impl std::fmt::Debug for McpHttpService {
         f.debug_struct("McpHttpService")
             .field("origins", &self.0.gate.origins)
             .field("hosts", &self.0.gate.hosts)
-            .field("authenticated", &self.0.gate.auth.is_required())
+            .field(
+                "authenticated",
+                &self.0.gate.access.now().auth.is_required(),
+            )
             .field("max_body_bytes", &self.0.max_body_bytes)
             .field("limits", &self.0.limits)
             .finish_non_exhaustive()
@@ -198,8 +199,9 @@ impl Gate {
                 return Err(Refused::Host);
             }
         }
-        self.auth.authenticate(parts).await.map_err(|why| {
-            let challenge = self.auth.challenge(parts, &why);
+        let access = self.access.now();
+        access.auth.authenticate(parts).await.map_err(|why| {
+            let challenge = access.auth.challenge(parts, &why);
             tracing::debug!(target: "lazytool::mcp", status = challenge.status.as_u16(), reason = %challenge.message, "refusing a request");
             self.metrics.refuse(Refusal::Unauthorized);
             if let Some(log) = &self.audit {
@@ -275,7 +277,7 @@ impl Guard {
         let (body, message) = if parts.method == Method::POST {
             match self.read(body).await {
                 Ok(Read::Routine(body)) => {
-                    if let Some(limits) = &self.gate.call_limits {
+                    if let Some(limits) = &self.gate.access.now().call_limits {
                         let audit = self.gate.audit.as_ref();
                         match call_limits::admit(limits, &principal, &parts, &body, audit) {
                             Ok(place) => answer.call_place = place,

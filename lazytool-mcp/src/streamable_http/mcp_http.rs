@@ -15,6 +15,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 
+use super::access::{Access, AccessCell};
 use super::auth::Authentication;
 use super::drain::Drain;
 use super::guard::McpHttpService;
@@ -23,6 +24,7 @@ use super::health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
 use super::limits::HttpLimits;
 use super::metrics::HttpMetrics;
 use super::origin::OriginPattern;
+use super::page::{self, Render};
 use super::sessions::{DirectSessions, LimitedSessions, SessionTable};
 use super::stateless::Lanes;
 use super::{connections, health, metrics, open_files, sessions, trail_metrics};
@@ -84,7 +86,7 @@ pub const METRICS_PATH: &str = "/metrics";
 #[must_use]
 pub struct McpHttp {
     server: McpServer,
-    auth: Authentication,
+    pub(super) auth: Authentication,
     origins: Vec<OriginPattern>,
     /// `None`: the loopback names.
     hosts: Option<Vec<String>>,
@@ -93,7 +95,12 @@ pub struct McpHttp {
     shutdown: CancellationToken,
     readiness: Readiness,
     metrics: HttpMetrics,
-    call_limits: Option<PrincipalLimits>,
+    pub(super) call_limits: Option<PrincipalLimits>,
+    /// Set by [`reloadable_access`](McpHttp::reloadable_access): what requests read instead
+    /// of `auth` and `call_limits`.
+    pub(super) access: Option<AccessCell>,
+    /// The application's pages ([`McpHttp::page`]).
+    pages: Vec<(&'static str, Render)>,
 }
 
 impl McpHttp {
@@ -123,6 +130,8 @@ impl McpHttp {
             readiness: Readiness::default(),
             metrics,
             call_limits: None,
+            access: None,
+            pages: Vec::new(),
         }
     }
 
@@ -317,6 +326,24 @@ impl McpHttp {
         self
     }
 
+    /// Serves `GET path` with the HTML `render` returns at each request, behind the same
+    /// Origin, Host and token checks as MCP (any principal's token), with a content security
+    /// policy that lets the page load nothing (inline styles only) and `Cache-Control:
+    /// no-store`. What the gateway's `--status-page` serves.
+    ///
+    /// ```
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let http = server.http().bearer_token("a-token").page("/status", || "<!doctype html><title>ok</title>".to_owned());
+    /// ```
+    pub fn page(
+        mut self,
+        path: &'static str,
+        render: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.pages.push((path, Arc::new(render)));
+        self
+    }
+
     /// What `GET /readyz` reports (besides 503 while draining); default: ready.
     ///
     /// ```
@@ -445,13 +472,23 @@ impl McpHttp {
         })
     }
 
+    pub(super) fn server_mut(&mut self) -> &mut McpServer {
+        &mut self.server
+    }
+
     fn gate(&self) -> Arc<Gate> {
+        let access = self.access.clone().unwrap_or_else(|| {
+            AccessCell::new(Access {
+                auth: self.auth.clone(),
+                call_limits: self.call_limits.clone(),
+                ..Access::default()
+            })
+        });
         Arc::new(Gate {
             origins: self.origins.clone(),
             hosts: self.hosts.clone(),
-            auth: self.auth.clone(),
+            access,
             metrics: self.metrics.clone(),
-            call_limits: self.call_limits.clone(),
             audit: self.server.audit_log().cloned(),
         })
     }
@@ -493,6 +530,16 @@ impl McpHttp {
                     metrics_text(&gate, &registry, &parts).await
                 }),
             );
+        let router = (self.pages.iter()).fold(router, |router, (path, render)| {
+            let (gate, render) = (self.gate(), Arc::clone(render));
+            router.route(
+                path,
+                get(move |request: Request| async move {
+                    let (parts, _) = request.into_parts();
+                    page::answer(&gate, &render, &parts).await
+                }),
+            )
+        });
         #[cfg(feature = "oidc")]
         let router = match &self.auth.oidc {
             Some(oidc) => super::protected_resource::route(router, oidc),

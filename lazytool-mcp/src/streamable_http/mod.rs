@@ -2,6 +2,8 @@
 //! guard ([`McpHttpService`]), with health and metrics routes, resource bounds
 //! ([`HttpLimits`]) and a graceful drain.
 
+mod access;
+mod access_reload;
 mod answer;
 mod auth;
 mod body;
@@ -23,6 +25,7 @@ mod metrics;
 mod oidc;
 mod open_files;
 mod origin;
+mod page;
 #[cfg(feature = "cli")]
 mod principals;
 #[cfg(feature = "oidc")]
@@ -33,6 +36,7 @@ mod slots;
 mod stateless;
 mod trail_metrics;
 
+pub use access_reload::AccessReload;
 #[cfg(feature = "cli")]
 pub use cli::{HttpArgs, HttpArgsError, PreparedHttp, TOKEN_ENV, parse_listen_addr};
 pub use guard::McpHttpService;

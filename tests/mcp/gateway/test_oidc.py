@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -117,6 +118,8 @@ def serving(issuer: str, work: Path, mode: str = "names") -> Iterator[tuple[str,
              "--oidc-issuer", issuer, "--audience", AUDIENCE, "--token", STATIC_TOKEN],
             stderr=sink,
         )
+    # For a test that reloads the configuration (SIGHUP).
+    (work / "gateway.pid").write_text(str(process.pid))
     try:
         deadline = time.monotonic() + TIMEOUT
         found = None
@@ -413,3 +416,23 @@ async def test_search_finds_only_what_the_principal_may_use(issuer: str, tmp_pat
     assert "everything__get-sum" in found["admin"][0], found["admin"]
     assert all("everything__" not in text for text in found["reader"]), found["reader"]
     assert "time__convert_time" in found["reader"][2], found["reader"]
+
+
+async def test_a_reload_applies_new_rules_to_the_next_request(issuer: str, tmp_path: Path) -> None:
+    """A rule added to `lazytool.oidc` and SIGHUP: a token no rule applied to sees what the
+    new rule allows from its next request; the issuer (from the flag) is the same, so the
+    reload is accepted."""
+    with serving(issuer, tmp_path) as (url, log):
+        token = await token_of(issuer, "nobody")
+        assert await listed(url, token) == {}
+        path = tmp_path / "gateway.json"
+        config = json.loads(path.read_text())
+        config["lazytool"]["oidc"]["rules"].append({"when": {"sub": "nobody"}, "allow": ["time__*"]})
+        path.write_text(json.dumps(config))
+        os.kill(int((tmp_path / "gateway.pid").read_text()), signal.SIGHUP)
+        deadline = time.monotonic() + TIMEOUT
+        while "the configuration is reloaded" not in log.read_text():
+            assert time.monotonic() < deadline and "refused" not in log.read_text(), log.read_text()
+            await asyncio.sleep(0.1)
+        assert "settings=lazytool.oidc" in log.read_text()
+        assert "time__get_current_time" in await listed(url, token)

@@ -181,6 +181,11 @@ impl Link {
             .is_ok_and(|state| state.running.is_some())
     }
 
+    /// Whether a call is under way.
+    pub(crate) fn has_calls(&self) -> bool {
+        self.calls_under_way.load(Ordering::SeqCst) > 0
+    }
+
     /// Marks a call under way until the guard is dropped.
     pub(crate) fn busy(&self) -> Busy<'_> {
         self.calls_under_way.fetch_add(1, Ordering::SeqCst);

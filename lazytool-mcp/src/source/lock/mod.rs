@@ -3,11 +3,13 @@
 //! ([`verify`]: [`Pin`]), one server's pins at run time ([`pins`]), and servers started,
 //! pinned and stopped to write the lock ([`pinning`]).
 
+mod changed;
 pub(crate) mod file;
 pub(crate) mod pinning;
 pub(crate) mod pins;
 pub(crate) mod verify;
 
+pub use changed::ChangedDefinition;
 pub use file::{LOCK_VERSION, Lock, LockError, LockState, Pinned, ServerLock};
 pub use pinning::Repinned;
 pub(crate) use pins::Pins;

@@ -3,20 +3,19 @@
 //! [`PromptProvider`](crate::PromptProvider) and a [`ResourceProvider`](crate::ResourceProvider).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
-use lazytool_runtime::source::CachedSource;
 use rmcp::model::{Prompt, Resource, ResourceTemplate};
 use tokio::sync::watch;
 
-use crate::source::mcp_source::McpSource;
 use crate::source::offers::offered::PromptsAndResources;
 use crate::source::offers::uri_template::{matches_template, scheme_of};
+use crate::source::slots::Slots;
 
 const TARGET: &str = "lazytool::mcp";
 
 pub(crate) struct Offers {
-    pub(super) sources: Vec<Arc<CachedSource<Arc<McpSource>>>>,
+    pub(super) sources: Slots,
     pub(super) state: Mutex<State>,
     /// One refresh at a time: a slow fetch never overwrites a newer one.
     pub(super) refreshing: tokio::sync::Mutex<()>,
@@ -26,7 +25,7 @@ pub(crate) struct Offers {
 
 #[derive(Default)]
 pub(super) struct State {
-    /// Each source's last good fetch, in the catalog's order.
+    /// Each place's last good fetch, in the catalog's order (`None` for a removed server).
     pub(super) fetched: Vec<Option<PromptsAndResources>>,
     pub(super) merged: Merged,
 }
@@ -47,7 +46,7 @@ pub(super) struct Merged {
 }
 
 impl Offers {
-    pub(crate) fn new(sources: Vec<Arc<CachedSource<Arc<McpSource>>>>) -> Self {
+    pub(crate) fn new(sources: Slots) -> Self {
         let count = sources.len();
         Offers {
             sources,
@@ -66,12 +65,28 @@ impl Offers {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Each source's name and its last good fetch (`None` before its first).
+    /// Each served source's name and its last good fetch (`None` before its first).
     pub(crate) fn fetched(&self) -> Vec<(String, Option<PromptsAndResources>)> {
         let state = self.state();
-        (self.sources.iter().zip(&state.fetched))
-            .map(|(source, fetched)| (source.source().name.to_string(), fetched.clone()))
+        (self.sources.all().into_iter())
+            .map(|(index, source)| {
+                let fetched = state.fetched.get(index).cloned().flatten();
+                (source.source().name.to_string(), fetched)
+            })
             .collect()
+    }
+
+    /// Forgets what the places at `indices` offered (their servers removed or replaced)
+    /// and announces what that changes.
+    pub(crate) async fn forget(&self, indices: &[usize]) {
+        let _one_at_a_time = self.refreshing.lock().await;
+        let mut state = self.state();
+        for &index in indices {
+            if let Some(slot) = state.fetched.get_mut(index) {
+                *slot = None;
+            }
+        }
+        self.publish(&mut state);
     }
 
     /// Fetches the lists of the sources at `indices` at once (at the start, after a source's
@@ -81,6 +96,8 @@ impl Offers {
         let fetches = indices.iter().map(|&index| self.fetch(index));
         let fetched = futures_util::future::join_all(fetches).await;
         let mut state = self.state();
+        let places = self.sources.len().max(state.fetched.len());
+        state.fetched.resize(places, None);
         for (&index, fetched) in indices.iter().zip(fetched) {
             if let (Some(slot), Some(fetched)) = (state.fetched.get_mut(index), fetched) {
                 *slot = Some(fetched);
@@ -93,7 +110,8 @@ impl Offers {
     /// ones are kept, and their requests fail while it is down. A server that waits for its
     /// first use is listed from its lock entry.
     async fn fetch(&self, index: usize) -> Option<PromptsAndResources> {
-        let source = self.sources.get(index)?.source();
+        let source = self.sources.get(index)?;
+        let source = source.source();
         // A server started on first use is not started to list them: they come from the
         // lock until its first start (which announces a change), and stay as last seen
         // while it is stopped.
@@ -116,8 +134,8 @@ impl Offers {
         let merged = self.merge(&state.fetched);
         for clash in merged.clashes.difference(&state.merged.clashes) {
             let (index, kind, item) = clash;
-            let source = self.sources[*index].source().name.as_ref();
-            tracing::warn!(target: TARGET, source, kind, item = %item, "a {kind} an earlier server offers already is left out");
+            let source = self.sources.name(*index).unwrap_or_default();
+            tracing::warn!(target: TARGET, source = %source, kind, item = %item, "a {kind} an earlier server offers already is left out");
         }
         let prompts_changed = merged.prompts != state.merged.prompts;
         let resources_changed = merged.resources != state.merged.resources

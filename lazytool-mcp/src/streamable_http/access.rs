@@ -1,0 +1,41 @@
+//! Who may do what over HTTP, read once per request: the tokens and identity provider a
+//! request is authenticated by, each principal's tool-call limits and what each principal
+//! sees (`Access`), in a cell that an `AccessReload` can replace while serving.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use super::auth::Authentication;
+use crate::limit::PrincipalLimits;
+use crate::server::{Gate, OffersGate};
+
+/// What a request is held to, read once per request.
+#[derive(Clone, Default)]
+pub(crate) struct Access {
+    pub(crate) auth: Authentication,
+    /// `None` unless some principal is limited.
+    pub(crate) call_limits: Option<PrincipalLimits>,
+    /// The tools each principal sees, when `McpHttp::reloadable_access` took them from the
+    /// server.
+    pub(crate) tools: Option<Gate>,
+    pub(crate) offers: Option<OffersGate>,
+}
+
+/// The access every request of one `McpHttp` reads.
+#[derive(Clone, Default)]
+pub(crate) struct AccessCell(Arc<RwLock<Arc<Access>>>);
+
+impl AccessCell {
+    pub(crate) fn new(access: Access) -> Self {
+        AccessCell(Arc::new(RwLock::new(Arc::new(access))))
+    }
+
+    /// The access now: a request keeps what it read, whatever replaces it meanwhile.
+    pub(crate) fn now(&self) -> Arc<Access> {
+        // Replaced by one assignment: consistent after a panic elsewhere.
+        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn set(&self, access: Access) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(access);
+    }
+}
