@@ -87,8 +87,9 @@ def node_server(package: str, *args: str) -> dict:
 
 
 @contextmanager
-def serving(issuer: str, work: Path, mode: str = "names") -> Iterator[tuple[str, Path]]:
-    """The gateway with the provider's issuer (flags) and rules (config); its URL and log."""
+def serving(issuer: str, work: Path, mode: str = "names", sections: dict | None = None) -> Iterator[tuple[str, Path]]:
+    """The gateway with the provider's issuer (flags) and rules (config), and any other
+    `lazytool` `sections`; its URL and log."""
     assert GATEWAY.is_file(), f"{GATEWAY} is missing: run `cargo build -p lazytool-gateway` first"
     config = {
         "mcpServers": {
@@ -108,6 +109,7 @@ def serving(issuer: str, work: Path, mode: str = "names") -> Iterator[tuple[str,
                     {"when": {"sub": "reader"}, "deny": ["everything__get-sum"]},
                 ],
             },
+            **(sections or {}),
         },
     }
     (work / "gateway.json").write_text(json.dumps(config))
@@ -436,3 +438,37 @@ async def test_a_reload_applies_new_rules_to_the_next_request(issuer: str, tmp_p
             await asyncio.sleep(0.1)
         assert "settings=lazytool.oidc" in log.read_text()
         assert "time__get_current_time" in await listed(url, token)
+
+
+async def test_a_team_setup_limits_and_audits_the_tokens_principal(issuer: str, tmp_path: Path) -> None:
+    """The team setup of the gateway guide's team chapter, end to end: a principal from the
+    provider's token (its `sub`) over `lazytool.limits`' rate gets the JSON-RPC error naming
+    it and when to retry, and the audit trail names it in its login, its calls and the
+    refusal, with no token in it."""
+    audit = tmp_path / "audit.jsonl"
+    sections = {"limits": {"perPrincipal": {"perSecond": 0.01, "burst": 2}}, "audit": {"path": str(audit)}}
+    with serving(issuer, tmp_path, sections=sections) as (url, _):
+        token = await token_of(issuer, "admin")
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        async with http, Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+            for n in range(2):
+                assert not (await client.call_tool("everything__echo", {"message": f"call {n}"})).is_error
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("everything__echo", {"message": "over"})
+    assert refused.value.code == -32000
+    assert refused.value.message.startswith("rate limit of principal `admin` reached (0.01 calls/s, burst 2); retry in "), refused.value.message
+    assert refused.value.data["name"] == "admin" and refused.value.data["retryAfterSeconds"] >= 1, refused.value.data
+
+    deadline = time.monotonic() + 30
+    while not (audit.exists() and '"outcome":"refused"' in audit.read_text()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    text = audit.read_text()
+    lines = [json.loads(line) for line in text.splitlines()]
+    logins = [line for line in lines if line["event"] == "login"]
+    calls = [line for line in lines if line["event"] == "call"]
+    assert [line["principal"] for line in logins] == ["admin"], lines
+    assert [(line["principal"], line["tool"], line["outcome"]) for line in calls] == [
+        ("admin", "everything__echo", "ok"), ("admin", "everything__echo", "ok"),
+        ("admin", "everything__echo", "refused")], calls
+    assert calls[2]["errorKind"] == "rate_limit", calls[2]
+    assert token not in text and token.split(".")[2] not in text
