@@ -215,6 +215,70 @@ async fn arguments_are_repaired_like_a_direct_calls() {
 }
 
 #[tokio::test]
+async fn arguments_are_read_as_the_engines_json_stringify_writes_them() {
+    let received = Arc::new(std::sync::Mutex::new(Value::Null));
+    let keep = Arc::clone(&received);
+    let echo = DynamicTool::new(
+        "echo",
+        "Keeps its arguments.",
+        json!({"type": "object"}),
+        move |arguments, _| {
+            *keep.lock().expect("not poisoned") = arguments;
+            async { Ok::<_, String>(json!(true)) }
+        },
+    );
+    let registry = (Registry::builder().without_inventory().tool(echo).build())
+        .expect("a registry of valid tools");
+    let session = code_session(&registry, CodeMode::new());
+    let result = script(
+        &session,
+        "const args = { n: 3.0, half: 0.5, big: 2 ** 53, huge: 1e300, nan: NaN, gone: undefined, f() {},\n\
+           when: new Date(0), list: [undefined, () => 1, 'a', -0], nested: { deep: { er: [true, null] } },\n\
+           own: Object.assign(Object.create({ inherited: 1 }), { mine: 2 }), custom: { toJSON: () => 'mine' },\n\
+           [Symbol('s')]: 1, map: new Map([[1, 2]]), proxied: new Proxy({ a: 1 }, {}), text: 'caf\\u00e9 \\ud83d\\ude00' };\n\
+         await tools.echo(args);\n\
+         return JSON.parse(JSON.stringify(args));",
+    )
+    .await;
+    assert!(!result.is_error(), "{}", result.text());
+    let read = received.lock().expect("not poisoned").clone();
+    assert_eq!(
+        &read,
+        result.content(),
+        "the host reads what JSON.stringify writes"
+    );
+    assert_eq!(
+        read,
+        json!({
+            "n": 3, "half": 0.5, "big": 9_007_199_254_740_992u64, "huge": 1e300, "nan": null,
+            "when": "1970-01-01T00:00:00.000Z", "list": [null, null, "a", 0],
+            "nested": {"deep": {"er": [true, null]}}, "own": {"mine": 2}, "custom": "mine",
+            "map": {}, "proxied": {"a": 1}, "text": "café 😀"
+        })
+    );
+    assert!(read["n"].is_u64(), "an integral number is an integer");
+
+    for (code, why) in [
+        (
+            "const a = {}; a.self = a; return await tools.echo(a);",
+            "circular",
+        ),
+        ("return await tools.echo({ n: 1n });", "BigInt"),
+    ] {
+        let refused = script(&session, code).await;
+        assert!(refused.is_error(), "{code}: {}", refused.text());
+        assert!(
+            refused
+                .text()
+                .contains("the arguments of echo are not JSON")
+                && refused.text().contains(why),
+            "{code}: {}",
+            refused.text()
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_lazy_tool_is_called_once_discovered_and_discovery_answers_in_typescript() {
     let session = code_session(&registry(), CodeMode::new());
     let early = script(

@@ -1,5 +1,7 @@
 //! Code mode's runtime costs: a script's start, the cost of a tool call from a script against
-//! the same call made directly, and the resident memory of 100 scripts running at once.
+//! the same call made directly and against the engine's own floor (a promise awaited), how
+//! soon a busy loop ends after its wall time, and the resident memory of 100 scripts running
+//! at once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,11 +16,17 @@ const CALLS: usize = 50;
 const SCRIPTS_WITH_CALLS: usize = 200;
 const DIRECT: usize = 20_000;
 const CONCURRENT: usize = 100;
+const BUSY_LOOPS: usize = 10;
+const WALL_TIME: Duration = Duration::from_millis(100);
 
 pub struct Costs {
     pub start_p50: Duration,
     pub per_call_from_script: Duration,
     pub direct_call_p50: Duration,
+    /// A call of a script's own function returning a resolved promise, awaited: what any
+    /// awaited call costs in the engine, before it reaches the host.
+    pub engine_floor: Duration,
+    pub busy_loop_late_p50: Duration,
     pub rss_before: u64,
     pub rss_with_scripts: u64,
 }
@@ -94,6 +102,11 @@ pub async fn measure() -> Result<Costs, String> {
         format!("for (let i = 0; i < {CALLS}; i++) await tools.echo({{ text: 'hi' }});\nreturn 1;");
     let with_calls = script_p50(&session, &calls, SCRIPTS_WITH_CALLS).await?;
     let per_call_from_script = with_calls.saturating_sub(start_p50) / CALLS as u32;
+    let awaits = format!(
+        "const echo = (args) => Promise.resolve(args.text);\nfor (let i = 0; i < {CALLS}; i++) await echo({{ text: 'hi' }});\nreturn 1;"
+    );
+    let with_awaits = script_p50(&session, &awaits, SCRIPTS_WITH_CALLS).await?;
+    let engine_floor = with_awaits.saturating_sub(start_p50) / CALLS as u32;
     let mut direct = Vec::with_capacity(DIRECT);
     for _ in 0..DIRECT {
         let started = Instant::now();
@@ -102,6 +115,21 @@ pub async fn measure() -> Result<Costs, String> {
         std::hint::black_box(result);
     }
     let direct_call_p50 = median(direct);
+
+    let busy = registry
+        .session_with(SessionOptions::new().code_mode(CodeMode::new().wall_time(WALL_TIME)));
+    let mut late = Vec::with_capacity(BUSY_LOOPS);
+    for _ in 0..BUSY_LOOPS {
+        let started = Instant::now();
+        let result = busy
+            .call(CODE_TOOL_NAME, json!({"code": "while (true) {}"}))
+            .await;
+        late.push(started.elapsed().saturating_sub(WALL_TIME));
+        if !result.is_error() {
+            return Err("a busy loop finished".to_owned());
+        }
+    }
+    let busy_loop_late_p50 = median(late);
 
     // Each script holds a thousand small objects, then waits in a tool call until all of
     // them are running.
@@ -137,6 +165,8 @@ pub async fn measure() -> Result<Costs, String> {
         start_p50,
         per_call_from_script,
         direct_call_p50,
+        engine_floor,
+        busy_loop_late_p50,
         rss_before,
         rss_with_scripts,
     })

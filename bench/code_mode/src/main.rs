@@ -94,6 +94,22 @@ async fn costs() -> Result<(), String> {
         costs.per_call_from_script.as_secs_f64() / costs.direct_call_p50.as_secs_f64()
     );
     println!(
+        "| the engine's floor: a script's own function returning a promise, awaited, p50 | {:.2} µs | |",
+        costs.engine_floor.as_secs_f64() * 1e6
+    );
+    println!(
+        "| a call from a script less the floor, against a direct call | {:.1}× | |",
+        costs
+            .per_call_from_script
+            .saturating_sub(costs.engine_floor)
+            .as_secs_f64()
+            / costs.direct_call_p50.as_secs_f64()
+    );
+    println!(
+        "| a busy loop ends after its wall time (100 ms), p50 of 10 | {:.1} ms | ≤ 50 ms |",
+        costs.busy_loop_late_p50.as_secs_f64() * 1e3
+    );
+    println!(
         "| 100 concurrent scripts (1,000 objects each, all awaiting a tool): RSS | {:.1} MiB more ({:.1} → {:.1} MiB) | ≤ 200 MiB |",
         mib(costs.rss_with_scripts.saturating_sub(costs.rss_before)),
         mib(costs.rss_before),

@@ -8,12 +8,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Instant;
 
-use rquickjs::{Ctx, Exception, Function, IntoJs, Promise};
+use rquickjs::{Ctx, Exception, Function, Promise};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::CODE_TOOL_NAME;
 use super::outcome::Limit;
+use super::script_json;
 use crate::call::{ToolContext, ToolResult};
 use crate::tool::{CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME};
 
@@ -26,15 +27,15 @@ pub(crate) type CallTool = Arc<
 
 /// Builds `tools` and `console` from the two host functions, then hides those: a script
 /// reaches the host through these wrappers only. `then` is not a tool, so that awaiting
-/// `tools` itself does not call one. A call is the result's JSON text, parsed, or the tool's
-/// error thrown; the host answers with the text itself when the call finished at once, with a
-/// promise of it otherwise. No wrapper object, no async function per call, each tool's
-/// function made once.
+/// `tools` itself does not call one. A call's arguments and result cross as values, not
+/// JSON text; the host answers with the result itself when the call finished at once (most
+/// tools), with a promise of it otherwise, and throws the tool's error. No wrapper
+/// object, no async function per call, each tool's function made once.
 const PRELUDE: &str = r#"(() => {
-  const call = globalThis.__lazy_call, log = globalThis.__lazy_log;
-  delete globalThis.__lazy_call;
+  const bind = globalThis.__lazy_tool, log = globalThis.__lazy_log;
+  delete globalThis.__lazy_tool;
   delete globalThis.__lazy_log;
-  const { parse, stringify } = JSON;
+  const { stringify } = JSON;
   const text = (value) => {
     if (typeof value === "string") return value;
     try { const json = stringify(value); return json === undefined ? String(value) : json; }
@@ -42,16 +43,27 @@ const PRELUDE: &str = r#"(() => {
   };
   const write = (...values) => log(values.map(text).join(" "));
   globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };
-  const run = (name) => (args) => {
-    let answer;
-    try { answer = call(name, stringify(args === undefined ? {} : args)); }
-    catch (error) { return Promise.reject(error); }
-    return typeof answer === "string" ? Promise.resolve(parse(answer)) : answer.then(parse);
+  const { resolve, reject } = Promise, promises = Promise;
+  const run = (name) => {
+    const call = bind(name);
+    // A promise either way: the host's own, or its value resolved (a JSON value is never
+    // a thenable).
+    return (args) => {
+      try { return resolve.call(promises, call(args)); }
+      catch (error) { return reject.call(promises, error); }
+    };
   };
-  const made = Object.create(null);
-  globalThis.tools = new Proxy({}, {
-    get: (_, name) => (typeof name !== "string" || name === "then" ? undefined : (made[name] ??= run(name))),
-  });
+  const define = Object.defineProperty;
+  // A tool's function is made on its first use and kept on `tools` itself: from then on it
+  // is a plain property, found without the proxy behind.
+  globalThis.tools = Object.create(new Proxy(Object.create(null), {
+    get: (_, name, tools) => {
+      if (typeof name !== "string" || name === "then") return undefined;
+      const tool = run(name);
+      define(tools, name, { value: tool, writable: true, enumerable: true, configurable: true });
+      return tool;
+    },
+  }));
 })();"#;
 
 /// One script's link to the host: its tool calls (counted, bounded in number and in
@@ -126,39 +138,58 @@ impl Host {
     pub(super) fn install<'js>(self: &Arc<Self>, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
         let globals = ctx.globals();
         let host = Arc::clone(self);
-        let call = move |ctx: Ctx<'js>, name: String, arguments: String| {
-            // Counted from the moment the script calls, before the engine polls the call.
-            let outstanding = Outstanding::begin(&host);
-            let mut answer = Box::pin(async move {
-                let answer = outstanding.0.answer(&name, arguments).await;
-                drop(outstanding);
-                answer
-            });
-            // Polled once here: a call that finishes at once (most tools) skips the engine's
-            // scheduling of a promise; one that waits is a promise, polled with the real waker
-            // from then on.
-            let settle = |ctx: &Ctx<'js>, answer: Result<Value, String>| match answer {
-                Ok(value) => Ok(value.to_string()),
-                Err(error) => Err(Exception::throw_message(ctx, &error)),
-            };
-            let mut context = TaskContext::from_waker(Waker::noop());
-            match answer.as_mut().poll(&mut context) {
-                Poll::Ready(answer) => settle(&ctx, answer)?.into_js(&ctx),
-                Poll::Pending => {
-                    let later = ctx.clone();
-                    let promise =
-                        Promise::wrap_future(&ctx, async move { settle(&later, answer.await) })?;
-                    Ok(promise.into_value())
-                }
-            }
-        };
-        globals.set("__lazy_call", Function::new(ctx.clone(), call)?)?;
+        let bind = move |ctx: Ctx<'js>, name: String| host.tool_function(ctx, Arc::from(name));
+        globals.set("__lazy_tool", Function::new(ctx.clone(), bind)?)?;
         let host = Arc::clone(self);
         let log = move |line: String| host.log(line);
         globals.set("__lazy_log", Function::new(ctx.clone(), log)?)?;
         ctx.eval::<(), _>(PRELUDE)?;
         self.started.store(true, Ordering::Release);
         Ok(())
+    }
+
+    /// The host function behind `tools.NAME`.
+    fn tool_function<'js>(
+        self: &Arc<Self>,
+        ctx: Ctx<'js>,
+        name: Arc<str>,
+    ) -> rquickjs::Result<Function<'js>> {
+        let host = Arc::clone(self);
+        let call = move |ctx: Ctx<'js>, arguments: rquickjs::Value<'js>| {
+            host.call(&ctx, Arc::clone(&name), arguments)
+        };
+        Function::new(ctx, call)
+    }
+
+    /// One call of `tools.NAME(args)`: its value when the call finished at once (most
+    /// tools: the engine schedules no promise for them), a promise of it otherwise.
+    fn call<'js>(
+        self: &Arc<Self>,
+        ctx: &Ctx<'js>,
+        name: Arc<str>,
+        arguments: rquickjs::Value<'js>,
+    ) -> rquickjs::Result<rquickjs::Value<'js>> {
+        // Read now, as JSON.stringify would: the script's later changes to the object do not
+        // reach the call.
+        let arguments = script_json::arguments(ctx, arguments)
+            .map_err(|error| format!("Error: the arguments of {name} are not JSON: {error}"));
+        // Counted from the moment the script calls, before the engine polls the call.
+        let outstanding = Outstanding::begin(self);
+        let mut answer = Box::pin(async move {
+            let answer = outstanding.0.answer(&name, arguments?).await;
+            drop(outstanding);
+            answer
+        });
+        let mut context = TaskContext::from_waker(Waker::noop());
+        match answer.as_mut().poll(&mut context) {
+            Poll::Ready(answer) => settle(ctx, answer),
+            Poll::Pending => {
+                let later = ctx.clone();
+                let promise =
+                    Promise::wrap_future(ctx, async move { settle(&later, answer.await) })?;
+                Ok(promise.into_value())
+            }
+        }
     }
 
     /// Whether the script, pending, can never go on: it runs, and no tool call it made is
@@ -211,7 +242,7 @@ impl Host {
     }
 
     /// One `tools.NAME(args)`: the tool's value, or its error's text.
-    async fn answer(&self, name: &str, arguments: String) -> Result<Value, String> {
+    async fn answer(&self, name: &str, arguments: Value) -> Result<Value, String> {
         if self.reached().is_some() {
             return Err("Error: the script was stopped.".to_owned());
         }
@@ -228,8 +259,6 @@ impl Host {
                 self.max_calls
             ));
         }
-        let arguments: Value = serde_json::from_str(&arguments)
-            .map_err(|error| format!("Error: the arguments of {name} are not JSON: {error}"))?;
         let Ok(_permit) = self.permits.acquire().await else {
             return Err("Error: the script was stopped.".to_owned());
         };
@@ -237,14 +266,28 @@ impl Host {
             Some(parent) => format!("{parent}/{number}"),
             None => format!("script/{number}"),
         };
+        // The call's own token is made a child of the script's when the call first needs it.
         let context = ToolContext::new()
             .with_call_id(id)
-            .with_cancellation(self.context.cancellation().child_token());
+            .with_cancellation(self.context.cancellation().clone());
         let result = (self.call)(name, arguments, context).await;
         if result.is_error() {
             Err(result.text())
         } else {
             Ok(result.into_content())
         }
+    }
+}
+
+/// A call's answer for the script: its value, or its error thrown.
+fn settle<'js>(
+    ctx: &Ctx<'js>,
+    answer: Result<Value, String>,
+) -> rquickjs::Result<rquickjs::Value<'js>> {
+    match answer {
+        Ok(value) => rquickjs_serde::to_value(ctx.clone(), &value).map_err(|error| {
+            Exception::throw_message(ctx, &format!("Error: the result cannot be read: {error}"))
+        }),
+        Err(error) => Err(Exception::throw_message(ctx, &error)),
     }
 }

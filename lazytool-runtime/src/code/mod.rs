@@ -5,6 +5,7 @@
 //! - [`sandbox`]: a fresh QuickJS runtime per script, with its limits.
 //! - [`host`]: what a script can reach: `tools.NAME(args)` (each an ordinary call of the
 //!   session) and `console.log`.
+//! - [`script_json`]: a script's values read as JSON (a call's arguments).
 //! - [`script`]: one run, from the source to its outcome.
 //! - [`outcome`]: the result a run gives back, and the limits it can reach.
 //! - [`tool`]: the code tool itself, as a session offers it.
@@ -17,6 +18,7 @@ mod mode;
 mod outcome;
 mod sandbox;
 mod script;
+mod script_json;
 mod tool;
 
 pub(crate) use declarations::declare;
