@@ -118,11 +118,11 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         )?,
     };
     // The status page counts the calls the audit trail records: without a trail, they are
-    // recorded for the count only.
+    // only counted.
     let tally = (cli.http.status_page).then(|| CallTally::new(STATUS_WINDOW));
     let audit = match (audit, &tally) {
         (Some(audit), Some(tally)) => Some(audit.with_tally(tally.clone())),
-        (None, Some(tally)) => Some(AuditLog::writer(std::io::sink()).with_tally(tally.clone())),
+        (None, Some(tally)) => Some(AuditLog::tally_only(tally.clone())),
         (audit, None) => audit,
     };
     // One listener for the whole run: one made later, once the servers have started, would

@@ -43,9 +43,18 @@ impl CallAudit {
             client: (context.meta.client_info().map(|info| info.name))
                 .or_else(|| (context.peer.peer_info()).map(|info| info.client_info.name.clone())),
             tool,
-            argument_bytes: arguments.to_string().len(),
-            arguments_sha256: canonical::digest(arguments),
-            arguments: log.keeps_arguments().then(|| arguments.clone()),
+            // Not computed for a log that only counts calls.
+            argument_bytes: if log.writes() {
+                arguments.to_string().len()
+            } else {
+                0
+            },
+            arguments_sha256: if log.writes() {
+                canonical::digest(arguments)
+            } else {
+                String::new()
+            },
+            arguments: (log.writes() && log.keeps_arguments()).then(|| arguments.clone()),
             ..CallRecord::default()
         };
         CallAudit {

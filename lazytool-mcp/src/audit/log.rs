@@ -37,7 +37,8 @@ pub const AUDIT_CHANNEL_BOUND: usize = 4096;
 /// ```
 #[derive(Clone)]
 pub struct AuditLog {
-    lines: SyncSender<String>,
+    /// `None` for a log that only counts ([`AuditLog::tally_only`]).
+    lines: Option<SyncSender<String>>,
     dropped: Arc<AtomicU64>,
     progress: Arc<Progress>,
     arguments: bool,
@@ -104,6 +105,32 @@ impl AuditLog {
     pub fn with_arguments(mut self, keep: bool) -> Self {
         self.arguments = keep;
         self
+    }
+
+    /// A log that writes nothing and only counts each call in `tally`: a status page's
+    /// counts without an audit trail (no line is serialised, no writer runs).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_mcp::{AuditLog, CallTally};
+    ///
+    /// let tally = CallTally::new(Duration::from_secs(900));
+    /// let counting = AuditLog::tally_only(tally.clone());
+    /// assert!(counting.flush(Duration::ZERO), "nothing waits to be written");
+    /// ```
+    pub fn tally_only(tally: CallTally) -> Self {
+        AuditLog {
+            lines: None,
+            dropped: Arc::new(AtomicU64::new(0)),
+            progress: Arc::new(Progress::default()),
+            arguments: false,
+            tally: Some(tally),
+        }
+    }
+
+    /// Whether lines are written (not only counted).
+    pub(crate) fn writes(&self) -> bool {
+        self.lines.is_some()
     }
 
     /// Also counts each call line in `tally` (calls, errors and refusals of the last
@@ -173,7 +200,7 @@ impl AuditLog {
             tracing::error!(target: "lazytool::audit", %error, "cannot start the audit writer: audit lines are dropped");
         }
         AuditLog {
-            lines,
+            lines: Some(lines),
             dropped: Arc::new(AtomicU64::new(0)),
             progress,
             arguments: false,
@@ -202,7 +229,10 @@ impl AuditLog {
         {
             tally.count(&line.0);
         }
-        match self.lines.try_send(line.to_json_line()) {
+        let Some(lines) = &self.lines else {
+            return;
+        };
+        match lines.try_send(line.to_json_line()) {
             Ok(()) => {
                 self.progress.sent.fetch_add(1, Ordering::Release);
             }
