@@ -19,15 +19,14 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_mcp_http import MODERN, await_line, modern_call, raw_post  # noqa: E402
+
+import bearer_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
@@ -104,21 +103,9 @@ def url(work: Path) -> Iterator[str]:
         process.wait(timeout=TIMEOUT)
 
 
-class connect:
+def connect(url: str, who: str):
     """A legacy (session) client of the principal `who`."""
-
-    def __init__(self, url: str, who: str) -> None:
-        self.url, self.who = url, who
-
-    async def __aenter__(self) -> Client:
-        self.http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKENS[self.who]}"})
-        await self.http.__aenter__()
-        self.client = Client(streamable_http_client(self.url, http_client=self.http), mode="legacy")
-        return await self.client.__aenter__()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-        await self.http.__aexit__(*exc)
+    return bearer_client.connect(url, TOKENS[who])
 
 
 def metrics(url: str, who: str) -> str:

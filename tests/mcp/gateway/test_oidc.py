@@ -32,6 +32,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp.shared.exceptions import MCPError
 
+from bearer_client import connect
+
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 UPSTREAMS = ROOT / "target/gateway-upstreams"
@@ -449,8 +451,7 @@ async def test_a_team_setup_limits_and_audits_the_tokens_principal(issuer: str, 
     sections = {"limits": {"perPrincipal": {"perSecond": 0.01, "burst": 2}}, "audit": {"path": str(audit)}}
     with serving(issuer, tmp_path, sections=sections) as (url, _):
         token = await token_of(issuer, "admin")
-        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-        async with http, Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+        async with connect(url, token) as client:
             for n in range(2):
                 assert not (await client.call_tool("everything__echo", {"message": f"call {n}"})).is_error
             with pytest.raises(MCPError) as refused:
