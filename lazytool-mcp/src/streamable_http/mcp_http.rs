@@ -1,7 +1,6 @@
-//! The streamable HTTP server of an [`McpServer`]: [`McpHttp`], its options, its routes and its
-//! accept loop.
+//! The streamable HTTP server of an [`McpServer`]: [`McpHttp`], its options and its routes
+//! (its accept loop is `serve_http.rs`).
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,7 +11,6 @@ use http::request::Parts;
 use http::{StatusCode, header};
 use lazytool_runtime::CancellationToken;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::Semaphore;
 
 use super::access::{Access, AccessCell};
@@ -27,9 +25,8 @@ use super::origin::OriginPattern;
 use super::page::{self, Render};
 use super::sessions::{DirectSessions, LimitedSessions, SessionTable};
 use super::stateless::Lanes;
-use super::{connections, health, metrics, open_files, sessions, trail_metrics};
+use super::{health, metrics, sessions, trail_metrics};
 use crate::connection::McpConnection;
-use crate::error::McpError;
 use crate::limit::PrincipalLimits;
 use crate::principal::Principal;
 use crate::server::McpServer;
@@ -89,12 +86,12 @@ pub struct McpHttp {
     pub(super) auth: Authentication,
     origins: Vec<OriginPattern>,
     /// `None`: the loopback names.
-    hosts: Option<Vec<String>>,
+    pub(super) hosts: Option<Vec<String>>,
     max_body_bytes: Option<usize>,
     pub(super) limits: HttpLimits,
-    shutdown: CancellationToken,
+    pub(super) shutdown: CancellationToken,
     readiness: Readiness,
-    metrics: HttpMetrics,
+    pub(super) metrics: HttpMetrics,
     pub(super) call_limits: Option<PrincipalLimits>,
     /// Set by [`reloadable_access`](McpHttp::reloadable_access): what requests read instead
     /// of `auth` and `call_limits`.
@@ -509,7 +506,7 @@ impl McpHttp {
         ))
     }
 
-    fn router_draining(&self, drain: &Drain) -> axum::Router {
+    pub(super) fn router_draining(&self, drain: &Drain) -> axum::Router {
         let readiness = self.readiness.clone();
         let draining = drain.clone();
         let gate = self.gate();
@@ -548,117 +545,9 @@ impl McpHttp {
         router
     }
 
-    /// Binds `addr` and serves [`router`](McpHttp::router) until the
-    /// [shutdown token](McpHttp::shutdown_on) is cancelled, then drains.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// use lazytool_runtime::CancellationToken;
-    ///
-    /// let stop = CancellationToken::new();
-    /// let serving = tokio::spawn(server.http().shutdown_on(stop.clone()).serve("127.0.0.1:0"));
-    /// stop.cancel(); // on a signal, say
-    /// serving.await.unwrap().unwrap();
-    /// # }
-    /// ```
-    pub async fn serve(self, addr: impl ToSocketAddrs) -> Result<(), McpError> {
-        let listener = TcpListener::bind(addr).await.map_err(McpError::Io)?;
-        self.serve_on(listener).await
-    }
-
-    /// Binds `addr` and serves until `signal` resolves (or the
-    /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains: accepting stops,
-    /// `/readyz` answers 503, long-lived streams end, requests in flight finish within the
-    /// [drain timeout](HttpLimits::drain_timeout) (the rest are cut), sessions end; then it
-    /// returns.
-    ///
-    /// ```rust,no_run
-    /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
-    /// // Cancelled by a signal handler, say.
-    /// let stop = lazytool_runtime::CancellationToken::new();
-    /// server.http().serve_with_shutdown("127.0.0.1:8080", stop.cancelled_owned()).await?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn serve_with_shutdown(
-        self,
-        addr: impl ToSocketAddrs,
-        signal: impl Future<Output = ()>,
-    ) -> Result<(), McpError> {
-        let listener = TcpListener::bind(addr).await.map_err(McpError::Io)?;
-        self.serve_on_with_shutdown(listener, signal).await
-    }
-
-    /// Serves on a bound listener (bind port 0 to let the system pick a free port) until the
-    /// [shutdown token](McpHttp::shutdown_on) is cancelled, then drains.
-    ///
-    /// ```rust,no_run
-    /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    /// println!("serving at http://{}/mcp", listener.local_addr()?);
-    /// server.http().serve_on(listener).await?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn serve_on(self, listener: TcpListener) -> Result<(), McpError> {
-        self.serve_on_with_shutdown(listener, std::future::pending())
-            .await
-    }
-
-    /// Serves on a bound listener until `signal` resolves (or the
-    /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains as
-    /// [`serve_with_shutdown`](McpHttp::serve_with_shutdown) does.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    /// let serving = tokio::spawn(server.http().serve_on_with_shutdown(listener, async {
-    ///     stopped.await.unwrap_or_default();
-    /// }));
-    /// stop.send(()).unwrap_or_default();
-    /// serving.await??;
-    /// # Ok(()) }
-    /// ```
-    pub async fn serve_on_with_shutdown(
-        self,
-        listener: TcpListener,
-        signal: impl Future<Output = ()>,
-    ) -> Result<(), McpError> {
-        let local = listener.local_addr().map_err(McpError::Io)?;
-        self.warn_about_hosts(local);
-        tracing::info!(target: "lazytool::mcp", "serving MCP at http://{local}{MCP_PATH}");
-        let mut this = self;
-        this.limits = this
-            .limits
-            .within_open_files(open_files::open_files_limit());
-        let drain = Drain::of_serving_loop(this.shutdown.clone(), this.limits.drain_timeout);
-        let router = this.router_draining(&drain);
-        let shutdown = this.shutdown.clone();
-        let stop = async move {
-            tokio::select! {
-                () = signal => {}
-                () = shutdown.cancelled() => {}
-            }
-        };
-        connections::serve(listener, router, this.limits, drain, this.metrics, stop).await;
-        tracing::info!(target: "lazytool::mcp", "stopped serving MCP at http://{local}{MCP_PATH}");
-        Ok(())
-    }
-
     fn body_limit(&self) -> usize {
         self.max_body_bytes
             .unwrap_or_else(|| self.server.max_message_bytes())
-    }
-
-    fn warn_about_hosts(&self, local: SocketAddr) {
-        if !local.ip().is_loopback() && self.hosts.is_none() {
-            tracing::warn!(
-                target: "lazytool::mcp",
-                %local,
-                "listening beyond this machine, but only the loopback host names are accepted: set McpHttp::allowed_hosts to the names clients use"
-            );
-        }
     }
 }
 
