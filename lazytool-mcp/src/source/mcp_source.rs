@@ -1,24 +1,23 @@
-//! An MCP server as a tool source: [`McpSource`], its options, and what it reports.
+//! An MCP server as a tool source: [`McpSource`] and its options (what it reports is
+//! `source_report.rs`).
 
 use lazytool_runtime::source::SourceError;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::limit::CallQuota;
 use crate::limit::limiter::Limiter;
-use crate::limit::{CallQuota, LimitsHit};
 use crate::source::connection::health::Health;
 use crate::source::connection::link::{Backoff, Link};
 use crate::source::connection::upstream::Upstream;
 use crate::source::lock::file::{Lock, LockState, ServerLock};
 use crate::source::lock::pins::Pins;
-use crate::source::lock::verify::{Change, Pin};
+use crate::source::lock::verify::Pin;
 use crate::source::offers::admission::ToolNote;
 use crate::source::offers::selection::ToolSelection;
 use crate::source::requests::elicitor::Elicitor;
 use crate::source::requests::relay::Relay;
-use crate::source::server_state::ServerState;
 
 /// The default of [`McpSource::start_timeout`]: 30 seconds.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -341,36 +340,6 @@ impl McpSource {
         self
     }
 
-    /// The limits of [`call_quota`](Self::call_quota).
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert!(time.quota().is_unlimited());
-    /// ```
-    pub fn quota(&self) -> CallQuota {
-        self.limiter
-            .as_ref()
-            .map(|limiter| limiter.quota())
-            .unwrap_or_default()
-    }
-
-    /// How many calls the server's limits refused so far.
-    ///
-    /// ```
-    /// use lazytool_mcp::{LimitsHit, McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert_eq!(time.limits_hit(), LimitsHit { rate: 0, in_flight: 0 });
-    /// ```
-    pub fn limits_hit(&self) -> LimitsHit {
-        self.limiter
-            .as_ref()
-            .map(|limiter| limiter.hit())
-            .unwrap_or_default()
-    }
-
     /// Whether a locked source waits for the first call to start its server (the default).
     /// `false` starts it on the first listing and compares its definitions with the lock
     /// then (what `--check` does).
@@ -384,71 +353,6 @@ impl McpSource {
     pub fn start_on_first_use(mut self, lazily: bool) -> Self {
         self.first_use = lazily;
         self
-    }
-
-    /// How the source stands with its lock.
-    ///
-    /// ```
-    /// use lazytool_mcp::{LockState, McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert_eq!(time.lock_state(), LockState::Unlocked);
-    /// ```
-    pub fn lock_state(&self) -> LockState {
-        self.lock_state
-    }
-
-    /// Whether the server runs now.
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert!(!time.is_running());
-    /// ```
-    pub fn is_running(&self) -> bool {
-        self.link.get().is_some_and(|link| link.is_running())
-    }
-
-    /// How the server stands now: not started, starting, running, idle-stopped, or failed
-    /// with its reason.
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, ServerState, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert_eq!(time.state(), ServerState::NotStarted);
-    /// ```
-    pub fn state(&self) -> ServerState {
-        self.link
-            .get()
-            .map_or(ServerState::NotStarted, |link| link.health().into())
-    }
-
-    /// What the last listing's pin decided for each tool that differs from the lock: the
-    /// tool's upstream name, what changed and what was done.
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert!(time.pin_decisions().is_empty(), "nothing listed yet");
-    /// ```
-    pub fn pin_decisions(&self) -> Vec<ToolNote> {
-        self.listed().pinning.clone()
-    }
-
-    /// Each tool of the last listing whose definition differs from the one the lock
-    /// approved, with both definitions (empty without a lock entry or before a listing).
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert!(time.changed_definitions().is_empty());
-    /// ```
-    pub fn changed_definitions(&self) -> Vec<crate::ChangedDefinition> {
-        self.pins().changed_definitions()
     }
 
     /// Starts the server (if it does not run) and returns a lock entry of its definitions
@@ -480,32 +384,6 @@ impl McpSource {
         Ok(entry)
     }
 
-    /// Why the tool served as `name` (`SERVER__TOOL`) is not offered, if the last listing
-    /// withheld it: a tool the server added that the lock has not approved (under
-    /// [`Pin::Block`]). The text names the server, the tool, that it is new and the command
-    /// that accepts it.
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert_eq!(time.withheld_tool("time__newcomer"), None, "nothing listed yet");
-    /// ```
-    pub fn withheld_tool(&self, name: &str) -> Option<String> {
-        let (_, verdict) = self.pins.get()?.last_seen()?;
-        let (upstream, _) = (verdict.changes.iter()).find(|(upstream, change)| {
-            matches!(change, Change::Added)
-                && !verdict.offers_live(upstream)
-                && crate::source::offers::naming::exposed_name(&self.prefix, upstream) == name
-        })?;
-        verdict.refusal(&self.name, upstream, self.pins().approve())
-    }
-
-    /// Where the server is and how it is reached.
-    pub fn upstream(&self) -> &Upstream {
-        &self.upstream
-    }
-
     /// The longest description (or title) of a tool or parameter, in characters; a longer
     /// one is cut, ending with a marker that says how much was cut. Default: 2,048.
     pub fn max_description_chars(mut self, max: usize) -> Self {
@@ -533,40 +411,6 @@ impl McpSource {
     pub fn max_definition_bytes(mut self, bytes: usize) -> Self {
         self.max_definition_bytes = bytes;
         self
-    }
-
-    /// Changes each time the server announces `list_changed` (of its tools, prompts or
-    /// resources) or was restarted.
-    pub fn tools_changed(&self) -> watch::Receiver<u64> {
-        self.link().tools_changed()
-    }
-
-    /// The protocol version agreed with the server at its last start (`"2026-07-28"`, or
-    /// the version its `initialize` answer named), `None` before it first started.
-    ///
-    /// ```
-    /// use lazytool_mcp::{McpSource, Upstream};
-    ///
-    /// let time = McpSource::new("time", Upstream::command("uvx", ["mcp-server-time"]));
-    /// assert_eq!(time.protocol_version(), None);
-    /// ```
-    pub fn protocol_version(&self) -> Option<String> {
-        (self.link.get().and_then(|link| link.protocol()))
-            .or_else(|| self.entry.as_ref()?.protocol_version.clone())
-    }
-
-    /// The tools of the last listing that were left out, and why: a name that cannot be
-    /// used (`__lazy__tool__discovery__`, say), an input schema that does not compile or a
-    /// definition over [`max_definition_bytes`](McpSource::max_definition_bytes).
-    /// The server's other tools are served.
-    pub fn left_out(&self) -> Vec<ToolNote> {
-        self.listed().left_out.clone()
-    }
-
-    /// The tools of the last listing whose text was cleaned before it was served, and what
-    /// was removed or cut ([`McpSource`] says what is removed).
-    pub fn cleaned(&self) -> Vec<ToolNote> {
-        self.listed().cleaned.clone()
     }
 
     pub(crate) fn listed(&self) -> std::sync::MutexGuard<'_, Listed> {

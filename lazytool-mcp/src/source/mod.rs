@@ -16,6 +16,7 @@ mod redact;
 pub(crate) mod requests;
 mod server_state;
 mod slots;
+mod source_report;
 
 pub use catalog::{McpCatalog, SourceReport};
 pub use connection::child::InheritEnv;
