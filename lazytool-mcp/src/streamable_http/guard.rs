@@ -1,5 +1,6 @@
 //! The tower service in front of rmcp's streamable HTTP server: [`McpHttpService`]. It
-//! refuses foreign origins and hosts (403) and unauthenticated requests (401), reads bodies up
+//! refuses foreign origins and hosts (403) and unauthenticated requests (401) by its
+//! [`Gate`] (`gate.rs`), reads bodies up
 //! to a limit (413) and within a time (408), answers what is not a JSON-RPC message with a
 //! JSON-RPC error carrying the request id when it can be read (400), keeps sessions and
 //! long-lived streams within their bounds (503 or 429 with `Retry-After`), and hands the rest
@@ -19,7 +20,6 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::header::{ORIGIN, WWW_AUTHENTICATE};
 use http::request::Parts;
 use http::{Method, Request, StatusCode};
 use http_body_util::Full;
@@ -34,20 +34,16 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use super::access::AccessCell;
 use super::answer::Answer;
 use super::body::{self, error_response, json_response, refusal};
 use super::call_limits;
-use super::challenge::Challenge;
 use super::coalesce;
 use super::drain::Drain;
-use super::host::{self, HostError};
+use super::gate::Gate;
 use super::limits::HttpLimits;
-use super::metrics::{HttpMetrics, Refusal};
-use super::origin::OriginPattern;
+use super::metrics::Refusal;
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use super::stateless::{self, Lanes};
-use crate::audit::{AuditLine, AuditLog};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
 use crate::principal::Principal;
@@ -66,17 +62,6 @@ use crate::principal::Principal;
 /// ```
 #[derive(Clone)]
 pub struct McpHttpService(Arc<Guard>);
-
-/// Who may call: the checks every guarded route makes (MCP and `/metrics`).
-pub(crate) struct Gate {
-    pub(crate) origins: Vec<OriginPattern>,
-    /// `None`: the loopback names.
-    pub(crate) hosts: Option<Vec<String>>,
-    /// The tokens, identity provider and principal limits, read once per request.
-    pub(crate) access: AccessCell,
-    pub(crate) metrics: HttpMetrics,
-    pub(crate) audit: Option<AuditLog>,
-}
 
 pub(super) struct Guard {
     pub(super) rmcp: StreamableHttpService<McpConnection, LimitedSessions>,
@@ -131,88 +116,6 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let guard = Arc::clone(&self.0);
         Box::pin(async move { Ok(guard.handle(request).await) })
-    }
-}
-
-/// Why the gate refused a request.
-#[derive(Clone, Debug)]
-pub(crate) enum Refused {
-    Origin,
-    MalformedHost,
-    Host,
-    Unauthorized(Box<Challenge>),
-}
-
-impl Refused {
-    pub(crate) fn response(self) -> Response {
-        let (status, message) = match self {
-            Refused::Origin => (
-                StatusCode::FORBIDDEN,
-                "Forbidden: requests from this Origin are not allowed",
-            ),
-            Refused::MalformedHost => (
-                StatusCode::BAD_REQUEST,
-                "Bad request: missing or malformed Host header",
-            ),
-            Refused::Host => (
-                StatusCode::FORBIDDEN,
-                "Forbidden: the Host header names a host this server does not serve",
-            ),
-            Refused::Unauthorized(challenge) => {
-                let Challenge {
-                    status,
-                    message,
-                    header,
-                } = *challenge;
-                let mut response = error_response(status, ErrorCode::INVALID_REQUEST, &message);
-                response.headers_mut().insert(WWW_AUTHENTICATE, header);
-                return response;
-            }
-        };
-        error_response(status, ErrorCode::INVALID_REQUEST, message)
-    }
-}
-
-impl Gate {
-    /// The request's principal, or why it is refused.
-    pub(crate) async fn check(&self, parts: &Parts) -> Result<Principal, Refused> {
-        if let Some(origin) = parts.headers.get(ORIGIN) {
-            let allowed = origin
-                .to_str()
-                .is_ok_and(|origin| self.origins.iter().any(|pattern| pattern.matches(origin)));
-            if !allowed {
-                tracing::warn!(target: "lazytool::mcp", ?origin, "refusing a request from a foreign origin");
-                self.metrics.refuse(Refusal::Origin);
-                return Err(Refused::Origin);
-            }
-        }
-        match host::check(parts, self.hosts.as_deref()) {
-            Ok(()) => {}
-            Err(HostError::Malformed) => {
-                self.metrics.refuse(Refusal::Host);
-                return Err(Refused::MalformedHost);
-            }
-            Err(HostError::NotAllowed) => {
-                let host = parts.headers.get(http::header::HOST);
-                tracing::warn!(target: "lazytool::mcp", ?host, "refusing a request for a host not allowed (DNS rebinding?); list the names clients use with --allowed-host");
-                self.metrics.refuse(Refusal::Host);
-                return Err(Refused::Host);
-            }
-        }
-        let access = self.access.now();
-        access.auth.authenticate(parts).await.map_err(|why| {
-            let challenge = access.auth.challenge(parts, &why);
-            tracing::debug!(target: "lazytool::mcp", status = challenge.status.as_u16(), reason = %challenge.message, "refusing a request");
-            self.metrics.refuse(Refusal::Unauthorized);
-            if let Some(log) = &self.audit {
-                log.record(&AuditLine::refusal(
-                    "unauthorized",
-                    parts.method.as_str(),
-                    parts.uri.path(),
-                ));
-            }
-            Refused::Unauthorized(Box::new(challenge))
-        })
     }
 }
 

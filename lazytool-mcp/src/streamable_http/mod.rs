@@ -14,6 +14,7 @@ mod cli;
 mod coalesce;
 mod connections;
 mod drain;
+mod gate;
 mod guard;
 mod health;
 mod host;

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use http::header;
 use http::request::Parts;
 
-use super::guard::Gate;
+use super::gate::Gate;
 
 /// What renders a page, at each request.
 pub(crate) type Render = Arc<dyn Fn() -> String + Send + Sync>;
