@@ -84,6 +84,18 @@ impl ScriptedChat {
             .clone()
     }
 
+    /// The names of the tools a recorded request carries, in order (OpenAI Chat's `tools`).
+    ///
+    /// ```
+    /// let request = serde_json::json!({"tools": [{"type": "function", "function": {"name": "get_time"}}]});
+    /// assert_eq!(lazytool_rig::ScriptedChat::tool_names(&request), ["get_time"]);
+    /// ```
+    pub fn tool_names(request: &Value) -> Vec<String> {
+        (request["tools"].as_array().into_iter().flatten())
+            .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     /// A reply that answers with `text` and calls no tool.
     ///
     /// ```

@@ -36,19 +36,6 @@ fn check_stock(
     Err(format!("the warehouse is offline (product {product_id})"))
 }
 
-/// The tool names a request carries, in order.
-fn tool_names(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The text of every tool-result message of a request after the first `skip` messages.
 fn tool_results(request: &Value, skip: usize) -> Vec<String> {
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
@@ -112,12 +99,12 @@ async fn discovery_calls_and_bad_input_in_rigs_loop() {
     assert_eq!(requests.len(), 7);
     // The first request carries the eager tool and the discovery tool only.
     assert_eq!(
-        tool_names(&requests[0]),
+        ScriptedChat::tool_names(&requests[0]),
         ["getProducts", DISCOVERY_TOOL_NAME]
     );
     // After the discovery: the discovered tools (every lazy tool: no discovery tool).
     assert_eq!(
-        tool_names(&requests[1]),
+        ScriptedChat::tool_names(&requests[1]),
         ["getProducts", "calculateFinancing", "checkStock"]
     );
     let discovery = &tool_results(&requests[1], 0)[0];
@@ -178,7 +165,7 @@ async fn a_lazy_tool_called_before_its_discovery_gets_the_gating_error() {
     );
     // Still lazy: the next request did not carry it.
     assert_eq!(
-        tool_names(&requests[1]),
+        ScriptedChat::tool_names(&requests[1]),
         ["getProducts", DISCOVERY_TOOL_NAME]
     );
 }
@@ -201,7 +188,7 @@ async fn search_mode_discovers_by_query() {
         .expect("no failed run");
     let requests = chat.requests();
     assert_eq!(
-        tool_names(&requests[0]),
+        ScriptedChat::tool_names(&requests[0]),
         ["getProducts", DISCOVERY_TOOL_NAME]
     );
     let parameters = &requests[0]["tools"][1]["function"]["parameters"]["properties"];
@@ -210,8 +197,8 @@ async fn search_mode_discovers_by_query() {
         "search mode's input: {parameters}"
     );
     assert!(
-        tool_names(&requests[1]).contains(&"calculateFinancing".to_owned()),
+        ScriptedChat::tool_names(&requests[1]).contains(&"calculateFinancing".to_owned()),
         "{:?}",
-        tool_names(&requests[1])
+        ScriptedChat::tool_names(&requests[1])
     );
 }

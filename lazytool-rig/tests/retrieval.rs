@@ -9,16 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 mod common;
 use common::catalog;
 
-fn names(request: &Value) -> Vec<String> {
-    request["tools"]
+/// The content of a request's last message, as JSON text.
+fn last_message(request: &Value) -> String {
+    (request["messages"]
         .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+        .and_then(|messages| messages.last()))
+    .map(|message| message["content"].to_string())
+    .unwrap_or_default()
 }
 
 #[tokio::test]
@@ -44,28 +41,14 @@ async fn lazytool_search_picks_the_tools_of_each_request() {
         .expect("the run answers");
     assert_eq!(response.output(), "merged");
     let requests = chat.requests();
-    let first = names(&requests[0]);
+    let first = ScriptedChat::tool_names(&requests[0]);
     assert_eq!(first.len(), 3, "{first:?}");
     assert_eq!(first[0], "merge_pull_request", "{first:?}");
-    let messages = requests[1]["messages"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let result = messages
-        .last()
-        .map(|message| message["content"].to_string())
-        .unwrap_or_default();
+    let result = last_message(&requests[1]);
     assert!(
         result.contains("pullNumber"),
         "the missing argument is named: {result}"
     );
-    let messages = requests[2]["messages"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let result = messages
-        .last()
-        .map(|message| message["content"].to_string())
-        .unwrap_or_default();
+    let result = last_message(&requests[2]);
     assert!(result.contains("done"), "the call ran: {result}");
 }
