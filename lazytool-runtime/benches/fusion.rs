@@ -2,7 +2,8 @@
 //! searched by words only, and the same with 384-wide tool and query vectors (the query's
 //! cached after a first pass, so no embedder runs), for N = 2,000, 20,000 and 100,000. The
 //! difference is the dense ranking and the fusion (whose lexical ranking is 30 deep, not 5:
-//! that alone is the column "words only, 30 deep"): as by default (an exact scan of every
+//! that alone is the column "words only, 30 deep"; this catalog is 24 texts repeated, each a
+//! family of names that differ by a number): as by default (an exact scan of every
 //! tool's vector up to `Embeddings::exact_scan_up_to` tools, the vectors' signs first above),
 //! with the signs first whatever the size, and with the exact scan whatever the size. p50
 //! and p90 over the queries, each repeated, printed as a table.
