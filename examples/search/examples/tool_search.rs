@@ -4,7 +4,8 @@
 //! cargo run --release --example tool_search -- CATALOG.json "QUERY" [LIMIT]
 //! cargo run --release --example tool_search -- CATALOG.json --queries FILE.jsonl
 //!     [--embed-url URL --embed-name MODEL [--embed-key-env VAR] | --embed-model DIR]
-//!     [--embed-cache DIR] [--fusion dense|fixed:W|adaptive:UNSURE,SURE] [--timings]
+//!     [--embed-cache DIR] [--fusion dense|fixed:W|adaptive:UNSURE,SURE]
+//!     [--exact-scan-up-to TOOLS [--candidates PER_RESULT,ONE_IN]] [--timings]
 //! ```
 //!
 //! The catalog has the shape of `data/github-mcp-tools.json`
@@ -18,7 +19,10 @@
 //! this example must then be built with `--features embed-local`), turn on the search by
 //! meaning as well as by words. `--embed-cache DIR` keeps the tool vectors between runs (and,
 //! for measurements, the queries' too, in `DIR/texts-MODEL.jsonl`);
-//! `--fusion` replaces the adaptive fusion (for measurements: `Fusion`'s constructors), and
+//! `--fusion` replaces the adaptive fusion (for measurements: `Fusion`'s constructors),
+//! `--exact-scan-up-to` the catalog size above which the vectors' signs choose candidates
+//! first (`Embeddings::with_exact_scan_up_to`; 0 to measure that on a small catalog) and
+//! `--candidates` how many (`Embeddings::with_candidates`), and
 //! `--timings` writes to stderr how long the tool vectors and the searches took.
 
 use std::io::{BufRead, Write};
@@ -32,7 +36,7 @@ use lazytool_runtime::{
 };
 use serde_json::{Value, json};
 
-const USAGE: &str = "usage: tool_search CATALOG.json (\"QUERY\" [LIMIT] | --queries FILE.jsonl) [--embed-url URL --embed-name MODEL [--embed-key-env VAR] | --embed-model DIR] [--embed-cache DIR] [--fusion dense|fixed:W|adaptive:UNSURE,SURE] [--timings]";
+const USAGE: &str = "usage: tool_search CATALOG.json (\"QUERY\" [LIMIT] | --queries FILE.jsonl) [--embed-url URL --embed-name MODEL [--embed-key-env VAR] | --embed-model DIR] [--embed-cache DIR] [--fusion dense|fixed:W|adaptive:UNSURE,SURE] [--exact-scan-up-to TOOLS [--candidates PER_RESULT,ONE_IN]] [--timings]";
 
 /// How long the tool vectors may take to compute before the search goes on by words.
 const INDEX_WAIT: Duration = Duration::from_secs(3600);
@@ -49,6 +53,8 @@ struct Options {
     embed_model: Option<String>,
     embed_cache: Option<String>,
     fusion: Option<String>,
+    exact_scan_up_to: Option<usize>,
+    candidates: Option<(usize, usize)>,
     timings: bool,
 }
 
@@ -148,6 +154,21 @@ fn options() -> Result<Options, String> {
             "--embed-model" => options.embed_model = Some(value()?),
             "--embed-cache" => options.embed_cache = Some(value()?),
             "--fusion" => options.fusion = Some(value()?),
+            "--exact-scan-up-to" => {
+                let tools = value()?;
+                options.exact_scan_up_to = Some(tools.parse().map_err(|_| {
+                    format!("--exact-scan-up-to {tools}: not a number of tools (0 or more)")
+                })?);
+            }
+            "--candidates" => {
+                let spec = value()?;
+                let parsed = spec
+                    .split_once(',')
+                    .and_then(|(per, one_in)| Some((per.parse().ok()?, one_in.parse().ok()?)));
+                options.candidates = Some(parsed.ok_or_else(|| {
+                    format!("--candidates {spec}: not PER_RESULT,ONE_IN (two numbers)")
+                })?);
+            }
             "--timings" => options.timings = true,
             flag if flag.starts_with("--") => return Err(format!("unknown flag {flag}\n{USAGE}")),
             _ => positional.push(arg),
@@ -193,6 +214,14 @@ fn embeddings(options: &Options) -> Result<Option<Embeddings>, Box<dyn std::erro
         .with_query_timeout(Duration::from_secs(60))
         .with_query_cache(0)
         .with_fusion(fusion);
+    let embeddings = match options.exact_scan_up_to {
+        Some(tools) => embeddings.with_exact_scan_up_to(tools),
+        None => embeddings,
+    };
+    let embeddings = match options.candidates {
+        Some((per_result, one_in)) => embeddings.with_candidates(per_result, one_in),
+        None => embeddings,
+    };
     Ok(Some(match &options.embed_cache {
         Some(dir) => embeddings.with_cache_dir(dir),
         None => embeddings,

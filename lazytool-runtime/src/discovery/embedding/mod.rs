@@ -16,6 +16,7 @@ mod fusion;
 mod http;
 #[cfg(feature = "embed-local")]
 mod local;
+mod sign_codes;
 mod test_embedder;
 mod tool_index;
 mod vectors;

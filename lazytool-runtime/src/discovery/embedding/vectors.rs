@@ -1,6 +1,7 @@
 //! Vectors as the search keeps them: checked, normalised, in one flat matrix ([`Vectors`]).
 
 use super::EmbedError;
+use super::sign_codes::{Prefilter, SignCodes};
 
 /// The longest vector accepted: larger models' are 4,096 wide.
 pub(crate) const MAX_DIMENSION: usize = 16_384;
@@ -53,6 +54,9 @@ pub(crate) struct Vectors {
     values: Vec<f32>,
     /// See [`Vectors::alike`].
     alike: f32,
+    prefilter: Prefilter,
+    /// Built when there are more rows than `prefilter.exact_up_to`.
+    codes: Option<SignCodes>,
 }
 
 impl Vectors {
@@ -66,9 +70,26 @@ impl Vectors {
             dimension,
             values,
             alike: 0.0,
+            prefilter: Prefilter::default(),
+            codes: None,
         };
         vectors.alike = vectors.sampled_alike();
         vectors
+    }
+
+    /// These rows searched as `prefilter` says: first by their sign codes (built now) when
+    /// there are more of them than it scans exactly.
+    pub(crate) fn with_prefilter(mut self, prefilter: Prefilter) -> Vectors {
+        self.codes = (self.len() > prefilter.exact_up_to && self.dimension > 0)
+            .then(|| SignCodes::new(self.dimension, &self.values));
+        self.prefilter = prefilter;
+        self
+    }
+
+    /// The bytes a row's sign code takes (0 when the rows are scanned exactly).
+    #[cfg(test)]
+    pub(crate) fn code_bytes_per_row(&self) -> usize {
+        self.codes.as_ref().map_or(0, SignCodes::bytes_per_row)
     }
 
     /// How alike the rows are: the mean cosine between a row and its nearest other row,
@@ -112,7 +133,8 @@ impl Vectors {
     }
 
     /// The `depth` rows closest to `query` (a unit vector as wide) among those `allowed`,
-    /// with their cosines, closest first; equal cosines by row.
+    /// with their cosines, closest first; equal cosines by row. Exact up to
+    /// `prefilter.exact_up_to` rows; above, among the candidates of the sign codes.
     pub(crate) fn nearest(
         &self,
         query: &[f32],
@@ -122,10 +144,34 @@ impl Vectors {
         if query.len() != self.dimension || depth == 0 || self.dimension == 0 {
             return Vec::new();
         }
+        match &self.codes {
+            Some(codes) => {
+                let count = self.prefilter.candidates(self.len(), depth);
+                let candidates = codes.candidates(query, count, allowed);
+                self.best(query, depth, candidates.into_iter(), |_| true)
+            }
+            None => self.best(query, depth, 0..self.len(), allowed),
+        }
+    }
+
+    /// [`Vectors::nearest`] among `rows` only, by their exact cosines.
+    fn best(
+        &self,
+        query: &[f32],
+        depth: usize,
+        rows: impl Iterator<Item = usize>,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
         let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         let mut best: Vec<(usize, f32)> = Vec::with_capacity(depth * 2 + 1);
         let mut floor = f32::NEG_INFINITY;
-        for (row, values) in self.values.chunks_exact(self.dimension).enumerate() {
+        for row in rows {
+            let Some(values) = self
+                .values
+                .get(row * self.dimension..(row + 1) * self.dimension)
+            else {
+                continue;
+            };
             let cosine = dot(values, query);
             if cosine < floor || !allowed(row) {
                 continue;

@@ -401,6 +401,11 @@ impl SearchIndex {
                 .copied()
                 .unwrap_or(u32::MAX);
             let earlier = seen.entry(family).or_default();
+            if *earlier as usize >= limit {
+                // `limit` of its family rank above it: in a catalog of many alike tools a
+                // deep search would otherwise keep all of them.
+                continue;
+            }
             let decayed = score * FAMILY_DECAY.powi(*earlier);
             *earlier += 1;
             ranked.push((document, decayed));

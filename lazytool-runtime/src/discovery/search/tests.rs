@@ -595,3 +595,26 @@ fn common_words_rank_what_rarer_words_found_and_fill_the_rest() {
     let found = index.search_among("get the weather", 2, |document| document < alerts);
     assert_eq!(found.len(), 2);
 }
+
+#[test]
+fn a_large_family_ranks_as_deep_as_asked_whatever_the_limit() {
+    // Twelve alike tools of one family rank above the others, each half the one before.
+    let names: Vec<String> = (1..=12).map(|i| format!("get_weather_{i}")).collect();
+    let mut tools: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (name.as_str(), "Gets the weather in a city."))
+        .collect();
+    tools.push(("weather_alerts", "Weather alerts for a region."));
+    tools.push(("weather_map", "A map of the weather."));
+    let index = small_index(&tools);
+    let query = "get the weather in a city";
+    let deep = index.search_scored(query, 40, |_| true);
+    assert_eq!(deep.len(), tools.len());
+    for limit in 1..=tools.len() {
+        assert_eq!(
+            index.search_scored(query, limit, |_| true),
+            deep[..limit],
+            "{limit}"
+        );
+    }
+}
