@@ -37,13 +37,8 @@ impl Session {
 
     /// Eager tools, the discovery tool, the call-through tool: whatever was discovered.
     pub(super) fn call_through_definitions(&self) -> Vec<Arc<ToolDefinition>> {
-        let shared = &*self.shared;
-        let mut tools: Vec<Arc<ToolDefinition>> = shared
-            .eager
-            .iter()
-            .map(|tool| self.definition_of(tool))
-            .collect();
-        if let Some(discovery) = shared.discovery() {
+        let mut tools = self.eager_definitions();
+        if let Some(discovery) = self.shared.discovery() {
             tools.push(Arc::clone(&discovery.definition));
         }
         tools.push(Arc::clone(call_through::definition()));

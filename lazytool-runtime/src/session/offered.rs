@@ -77,11 +77,7 @@ impl Session {
             return self.call_through_definitions();
         }
         let shared = &*self.shared;
-        let mut tools: Vec<Arc<ToolDefinition>> = shared
-            .eager
-            .iter()
-            .map(|tool| self.definition_of(tool))
-            .collect();
+        let mut tools = self.eager_definitions();
         if let Some(discovery) = shared.discovery()
             && (shared.mode == ResolvedMode::CacheStable
                 || discovered.len() < discovery.lazy_names().len())
@@ -99,6 +95,13 @@ impl Session {
             );
         }
         tools
+    }
+
+    /// The eager tools' definitions, in the registry's order.
+    pub(super) fn eager_definitions(&self) -> Vec<Arc<ToolDefinition>> {
+        (self.shared.eager.iter())
+            .map(|tool| self.definition_of(tool))
+            .collect()
     }
 
     /// What a request carries of `tool` in this session: with its examples, unless
