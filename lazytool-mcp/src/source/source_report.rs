@@ -109,8 +109,8 @@ impl McpSource {
 
     /// Why the tool served as `name` (`SERVER__TOOL`) is not offered, if the last listing
     /// withheld it: a tool the server added that the lock has not approved (under
-    /// [`Pin::Block`]). The text names the server, the tool, that it is new and the command
-    /// that accepts it.
+    /// [`Pin::Block`](super::lock::verify::Pin::Block)). The text names the server, the tool,
+    /// that it is new and the command that accepts it.
     ///
     /// ```
     /// use lazytool_mcp::{McpSource, Upstream};

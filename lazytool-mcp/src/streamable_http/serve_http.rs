@@ -67,8 +67,8 @@ impl McpHttp {
     /// Binds `addr` and serves until `signal` resolves (or the
     /// [shutdown token](McpHttp::shutdown_on) is cancelled), then drains: accepting stops,
     /// `/readyz` answers 503, long-lived streams end, requests in flight finish within the
-    /// [drain timeout](HttpLimits::drain_timeout) (the rest are cut), sessions end; then it
-    /// returns.
+    /// [drain timeout](super::limits::HttpLimits::drain_timeout) (the rest are cut), sessions
+    /// end; then it returns.
     ///
     /// ```rust,no_run
     /// # async fn run(server: lazytool_mcp::McpServer) -> Result<(), Box<dyn std::error::Error>> {
