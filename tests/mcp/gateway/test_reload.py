@@ -34,6 +34,8 @@ from mcp.shared.exceptions import MCPError
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_mcp_http import ListChanges, names  # noqa: E402
 
+from test_gateway import lazy_names, text  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 UPSTREAMS = ROOT / "target/gateway-upstreams"
@@ -173,17 +175,6 @@ def metrics(url: str) -> str:
                                      headers={"Authorization": f"Bearer {TOKENS['alice']}"})
     with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
         return answer.read().decode()
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def lazy_names(listed: types.ListToolsResult) -> list[str]:
-    [discovery] = [tool for tool in listed.tools if tool.name == DISCOVERY]
-    found = re.search(r"Tools available: \[([^\]]*)\]", discovery.description or "")
-    assert found, discovery.description
-    return found.group(1).split(", ")
 
 
 async def discover(client: Client, changes: ListChanges, *tools: str) -> None:
