@@ -5,8 +5,10 @@
 //! that alone is the column "words only, 30 deep"; this catalog is 24 texts repeated, each a
 //! family of names that differ by a number): as by default (an exact scan of every
 //! tool's vector up to `Embeddings::exact_scan_up_to` tools, the vectors' signs first above),
-//! with the signs first whatever the size, and with the exact scan whatever the size. p50
-//! and p90 over the queries, each repeated, printed as a table.
+//! with the signs first whatever the size, and with the exact scan whatever the size. Each
+//! search by words and meaning is timed right after the same search by words only, and what
+//! meaning adds is the middle (p50) of those paired differences; p50 and p90 of the searches
+//! themselves too, over the queries, each repeated, printed as a table.
 //!
 //! `cargo bench -p lazytool-runtime --features embeddings --bench fusion`
 
@@ -16,6 +18,8 @@ use lazytool_runtime::{DynamicTool, EmbedFuture, Embedder, Embeddings, Registry}
 use serde_json::json;
 
 const DIMENSION: usize = 384;
+/// How many times each query is searched in each way.
+const ROUNDS: usize = 40;
 const WORDS: [&str; 24] = [
     "weather",
     "forecast",
@@ -100,20 +104,34 @@ fn tools(count: usize) -> Vec<DynamicTool> {
         .collect()
 }
 
-fn percentiles(registry: &Registry, limit: usize) -> (Duration, Duration) {
-    let mut durations = Vec::new();
-    for _ in 0..25 {
-        for query in QUERIES {
-            let started = Instant::now();
-            std::hint::black_box(registry.search(query, limit));
-            durations.push(started.elapsed());
-        }
+/// The middle and the ninth decile of `samples`.
+fn percentiles(mut samples: Vec<f64>) -> (f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    (samples[samples.len() / 2], samples[samples.len() * 9 / 10])
+}
+
+fn registry(count: usize, embeddings: Option<Embeddings>) -> Registry {
+    let builder = Registry::builder().without_inventory().tools(tools(count));
+    let registry = match embeddings {
+        Some(embeddings) => builder.embeddings(embeddings),
+        None => builder,
     }
-    durations.sort();
-    (
-        durations[durations.len() / 2],
-        durations[durations.len() * 9 / 10],
-    )
+    .build()
+    .expect("valid tools");
+    if registry.embeddings().is_some() {
+        assert!(registry.wait_for_embeddings(Duration::from_secs(600)));
+    }
+    for query in QUERIES {
+        registry.search(query, 5); // embeds and keeps the query's vector
+    }
+    registry
+}
+
+/// A search's time in milliseconds.
+fn timed(registry: &Registry, query: &str, limit: usize) -> f64 {
+    let started = Instant::now();
+    std::hint::black_box(registry.search(query, limit));
+    started.elapsed().as_secs_f64() * 1e3
 }
 
 fn main() {
@@ -121,42 +139,47 @@ fn main() {
         "| tools | words only p50 / p90 | words only, 30 deep, p50 | words and meaning p50 / p90 | added at p50 | signs first always: added at p50 | exact scan always: added at p50 |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|");
-    let ms = |duration: Duration| duration.as_secs_f64() * 1e3;
     for count in [2_000, 20_000, 100_000] {
-        let lexical = Registry::builder()
-            .without_inventory()
-            .tools(tools(count))
-            .build()
-            .expect("valid tools");
-        for query in QUERIES {
-            lexical.search(query, 5);
-        }
-        let (words_p50, words_p90) = percentiles(&lexical, 5);
-        let (deep_p50, _) = percentiles(&lexical, 30);
-        drop(lexical);
-        let mut row = format!(
-            "| {count} | {:.3} / {:.3} ms | {:.3} ms |",
-            ms(words_p50),
-            ms(words_p90),
-            ms(deep_p50)
-        );
-        let default = Embeddings::new(Synthetic).exact_scan_up_to();
-        for (at, exact_up_to) in [default, 0, usize::MAX].into_iter().enumerate() {
-            let hybrid = Registry::builder()
-                .without_inventory()
-                .tools(tools(count))
-                .embeddings(Embeddings::new(Synthetic).with_exact_scan_up_to(exact_up_to))
-                .build()
-                .expect("valid tools");
-            assert!(hybrid.wait_for_embeddings(Duration::from_secs(600)));
+        let lexical = registry(count, None);
+        let mut deep = Vec::new();
+        for _ in 0..ROUNDS {
             for query in QUERIES {
-                hybrid.search(query, 5); // embeds and keeps the query's vector
+                deep.push(timed(&lexical, query, 30));
             }
-            let (both_p50, both_p90) = percentiles(&hybrid, 5);
-            if at == 0 {
-                row += &format!(" {:.3} / {:.3} ms |", ms(both_p50), ms(both_p90));
+        }
+        let (mut words, mut both, mut added) = (Vec::new(), Vec::new(), Vec::new());
+        let default = Embeddings::new(Synthetic).exact_scan_up_to();
+        // One way at a time, so that what one way reads does not crowd another's out of the
+        // caches (the exact scan at 100,000 tools reads 150 MB a search).
+        for (at, exact_up_to) in [default, 0, usize::MAX].into_iter().enumerate() {
+            let embeddings = Embeddings::new(Synthetic).with_exact_scan_up_to(exact_up_to);
+            let hybrid = registry(count, Some(embeddings));
+            // Each search by words and meaning is paired with the same search by words only
+            // made just before it: what meaning adds is the middle of those differences,
+            // which a slower moment of a shared machine shifts far less than a difference
+            // of two separate runs' middles.
+            let mut differences = Vec::new();
+            for _ in 0..ROUNDS {
+                for query in QUERIES {
+                    let alone = timed(&lexical, query, 5);
+                    let fused = timed(&hybrid, query, 5);
+                    differences.push(fused - alone);
+                    if at == 0 {
+                        words.push(alone);
+                        both.push(fused);
+                    }
+                }
             }
-            row += &format!(" {:.3} ms |", ms(both_p50.saturating_sub(words_p50)));
+            added.push(differences);
+        }
+        let (words_p50, words_p90) = percentiles(words);
+        let (deep_p50, _) = percentiles(deep);
+        let (both_p50, both_p90) = percentiles(both);
+        let mut row = format!(
+            "| {count} | {words_p50:.3} / {words_p90:.3} ms | {deep_p50:.3} ms | {both_p50:.3} / {both_p90:.3} ms |"
+        );
+        for added in added {
+            row += &format!(" {:.3} ms |", percentiles(added).0);
         }
         println!("{row}");
     }
