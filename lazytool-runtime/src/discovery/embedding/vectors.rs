@@ -103,7 +103,7 @@ impl Vectors {
         if count < 2 {
             return 0.0;
         }
-        let row = |at: usize| &self.values[at * self.dimension..(at + 1) * self.dimension];
+        let row = |at: usize| self.row(at);
         let spaced = |most: usize| (0..count.min(most)).map(move |k| k * count / count.min(most));
         let mut sum = 0.0;
         let mut sampled = 0;
@@ -144,66 +144,131 @@ impl Vectors {
         if query.len() != self.dimension || depth == 0 || self.dimension == 0 {
             return Vec::new();
         }
+        let mut best = Best::new(depth);
         match &self.codes {
             Some(codes) => {
                 let count = self.prefilter.candidates(self.len(), depth);
                 let candidates = codes.candidates(query, count, allowed);
-                self.best(query, depth, candidates.into_iter(), |_| true)
+                // A few at a time: candidates lie far apart in memory, and their reads
+                // overlap when their sums are computed together.
+                let groups = candidates.chunks_exact(GROUP);
+                for &at in groups.remainder() {
+                    best.keep(at, dot(self.row(at), query));
+                }
+                for group in groups {
+                    let rows: [usize; GROUP] = std::array::from_fn(|k| group[k]);
+                    let cosines = dots(query, rows.map(|at| self.row(at)));
+                    rows.into_iter()
+                        .zip(cosines)
+                        .for_each(|(at, cosine)| best.keep(at, cosine));
+                }
             }
-            None => self.best(query, depth, 0..self.len(), allowed),
+            None => {
+                for at in (0..self.len()).filter(|&at| allowed(at)) {
+                    best.keep(at, dot(self.row(at), query));
+                }
+            }
         }
+        best.ranked()
     }
 
-    /// [`Vectors::nearest`] among `rows` only, by their exact cosines.
-    fn best(
-        &self,
-        query: &[f32],
-        depth: usize,
-        rows: impl Iterator<Item = usize>,
-        allowed: impl Fn(usize) -> bool,
-    ) -> Vec<(usize, f32)> {
-        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let mut best: Vec<(usize, f32)> = Vec::with_capacity(depth * 2 + 1);
-        let mut floor = f32::NEG_INFINITY;
-        for row in rows {
-            let Some(values) = self
-                .values
-                .get(row * self.dimension..(row + 1) * self.dimension)
-            else {
-                continue;
-            };
-            let cosine = dot(values, query);
-            if cosine < floor || !allowed(row) {
-                continue;
-            }
-            best.push((row, cosine));
-            if best.len() == depth * 2 {
-                best.select_nth_unstable_by(depth - 1, order);
-                best.truncate(depth);
-                floor = best
-                    .iter()
-                    .map(|&(_, cosine)| cosine)
-                    .fold(f32::INFINITY, f32::min);
-            }
-        }
-        best.sort_unstable_by(order);
-        best.truncate(depth);
-        best
+    /// Row `at` (empty past the last).
+    fn row(&self, at: usize) -> &[f32] {
+        let start = at.saturating_mul(self.dimension);
+        (self.values)
+            .get(start..start.saturating_add(self.dimension))
+            .unwrap_or_default()
     }
 }
 
-/// The dot product, in eight lanes so that the compiler vectorises it.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 8];
-    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = (a_chunks.remainder().iter())
-        .zip(b_chunks.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for lane in 0..8 {
-            lanes[lane] += x[lane] * y[lane];
+/// The `depth` closest rows seen so far, kept in at most twice as many.
+struct Best {
+    depth: usize,
+    rows: Vec<(usize, f32)>,
+    /// The cosine a row needs to be kept.
+    floor: f32,
+}
+
+impl Best {
+    fn new(depth: usize) -> Best {
+        Best {
+            depth,
+            rows: Vec::with_capacity(depth * 2),
+            floor: f32::NEG_INFINITY,
         }
     }
+
+    fn order(a: &(usize, f32), b: &(usize, f32)) -> std::cmp::Ordering {
+        b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+    }
+
+    fn keep(&mut self, row: usize, cosine: f32) {
+        if cosine < self.floor {
+            return;
+        }
+        self.rows.push((row, cosine));
+        if self.rows.len() >= self.depth * 2 {
+            self.rows
+                .select_nth_unstable_by(self.depth - 1, Best::order);
+            self.rows.truncate(self.depth);
+            self.floor = (self.rows.iter())
+                .map(|&(_, cosine)| cosine)
+                .fold(f32::INFINITY, f32::min);
+        }
+    }
+
+    /// Closest first, equal cosines by row.
+    fn ranked(mut self) -> Vec<(usize, f32)> {
+        self.rows.sort_unstable_by(Best::order);
+        self.rows.truncate(self.depth);
+        self.rows
+    }
+}
+
+/// How many candidates [`Vectors::nearest`] scores together.
+const GROUP: usize = 4;
+
+/// The dot product of a row and the query, in eight lanes so that the compiler vectorises it.
+fn dot(row: &[f32], query: &[f32]) -> f32 {
+    let (chunks, query_tail) = query.as_chunks::<8>();
+    let (values, tail) = row.as_chunks::<8>();
+    let mut lanes = [0.0f32; 8];
+    for (chunk, values) in chunks.iter().zip(values) {
+        add(&mut lanes, values, chunk);
+    }
+    total(&lanes, tail, query_tail)
+}
+
+/// [`dot`] of four rows at once, each added in the same order as [`dot`] adds it, so that a
+/// row's cosine is the same to the bit whichever way it is computed.
+fn dots(query: &[f32], rows: [&[f32]; GROUP]) -> [f32; GROUP] {
+    let (chunks, query_tail) = query.as_chunks::<8>();
+    let [a, b, c, d] = rows.map(|row| row.as_chunks::<8>());
+    let mut lanes = [[0.0f32; 8]; GROUP];
+    let rows = chunks.iter().zip(a.0).zip(b.0).zip(c.0).zip(d.0);
+    for ((((chunk, a), b), c), d) in rows {
+        add(&mut lanes[0], a, chunk);
+        add(&mut lanes[1], b, chunk);
+        add(&mut lanes[2], c, chunk);
+        add(&mut lanes[3], d, chunk);
+    }
+    [
+        total(&lanes[0], a.1, query_tail),
+        total(&lanes[1], b.1, query_tail),
+        total(&lanes[2], c.1, query_tail),
+        total(&lanes[3], d.1, query_tail),
+    ]
+}
+
+#[inline(always)]
+fn add(lanes: &mut [f32; 8], values: &[f32; 8], query: &[f32; 8]) {
+    for lane in 0..8 {
+        lanes[lane] += values[lane] * query[lane];
+    }
+}
+
+#[inline(always)]
+fn total(lanes: &[f32; 8], tail: &[f32], query_tail: &[f32]) -> f32 {
+    let tail: f32 = tail.iter().zip(query_tail).map(|(x, y)| x * y).sum();
     lanes.iter().sum::<f32>() + tail
 }
