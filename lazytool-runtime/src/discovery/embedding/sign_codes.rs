@@ -101,8 +101,8 @@ impl SignCodes {
         allowed: impl Fn(usize) -> bool,
     ) -> Vec<usize> {
         let code: Vec<u64> = self.code(query).collect();
-        let most = self.words * 64;
         let (distances, histogram) = self.distances(&code);
+        let most = histogram.len().saturating_sub(1);
         let mut chosen = Vec::with_capacity(count.min(distances.len()));
         let (mut low, mut seen) = (0, 0);
         // Widens the cut until enough allowed rows are in: once when every row is allowed,
@@ -137,11 +137,7 @@ impl SignCodes {
             24 => self.distances_of::<24>(code),
             words => {
                 let rows = self.bits.chunks_exact(words.max(1));
-                Self::tally(words * 64, rows, |row| {
-                    (row.iter().zip(code))
-                        .map(|(a, b)| (a ^ b).count_ones())
-                        .sum()
-                })
+                Self::tally(words * 64, rows, |row| hamming(row, code))
             }
         }
     }
@@ -149,11 +145,7 @@ impl SignCodes {
     fn distances_of<const WORDS: usize>(&self, code: &[u64]) -> (Vec<u16>, Vec<u32>) {
         let (rows, _) = self.bits.as_chunks::<WORDS>();
         let code: [u64; WORDS] = std::array::from_fn(|k| code.get(k).copied().unwrap_or(0));
-        Self::tally(WORDS * 64, rows.iter(), |row| {
-            (row.iter().zip(&code))
-                .map(|(a, b)| (a ^ b).count_ones())
-                .sum()
-        })
+        Self::tally(WORDS * 64, rows.iter(), |row| hamming(row, &code))
     }
 
     #[inline(always)]
@@ -176,6 +168,14 @@ impl SignCodes {
         });
         (distances, histogram)
     }
+}
+
+/// How many bits of `row` and `code` differ.
+#[inline(always)]
+fn hamming(row: &[u64], code: &[u64]) -> u32 {
+    (row.iter().zip(code))
+        .map(|(a, b)| (a ^ b).count_ones())
+        .sum()
 }
 
 #[cfg(test)]

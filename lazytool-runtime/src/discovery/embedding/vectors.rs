@@ -151,16 +151,15 @@ impl Vectors {
                 let candidates = codes.candidates(query, count, allowed);
                 // A few at a time: candidates lie far apart in memory, and their reads
                 // overlap when their sums are computed together.
-                let groups = candidates.chunks_exact(GROUP);
-                for &at in groups.remainder() {
+                let (groups, rest) = candidates.as_chunks::<GROUP>();
+                for &at in rest {
                     best.keep(at, dot(self.row(at), query));
                 }
                 for group in groups {
-                    let rows: [usize; GROUP] = std::array::from_fn(|k| group[k]);
-                    let cosines = dots(query, rows.map(|at| self.row(at)));
-                    rows.into_iter()
+                    let cosines = dots(query, group.map(|at| self.row(at)));
+                    (group.iter())
                         .zip(cosines)
-                        .for_each(|(at, cosine)| best.keep(at, cosine));
+                        .for_each(|(&at, cosine)| best.keep(at, cosine));
                 }
             }
             None => {
