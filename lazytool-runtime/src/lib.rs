@@ -390,7 +390,7 @@ pub use call::{
     ToolContext, ToolErrorKind, ToolResult,
 };
 #[cfg(feature = "code-mode")]
-pub use code::{CODE_TOOL_NAME, CodeMode};
+pub use code::{CODE_TOOL_NAME, CodeMode, ScriptRunner};
 #[cfg(feature = "embed-http")]
 pub use discovery::HttpEmbedder;
 #[cfg(feature = "embed-local")]

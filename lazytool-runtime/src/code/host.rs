@@ -113,6 +113,8 @@ pub(super) struct Bounds {
     pub(super) max_calls: usize,
     pub(super) max_concurrent: usize,
     pub(super) max_output: usize,
+    /// The registry's argument limit: what one call's arguments may weigh.
+    pub(super) max_argument_bytes: usize,
     pub(super) wall_time: std::time::Duration,
 }
 

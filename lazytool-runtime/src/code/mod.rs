@@ -8,7 +8,9 @@
 //! - [`script_json`]: a script's values read as JSON (a call's arguments).
 //! - [`script`]: one run, from the source to its outcome.
 //! - [`outcome`]: the result a run gives back, and the limits it can reach.
-//! - [`tool`]: the code tool itself, as a session offers it.
+//! - [`settle`]: a script run until it ends or nothing can move it.
+//! - [`tool`]: the code tool itself, as a session offers it, and where its scripts run.
+//! - `worker` (Linux): scripts in worker processes that the OS bounds.
 //!
 //! Sessions route its calls (`session/code.rs`).
 
@@ -19,11 +21,14 @@ mod outcome;
 mod sandbox;
 mod script;
 mod script_json;
+mod settle;
 mod tool;
+#[cfg(target_os = "linux")]
+mod worker;
 
 pub(crate) use declarations::declare;
 pub(crate) use host::CallTool;
-pub use mode::CodeMode;
+pub use mode::{CodeMode, ScriptRunner};
 pub(crate) use tool::{CodeSession, Connect, PREAMBLE};
 
 /// The name of code mode's tool ([`SessionOptions::code_mode`](crate::SessionOptions::code_mode)):

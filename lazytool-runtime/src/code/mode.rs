@@ -10,6 +10,10 @@ use std::time::Duration;
 /// [`CallLimits::max_output_bytes`](crate::CallLimits::max_output_bytes), and its wall time
 /// the registry's call timeout unless [`wall_time`](CodeMode::wall_time) sets one.
 ///
+/// Where scripts run is its [`runner`](CodeMode::runner): on Linux, by default, each in a worker
+/// process of its own that the OS bounds ([`ScriptRunner::Worker`]); [`CodeMode::in_process`] runs
+/// them on the server's own async workers, with no security boundary.
+///
 /// ```
 /// use lazytool_runtime::CodeMode;
 ///
@@ -37,6 +41,42 @@ pub struct CodeMode {
     /// How long a script may run; `None` (the default): the registry's call timeout, or 60
     /// seconds without one.
     pub wall_time: Option<Duration>,
+    /// Where scripts run (default: [`ScriptRunner::Worker`]).
+    pub runner: ScriptRunner,
+    /// How many scripts run at once in the whole process, each holding a worker also while it
+    /// awaits a tool (default 16). Every `CodeMode` with the same worker settings shares the
+    /// cap. Workers only.
+    pub max_scripts: usize,
+    /// How many scripts may wait for a place past [`max_scripts`](CodeMode::max_scripts)
+    /// (default 64); more are refused at once. Workers only.
+    pub max_queued_scripts: usize,
+    /// How long a script waits for a place before it is refused (default 10 seconds).
+    /// Workers only.
+    pub max_queue_wait: Duration,
+    /// How many workers are kept between scripts (default 4); more are ended when their
+    /// script ends. Workers only.
+    pub max_idle_workers: usize,
+    /// After how many scripts a worker is ended and replaced (default 100). Workers only.
+    pub recycle_after_scripts: usize,
+    /// Above how many resident bytes after a script a worker is ended and replaced, its memory
+    /// back to the OS (default 128 MiB). Workers only.
+    pub recycle_above_bytes: usize,
+}
+
+/// Where [`CodeMode`]'s scripts run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ScriptRunner {
+    /// Each script in a worker process, one at a time: the same executable started again,
+    /// with its address space and CPU time bounded, no descriptor but its pipes, and a system
+    /// call filter that leaves it memory, its pipes and exit. A worker that outlives its
+    /// script's wall time is killed. Linux only: elsewhere a script gets an error naming
+    /// [`ScriptRunner::InProcess`].
+    Worker,
+    /// On the server's own async workers, in its address space: **no security boundary**.
+    /// For scripts you trust (tests, benchmarks): QuickJS does not interrupt some of its
+    /// builtins, so a hostile script can hold a thread past its wall time.
+    InProcess,
 }
 
 impl Default for CodeMode {
@@ -49,6 +89,13 @@ impl Default for CodeMode {
             max_concurrent_calls: 8,
             max_source_bytes: 64 << 10,
             wall_time: None,
+            runner: ScriptRunner::Worker,
+            max_scripts: 16,
+            max_queued_scripts: 64,
+            max_queue_wait: Duration::from_secs(10),
+            max_idle_workers: 4,
+            recycle_after_scripts: 100,
+            recycle_above_bytes: 128 << 20,
         }
     }
 }
@@ -67,6 +114,84 @@ impl CodeMode {
     /// ```
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The defaults, with scripts run in the server's own process ([`ScriptRunner::InProcess`]):
+    /// **no security boundary**, for scripts you trust.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CodeMode, ScriptRunner};
+    ///
+    /// assert_eq!(CodeMode::in_process().runner, ScriptRunner::InProcess);
+    /// ```
+    pub fn in_process() -> Self {
+        Self::new().runner(ScriptRunner::InProcess)
+    }
+
+    /// Sets where scripts run.
+    ///
+    /// ```
+    /// use lazytool_runtime::{CodeMode, ScriptRunner};
+    ///
+    /// assert_eq!(CodeMode::in_process().runner(ScriptRunner::Worker).runner, ScriptRunner::Worker);
+    /// ```
+    pub fn runner(mut self, runner: ScriptRunner) -> Self {
+        self.runner = runner;
+        self
+    }
+
+    /// Sets how many scripts run at once in the whole process (at least one).
+    ///
+    /// ```
+    /// use lazytool_runtime::CodeMode;
+    ///
+    /// assert_eq!(CodeMode::new().max_scripts(100).max_scripts, 100);
+    /// ```
+    pub fn max_scripts(mut self, scripts: usize) -> Self {
+        self.max_scripts = scripts.max(1);
+        self
+    }
+
+    /// Sets how many scripts may wait for a place, and for how long.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_runtime::CodeMode;
+    ///
+    /// let code = CodeMode::new().queue(8, Duration::from_secs(2));
+    /// assert_eq!((code.max_queued_scripts, code.max_queue_wait), (8, Duration::from_secs(2)));
+    /// ```
+    pub fn queue(mut self, scripts: usize, wait: Duration) -> Self {
+        self.max_queued_scripts = scripts;
+        self.max_queue_wait = wait;
+        self
+    }
+
+    /// Sets how many workers are kept between scripts.
+    ///
+    /// ```
+    /// use lazytool_runtime::CodeMode;
+    ///
+    /// assert_eq!(CodeMode::new().max_idle_workers(0).max_idle_workers, 0);
+    /// ```
+    pub fn max_idle_workers(mut self, workers: usize) -> Self {
+        self.max_idle_workers = workers;
+        self
+    }
+
+    /// Sets when a worker is replaced: after `scripts` scripts (at least one), or when it
+    /// holds more than `bytes` after a script.
+    ///
+    /// ```
+    /// use lazytool_runtime::CodeMode;
+    ///
+    /// let code = CodeMode::new().recycle(10, 64 << 20);
+    /// assert_eq!((code.recycle_after_scripts, code.recycle_above_bytes), (10, 64 << 20));
+    /// ```
+    pub fn recycle(mut self, scripts: usize, bytes: usize) -> Self {
+        self.recycle_after_scripts = scripts.max(1);
+        self.recycle_above_bytes = bytes;
+        self
     }
 
     /// Keeps the tools callable by name beside the code tool.

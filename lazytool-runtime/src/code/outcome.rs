@@ -3,12 +3,13 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::call::{Content, ContentPart, ToolErrorKind, ToolResult};
 
 /// A limit a script reached: the script is stopped and its result names the limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) enum Limit {
     Memory(usize),
     WallTime(Duration),
@@ -18,6 +19,8 @@ pub(super) enum Limit {
     Output(usize),
     /// Not a limit: the call was cancelled, and the script with it.
     Cancelled,
+    /// Not a limit: the script awaits what nothing will settle.
+    Stalled,
 }
 
 impl Limit {
@@ -68,6 +71,12 @@ impl Limit {
                 "Error: the script was cancelled, and the tool calls it was waiting for with it."
                     .to_owned(),
             ),
+            Limit::Stalled => (
+                ToolErrorKind::ToolFailed,
+                "Error: the script awaits a promise that nothing will settle (no tool call of it \
+                 is running, and scripts have no timers), and was stopped."
+                    .to_owned(),
+            ),
         };
         ToolResult::error(kind, message)
     }
@@ -82,7 +91,7 @@ fn size(bytes: usize) -> String {
 }
 
 /// How a script ended, as the engine saw it.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub(super) enum Ended {
     /// Its value as JSON (`None`: `undefined`, or a value JSON cannot hold).
     Returned(Option<Value>),
@@ -98,9 +107,24 @@ pub(super) enum Ended {
     Stopped(String),
 }
 
+/// A script's end: how, the first limit it reached, and its console lines.
+#[derive(Debug)]
+pub(super) struct Finished {
+    pub(super) ended: Ended,
+    pub(super) reached: Option<Limit>,
+    pub(super) console: Vec<String>,
+}
+
+impl Finished {
+    /// The code tool's result.
+    pub(super) fn result(self) -> ToolResult {
+        result(self.ended, self.reached, self.console)
+    }
+}
+
 /// The code tool's result: the limit first reached if any, else how the script ended, the
 /// console lines after its value.
-pub(super) fn result(ended: Ended, reached: Option<Limit>, console: Vec<String>) -> ToolResult {
+fn result(ended: Ended, reached: Option<Limit>, console: Vec<String>) -> ToolResult {
     if let Some(limit) = reached {
         return limit.result();
     }

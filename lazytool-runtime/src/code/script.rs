@@ -7,9 +7,8 @@ use rquickjs::{CatchResultExt, CaughtError, Ctx, Promise, context::EvalOptions};
 use serde_json::Value;
 
 use super::host::Host;
-use super::outcome::{Ended, Limit};
+use super::outcome::{Ended, Finished, Limit};
 use super::sandbox;
-use crate::call::ToolResult;
 
 /// The name a script's frames carry in stacks and errors.
 const FILE: &str = "script.js";
@@ -20,7 +19,7 @@ pub(super) async fn run(
     host: Arc<Host>,
     max_memory_bytes: usize,
     max_stack_bytes: usize,
-) -> ToolResult {
+) -> Finished {
     let ended = match sandbox::open(&host, max_memory_bytes, max_stack_bytes).await {
         Ok((runtime, context)) => {
             let script_host = Arc::clone(&host);
@@ -36,7 +35,11 @@ pub(super) async fn run(
     let reached = host
         .reached()
         .or_else(|| engine_limit(&ended, max_memory_bytes, max_stack_bytes));
-    super::outcome::result(ended, reached, host.take_console())
+    Finished {
+        ended,
+        reached,
+        console: host.take_console(),
+    }
 }
 
 /// What QuickJS says when an allocation fails.

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 use super::host::{Bounds, CallTool, Host};
 use super::mode::DEFAULT_WALL_TIME;
-use super::outcome::Limit;
-use super::{CODE_TOOL_NAME, CodeMode, script};
+use super::outcome::{Finished, Limit};
+use super::{CODE_TOOL_NAME, CodeMode, ScriptRunner, settle};
 use crate::call::{CallLimits, ToolContext, ToolErrorKind, ToolResult};
 use crate::tool::{
     CallFuture, CompiledSchemas, DynamicHandler, Handler, SourceLocation, Tool, ToolDefinition,
@@ -77,6 +77,9 @@ pub(crate) const PREAMBLE: &str = "Runs a JavaScript script in a sandbox (no net
     tool as `await tools.NAME(args)`; a failed call throws an Error with the tool's message; \
     Promise.all runs calls concurrently. End with `return <answer>`.";
 
+/// How long past its wall time the dispatch gives up on a script that has not ended itself.
+const BACKSTOP: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn build(mode: CodeMode, limits: CallLimits, connect: Connect) -> Option<Tool> {
     let wall_time = mode
         .wall_time
@@ -84,10 +87,10 @@ fn build(mode: CodeMode, limits: CallLimits, connect: Connect) -> Option<Tool> {
         .unwrap_or(DEFAULT_WALL_TIME);
     let handler: DynamicHandler = Arc::new(move |arguments: Value, context: ToolContext| {
         let (mode, connect) = (mode.clone(), Arc::clone(&connect));
-        let max_output = limits.max_output_bytes;
-        let future: CallFuture = Box::pin(async move {
-            run(arguments, context, &mode, connect, max_output, wall_time).await
-        });
+        let future: CallFuture =
+            Box::pin(
+                async move { run(arguments, context, &mode, connect, limits, wall_time).await },
+            );
         future
     });
     let schemas = CompiledSchemas::build_deferred(input_schema(), None).ok()?;
@@ -99,7 +102,9 @@ fn build(mode: CodeMode, limits: CallLimits, connect: Connect) -> Option<Tool> {
         schemas,
         handler: Handler::Dynamic(handler),
         location: SourceLocation::from(std::panic::Location::caller()),
-        limits: limits.timeout(Some(wall_time)),
+        // The script ends itself at its wall time (the engine's interrupt, or its worker
+        // killed a grace later): the call's own timeout is only a backstop behind those.
+        limits: limits.timeout(Some(wall_time.saturating_add(BACKSTOP))),
         definition: OnceLock::new(),
         fingerprint: OnceLock::new(),
     }))
@@ -110,7 +115,7 @@ async fn run(
     context: ToolContext,
     mode: &CodeMode,
     connect: Connect,
-    max_output: usize,
+    limits: CallLimits,
     wall_time: std::time::Duration,
 ) -> ToolResult {
     let Some(source) = arguments.get("code").and_then(Value::as_str) else {
@@ -131,16 +136,39 @@ async fn run(
     let bounds = Bounds {
         max_calls: mode.max_tool_calls,
         max_concurrent: mode.max_concurrent_calls,
-        max_output,
+        max_output: limits.max_output_bytes,
+        max_argument_bytes: limits.max_argument_bytes,
         wall_time,
     };
+    match mode.runner {
+        ScriptRunner::InProcess => {
+            in_process(source.to_owned(), call, &context, bounds, mode).await
+        }
+        #[cfg(target_os = "linux")]
+        ScriptRunner::Worker => {
+            let source = source.to_owned();
+            super::worker::run(source, call, &context, bounds, mode, mode.max_stack_bytes).await
+        }
+        #[cfg(not(target_os = "linux"))]
+        ScriptRunner::Worker => ToolResult::error(
+            ToolErrorKind::ToolFailed,
+            "Error: the script could not run: scripts run in worker processes, which lazytool \
+             has on Linux only; `CodeMode::in_process()` runs them in the server's own \
+             process, with no security boundary.",
+        ),
+    }
+}
+
+/// Runs a script on the current async worker, in this process.
+async fn in_process(
+    source: String,
+    call: CallTool,
+    context: &ToolContext,
+    bounds: Bounds,
+    mode: &CodeMode,
+) -> ToolResult {
     let host = Host::new(call, context.clone(), bounds);
-    let script = script::run(
-        source.to_owned(),
-        Arc::clone(&host),
-        mode.max_memory_bytes,
-        mode.max_stack_bytes,
-    );
+    let script = settle::run(source, host, mode.max_memory_bytes, mode.max_stack_bytes);
     let cancelled = context.cancellation().clone().cancelled_owned();
     // The script is dropped when its call is cancelled: its runtime with it, and the tool
     // calls it awaited, each cancelling its own token.
@@ -149,22 +177,7 @@ async fn run(
         if cancelled.as_mut().poll(cx).is_ready() {
             return Poll::Ready(Limit::Cancelled.result());
         }
-        match script.as_mut().poll(cx) {
-            // A limit reached (a busy job interrupted, say) is why: it is said first.
-            Poll::Pending if host.is_stalled() => {
-                Poll::Ready(host.reached().map_or_else(stalled, Limit::result))
-            }
-            polled => polled,
-        }
+        script.as_mut().poll(cx).map(Finished::result)
     })
     .await
-}
-
-/// The result of a script waiting for what nothing will settle.
-fn stalled() -> ToolResult {
-    ToolResult::error(
-        ToolErrorKind::ToolFailed,
-        "Error: the script awaits a promise that nothing will settle (no tool call of it is \
-         running, and scripts have no timers), and was stopped.",
-    )
 }
