@@ -36,6 +36,7 @@ pub(super) async fn open(
 }
 
 /// `__lazy_test_escape(what)`, in a worker of a test build only: tries `"open"` (a file),
+/// `"abort"` (the worker aborts),
 /// `"socket"` (a listening socket) or `"exec"` (a program) from inside the worker, so that a
 /// test sees its filter refuse each. Answers what happened if the worker is still alive.
 #[cfg(all(feature = "code-worker-test-hook", target_os = "linux"))]
@@ -48,6 +49,7 @@ mod test_hook {
                 "open" => std::fs::File::open("/etc/hostname").map(drop),
                 "socket" => std::net::TcpListener::bind("127.0.0.1:0").map(drop),
                 "exec" => std::process::Command::new("/bin/true").status().map(drop),
+                "abort" => std::process::abort(),
                 other => return format!("unknown: {other}"),
             };
             match outcome {

@@ -138,20 +138,22 @@ impl Pool {
     }
 
     /// Takes `worker` back after a script: kept while the pool has room and the worker is
-    /// under its recycling bounds, ended otherwise (its memory back to the OS).
-    pub(super) fn checkin(&self, mut worker: WorkerProcess) {
+    /// under its recycling bounds; given back to be [`end`]ed otherwise.
+    pub(super) fn checkin(&self, mut worker: WorkerProcess) -> Option<WorkerProcess> {
         worker.scripts += 1;
         let worn = worker.scripts >= self.key.recycle_after_scripts
             || worker
                 .resident_bytes()
                 .is_none_or(|bytes| bytes > self.key.recycle_above_bytes);
         if worn || !worker.is_idle() {
-            return;
+            return Some(worker);
         }
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() < self.key.max_idle_workers {
             idle.push(worker);
+            return None;
         }
+        Some(worker)
     }
 
     /// Workers kept idle now.
@@ -159,6 +161,12 @@ impl Pool {
     pub(super) fn idle_workers(&self) -> usize {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
+}
+
+/// Ends `worker` and waits until its process is gone, so that the place it held is free only
+/// once its memory is back to the OS.
+pub(super) async fn end(worker: WorkerProcess) {
+    let _ = tokio::task::spawn_blocking(move || worker.end()).await;
 }
 
 /// Leaves the queue when dropped.

@@ -78,6 +78,8 @@ pub(super) struct WorkerProcess {
     pid: u32,
     shared: Arc<Shared>,
     to_worker: mpsc::Sender<Vec<u8>>,
+    /// Told by the reader thread once the process is reaped.
+    reaped: Mutex<mpsc::Receiver<()>>,
     /// Scripts it has run.
     pub(super) scripts: usize,
 }
@@ -107,10 +109,14 @@ impl WorkerProcess {
         });
         let started = wire::write(&mut stdin, &ToWorker::Start(start));
         let (ready_sender, ready) = mpsc::channel();
+        let (reaped_sender, reaped) = mpsc::channel();
         let reader = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
             .name("lazytool-code-reader".to_owned())
-            .spawn(move || read(stdout, &reader, ready_sender, max_frame));
+            .spawn(move || {
+                read(stdout, &reader, ready_sender, max_frame);
+                let _ = reaped_sender.send(());
+            });
         let (to_worker, frames) = mpsc::channel::<Vec<u8>>();
         let spawned = spawned.and_then(|_| {
             std::thread::Builder::new()
@@ -121,6 +127,7 @@ impl WorkerProcess {
             pid,
             shared,
             to_worker,
+            reaped: Mutex::new(reaped),
             scripts: 0,
         };
         spawned.map_err(|error| format!("its threads could not be started: {error}"))?;
@@ -164,6 +171,14 @@ impl WorkerProcess {
     /// Kills the worker (SIGKILL); its reader reports the death to the running script.
     pub(super) fn kill(&self) {
         self.shared.kill();
+    }
+
+    /// Kills the worker and waits until it is reaped (its memory back to the OS), a few
+    /// seconds at most. Blocking: call it off the async workers.
+    pub(super) fn end(self) {
+        self.shared.kill();
+        let reaped = self.reaped.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = reaped.recv_timeout(START_TIMEOUT);
     }
 
     /// The memory the worker holds now, in bytes (its resident set), if it can be read.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::broker::{Broker, BrokerLimits};
 use super::death;
-use super::pool::{Pool, PoolKey};
+use super::pool::{Pool, PoolKey, end};
 use super::process::Outcome;
 use super::wire::{Run, ToWorker};
 use crate::call::{ToolContext, ToolErrorKind, ToolResult};
@@ -92,14 +92,16 @@ pub(crate) async fn run(
         std::pin::Pin::new(&mut outcome).poll(cx)
     })
     .await;
-    match (ended, killed_for) {
+    let result = match (ended, killed_for) {
         (Ok(Outcome::Finished(finished)), None) => {
             let console_bytes: usize = finished.console.iter().map(|line| line.len() + 1).sum();
-            pool.checkin(worker);
+            if let Some(worn) = pool.checkin(worker) {
+                end(worn).await;
+            }
             if console_bytes > max_output {
                 return Limit::Output(max_output).result();
             }
-            finished.result()
+            return finished.result();
         }
         (_, Some(limit)) => limit.result(),
         (Ok(Outcome::Died(death)), None) => {
@@ -109,7 +111,9 @@ pub(crate) async fn run(
             ToolErrorKind::ToolFailed,
             "Error: the script's worker died.",
         ),
-    }
+    };
+    end(worker).await;
+    result
 }
 
 /// The result of a script whose worker could not start, with the fix.
