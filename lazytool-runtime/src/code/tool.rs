@@ -84,10 +84,10 @@ fn build(mode: CodeMode, limits: CallLimits, connect: Connect) -> Option<Tool> {
         .unwrap_or(DEFAULT_WALL_TIME);
     let handler: DynamicHandler = Arc::new(move |arguments: Value, context: ToolContext| {
         let (mode, connect) = (mode.clone(), Arc::clone(&connect));
-        let max_output = limits.max_output_bytes;
-        let future: CallFuture = Box::pin(async move {
-            run(arguments, context, &mode, connect, max_output, wall_time).await
-        });
+        let future: CallFuture =
+            Box::pin(
+                async move { run(arguments, context, &mode, connect, limits, wall_time).await },
+            );
         future
     });
     let schemas = CompiledSchemas::build_deferred(input_schema(), None).ok()?;
@@ -110,7 +110,7 @@ async fn run(
     context: ToolContext,
     mode: &CodeMode,
     connect: Connect,
-    max_output: usize,
+    limits: CallLimits,
     wall_time: std::time::Duration,
 ) -> ToolResult {
     let Some(source) = arguments.get("code").and_then(Value::as_str) else {
@@ -131,7 +131,9 @@ async fn run(
     let bounds = Bounds {
         max_calls: mode.max_tool_calls,
         max_concurrent: mode.max_concurrent_calls,
-        max_output,
+        max_argument_bytes: limits.max_argument_bytes,
+        max_depth: limits.max_argument_depth,
+        max_output: limits.max_output_bytes,
         wall_time,
     };
     let host = Host::new(call, context.clone(), bounds);
