@@ -671,3 +671,96 @@ async fn no_binding_text_reaches_the_model() {
         );
     }
 }
+
+/// A registry with an eager and a lazy tool of each kind: open ones, and `*secret*` ones
+/// a principal may be refused.
+fn rights_registry() -> Registry {
+    let tool = |name: &str, lazy: bool| {
+        DynamicTool::new(
+            name.to_owned(),
+            format!("The {name} tool."),
+            json!({"type": "object"}),
+            |_, _| async { Ok::<_, String>(json!("done")) },
+        )
+        .lazy(lazy)
+    };
+    Registry::builder()
+        .without_inventory()
+        .tools([
+            tool("open_eager", false),
+            tool("secret_eager", false),
+            tool("open_lazy", true),
+            tool("secret_lazy", true),
+        ])
+        .build()
+        .expect("valid tools")
+}
+
+fn offered(session: &Session) -> Vec<String> {
+    (session.active_definitions().iter())
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_principal_that_may_call_no_tool_is_offered_no_code_tool() {
+    let registry = rights_registry();
+    for direct_calls in [false, true] {
+        let options = SessionOptions::new()
+            .code_mode(CodeMode::new().direct_calls(direct_calls))
+            .allow(|_| false);
+        let session = registry.session_with(options);
+        assert!(offered(&session).is_empty(), "{:?}", offered(&session));
+        let result = script(&session, "return 1;").await;
+        let unknown = session.call("no_such_tool", json!({})).await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ToolErrorKind::UnknownTool),
+            "{}",
+            result.text()
+        );
+        assert_eq!(result.error_kind(), unknown.error_kind());
+    }
+    // One lazy tool is enough.
+    let options = SessionOptions::new()
+        .code_mode(CodeMode::new())
+        .allow(|tool| tool.name() == "open_lazy");
+    let session = registry.session_with(options);
+    assert!(offered(&session).contains(&CODE_TOOL_NAME.to_owned()));
+}
+
+#[tokio::test]
+async fn the_code_tools_declarations_list_only_what_the_principal_may_call() {
+    let registry = rights_registry();
+    let options = SessionOptions::new()
+        .code_mode(CodeMode::new())
+        .allow(|tool| !tool.name().contains("secret"));
+    let session = registry.session_with(options);
+    let definitions = session.active_definitions();
+    let code = (definitions.iter())
+        .find(|tool| tool.name == CODE_TOOL_NAME)
+        .expect("the code tool");
+    assert!(
+        code.description.contains("open_eager"),
+        "{}",
+        code.description
+    );
+    assert!(
+        code.description.contains("open_lazy"),
+        "{}",
+        code.description
+    );
+    assert!(!code.description.contains("secret"), "{}", code.description);
+    assert_eq!(session.lazy_tool_names(), ["open_lazy"]);
+    let found = session
+        .call(
+            "__lazy__tool__discovery__",
+            json!({"toolNames": ["open_lazy", "secret_lazy"]}),
+        )
+        .await;
+    let declarations = found.content()["declarations"].as_str().unwrap_or_default();
+    assert!(declarations.contains("open_lazy"), "{}", found.text());
+    assert!(!found.text().contains("secret_lazy("), "{}", found.text());
+    let refused = script(&session, "return await tools.secret_eager({});").await;
+    assert!(refused.is_error(), "{}", refused.text());
+}
