@@ -131,7 +131,7 @@ impl<'js> Reader<'_, 'js> {
         value: ScriptValue<'js>,
         depth: usize,
     ) -> Result<Option<Value>, Unreadable> {
-        let value = self.to_json(key, value)?;
+        let value = self.through_to_json(key, value)?;
         let json = match value.type_of() {
             Type::Uninitialized
             | Type::Undefined
@@ -160,8 +160,8 @@ impl<'js> Reader<'_, 'js> {
     }
 
     /// `value`, or what its `toJSON` method makes of it (a date's text, say).
-    fn to_json(
-        &mut self,
+    fn through_to_json(
+        &self,
         key: &Key<'js>,
         value: ScriptValue<'js>,
     ) -> Result<ScriptValue<'js>, Unreadable> {
