@@ -62,9 +62,15 @@ fn registry(seen: &Arc<Seen>) -> Registry {
             }
         },
     );
+    let take = DynamicTool::new(
+        "take",
+        "Echoes its arguments.",
+        json!({"type": "object"}),
+        |arguments, _| async move { Ok::<_, String>(arguments) },
+    );
     Registry::builder()
         .without_inventory()
-        .tools([echo, secret, wait])
+        .tools([echo, secret, wait, take])
         .build()
         .expect("valid tools")
 }
@@ -322,4 +328,439 @@ async fn a_script_awaiting_what_nothing_will_settle_ends_at_once() {
     )
     .await;
     assert_eq!(result.content(), "ab");
+}
+
+/// What a script's failed call threw, as the script read it (`error.message`).
+async fn thrown_by_call(session: &Session, arguments: &str) -> String {
+    let result = script(
+        session,
+        &format!("{arguments}\ntry {{ await tools.take(args); return 'called'; }} catch (error) {{ return error.message; }}"),
+    )
+    .await;
+    assert!(!result.is_error(), "{}", result.text());
+    result.content().as_str().unwrap_or_default().to_owned()
+}
+
+const TOO_LARGE: &str =
+    "Error: the arguments of take are larger than the limit of 1048576 bytes; send less data.";
+
+#[tokio::test]
+async fn a_sparse_arrays_length_is_counted_before_its_items() {
+    let (session, _) = hostile_session();
+    for length in ["2 ** 31 - 1", "2 ** 32 - 1", "1 << 20"] {
+        let arguments = format!("const a = []; a.length = {length}; const args = {{ a }};");
+        assert_eq!(
+            thrown_by_call(&session, &arguments).await,
+            TOO_LARGE,
+            "{length}"
+        );
+    }
+    // A proxy says what length it likes: counted all the same.
+    let proxied = "const args = { a: new Proxy([], { get: (target, key) => key === 'length' ? 2 ** 31 : undefined }) };";
+    assert_eq!(thrown_by_call(&session, proxied).await, TOO_LARGE);
+}
+
+#[tokio::test]
+async fn shared_children_are_counted_at_every_visit() {
+    let (session, _) = hostile_session();
+    // 61 levels, each array holding the same child twice: 2^60 leaves, under the depth limit.
+    let arguments = "let x = 0;\nfor (let i = 0; i < 61; i++) x = [x, x];\nconst args = { x };";
+    assert_eq!(thrown_by_call(&session, arguments).await, TOO_LARGE);
+    let objects =
+        "let x = {};\nfor (let i = 0; i < 61; i++) x = { a: x, b: x };\nconst args = { x };";
+    assert_eq!(thrown_by_call(&session, objects).await, TOO_LARGE);
+}
+
+#[tokio::test]
+async fn a_huge_string_is_counted_by_its_length() {
+    let (session, _) = hostile_session();
+    for text in [
+        "'x'.repeat(8 << 20)",
+        "'é'.repeat(2 << 20)",
+        "'x'.repeat(1 << 20)",
+    ] {
+        let arguments = format!("const args = {{ text: {text} }};");
+        assert_eq!(
+            thrown_by_call(&session, &arguments).await,
+            TOO_LARGE,
+            "{text}"
+        );
+    }
+    let key = "const args = { ['k'.repeat(2 << 20)]: 1 };";
+    assert_eq!(thrown_by_call(&session, key).await, TOO_LARGE);
+    // Just under the limit: the call is made.
+    let fits = "const args = { text: 'x'.repeat((1 << 20) - 20) };";
+    assert_eq!(thrown_by_call(&session, fits).await, "called");
+}
+
+#[tokio::test]
+async fn arguments_json_cannot_carry_are_refused_naming_why() {
+    let (session, _) = hostile_session();
+    let cases = [
+        (
+            "const args = { n: 1n };",
+            "Error: the arguments of take are not JSON: a BigInt is not JSON (convert it with String() or Number()).",
+        ),
+        (
+            "const args = {}; args.self = args;",
+            "Error: the arguments of take are not JSON: circular: an array or object contains itself.",
+        ),
+        (
+            "let x = 1; for (let i = 0; i < 65; i++) x = [x]; const args = { x };",
+            "Error: the arguments of take are not JSON: nested deeper than the limit of 64 levels.",
+        ),
+        (
+            "const args = { text: 'a\\ud800b' };",
+            "Error: the arguments of take are not JSON: a string holds a lone surrogate (half of a UTF-16 pair), which JSON cannot carry.",
+        ),
+        (
+            "const args = { ['\\udc00']: 1 };",
+            "Error: the arguments of take are not JSON: a string holds a lone surrogate (half of a UTF-16 pair), which JSON cannot carry.",
+        ),
+        (
+            "const args = () => 1;",
+            "Error: the arguments of take are not JSON: a function is not JSON.",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        assert_eq!(
+            thrown_by_call(&session, arguments).await,
+            expected,
+            "{arguments}"
+        );
+    }
+    // 64 levels are within the limit, as they are for any call.
+    let deep = "let x = 1; for (let i = 0; i < 63; i++) x = [x]; const args = { x };";
+    assert_eq!(thrown_by_call(&session, deep).await, "called");
+}
+
+#[tokio::test]
+async fn a_throwing_getter_in_the_arguments_throws_its_own_error() {
+    let (session, _) = hostile_session();
+    let getter = "const args = { get text() { throw new RangeError('mine'); } };";
+    assert_eq!(thrown_by_call(&session, getter).await, "mine");
+    let to_json = "const args = { a: { toJSON() { throw new Error('from toJSON'); } } };";
+    assert_eq!(thrown_by_call(&session, to_json).await, "from toJSON");
+    let trap = "const args = new Proxy({}, { ownKeys() { throw new Error('from a trap'); } });";
+    assert_eq!(thrown_by_call(&session, trap).await, "from a trap");
+    // `toJSON` and proxies are read as JSON.stringify reads them.
+    let read = script(
+        &session,
+        "return await tools.take({ d: { toJSON: (key) => 'at ' + key }, p: new Proxy([1, 2], {}) });",
+    )
+    .await;
+    assert_eq!(read.content(), &json!({"d": "at d", "p": [1, 2]}));
+}
+
+#[tokio::test]
+async fn an_interrupt_while_the_arguments_are_read_cannot_be_caught() {
+    let (session, _) = hostile_session();
+    for evil in [
+        "{ get text() { for (;;) {} } }",
+        "{ text: { toJSON() { for (;;) {} } } }",
+        "new Proxy({}, { ownKeys() { for (;;) {} } })",
+        "new Proxy([], { get() { for (;;) {} } })",
+    ] {
+        let result = script(
+            &session,
+            &format!("const evil = {evil};\nfor (;;) try {{ await tools.take(evil); }} catch {{}}"),
+        )
+        .await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ToolErrorKind::TimedOut),
+            "{evil}: {}",
+            result.text()
+        );
+        assert_stopped_by(&result, "wall time limit of 1s");
+    }
+}
+
+/// The error a script's return value gives.
+async fn returned_error(session: &Session, code: &str) -> String {
+    let result = script(session, code).await;
+    assert!(result.is_error(), "{code}: a success: {}", result.text());
+    result.text()
+}
+
+const NOT_JSON: &str = "Error: the script's return value is not JSON: ";
+
+#[tokio::test]
+async fn a_return_value_json_cannot_carry_is_an_error_never_null() {
+    let (session, _) = hostile_session();
+    let cases = [
+        (
+            "const a = []; a.push(a); return a;",
+            "circular: an array or object contains itself",
+        ),
+        (
+            "const o = { n: 1 }; o.o = o; return o;",
+            "circular: an array or object contains itself",
+        ),
+        (
+            "return 10n;",
+            "a BigInt is not JSON (convert it with String() or Number())",
+        ),
+        (
+            "return { n: [1, 2n] };",
+            "a BigInt is not JSON (convert it with String() or Number())",
+        ),
+        (
+            "let x = 1; for (let i = 0; i < 65; i++) x = [x]; return x;",
+            "nested deeper than the limit of 64 levels",
+        ),
+        (
+            "let x = 1; for (let i = 0; i < 128; i++) x = { x }; return x;",
+            "nested deeper than the limit of 64 levels",
+        ),
+        (
+            "return 'a\\ud800';",
+            "a string holds a lone surrogate (half of a UTF-16 pair), which JSON cannot carry",
+        ),
+        (
+            "return { ['\\udfff']: 1 };",
+            "a string holds a lone surrogate (half of a UTF-16 pair), which JSON cannot carry",
+        ),
+        (
+            "return { toJSON() { throw new Error('nope'); } };",
+            "reading it threw Error: nope",
+        ),
+        (
+            "return { a: { toJSON() { return { b: { toJSON() { throw new TypeError('deeper'); } } }; } } };",
+            "reading it threw TypeError: deeper",
+        ),
+        (
+            "return { get x() { throw new Error('mine'); } };",
+            "reading it threw Error: mine",
+        ),
+        ("return () => 1;", "a function is not JSON"),
+        ("return Symbol('s');", "a symbol is not JSON"),
+    ];
+    for (code, why) in cases {
+        let text = returned_error(&session, code).await;
+        assert_eq!(
+            text,
+            format!(
+                "{NOT_JSON}{why}. Return plain data: objects, arrays, strings, numbers, booleans or null."
+            ),
+            "{code}"
+        );
+    }
+    // The console lines still come back with the error.
+    let text = returned_error(&session, "console.log('before');\nreturn 1n;").await;
+    assert!(text.ends_with("\nconsole:\nbefore"), "{text}");
+}
+
+#[tokio::test]
+async fn undefined_and_null_returns_stay_successes() {
+    let (session, _) = hostile_session();
+    for code in [
+        "return;",
+        "return undefined;",
+        "return null;",
+        "const x = 1;",
+    ] {
+        let result = script(&session, code).await;
+        assert!(!result.is_error(), "{code}: {}", result.text());
+        assert_eq!(result.content(), &json!(null), "{code}");
+    }
+    // What JSON.stringify leaves out of a value is left out, as it would be.
+    let result = script(
+        &session,
+        "return { a: undefined, f() {}, b: [undefined, () => 1], n: NaN };",
+    )
+    .await;
+    assert_eq!(result.content(), &json!({"b": [null, null], "n": null}));
+}
+
+#[tokio::test]
+async fn an_interrupt_while_the_return_value_is_read_ends_at_the_wall_time() {
+    let (session, _) = hostile_session();
+    let result = script(&session, "return { get x() { for (;;) {} } };").await;
+    assert_stopped_by(&result, "wall time limit of 1s");
+    let result = script(&session, "return { toJSON() { for (;;) {} } };").await;
+    assert_stopped_by(&result, "wall time limit of 1s");
+}
+
+#[tokio::test]
+async fn a_return_value_over_the_output_limit_is_cut_not_parsed() {
+    let (session, _) = hostile_session();
+    // Far more values than the output limit holds: given as text, cut with a notice.
+    let result = script(&session, "return new Array(1 << 17).fill([0]);").await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert!(result.text().len() <= 100_000, "{}", result.text().len());
+    assert!(
+        result.text().starts_with("[[0],[0]"),
+        "{}",
+        &result.text()[..20]
+    );
+    // A cycle past the limit is still a cycle.
+    let text = returned_error(
+        &session,
+        "const a = new Array(1 << 17).fill(0); a.push(a); return a;",
+    )
+    .await;
+    assert!(text.starts_with(NOT_JSON), "{text}");
+}
+
+#[tokio::test]
+async fn a_console_line_with_a_lone_surrogate_is_written_with_a_replacement() {
+    let (session, _) = hostile_session();
+    let result = script(
+        &session,
+        "console.log('a\\ud800b', '\\udc00');\nconsole.log({ s: '\\ud800' });\nreturn 'done';",
+    )
+    .await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert!(
+        result.text().contains("a\u{FFFD}b \u{FFFD}"),
+        "{}",
+        result.text()
+    );
+    // JSON.stringify escapes it instead.
+    assert!(
+        result.text().contains(r#"{"s":"\ud800"}"#),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
+async fn a_script_that_closes_its_wrapper_gets_a_syntax_error() {
+    let (session, seen) = hostile_session();
+    for code in [
+        "}); (() => {",
+        "}); (async () => {",
+        "}, async () => {",
+        "}); tools.secret({}); (async () => {",
+        "})(); (async () => {",
+    ] {
+        let result = script(&session, code).await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ToolErrorKind::InvalidArguments),
+            "{code}: {}",
+            result.text()
+        );
+        assert!(
+            result
+                .text()
+                .starts_with("Error: the script has a syntax error at line 1"),
+            "{code}: {}",
+            result.text()
+        );
+        assert!(!result.text().contains("convert"), "{}", result.text());
+    }
+    assert_eq!(seen.secret_calls.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn no_binding_text_reaches_the_model() {
+    let (session, _) = hostile_session();
+    for code in [
+        "return await tools['\\ud800']({});",
+        "return await tools.take({ text: 'a' }, 2, 3);",
+        "return await tools.take();",
+        "return await tools.take(null);",
+    ] {
+        let result = script(&session, code).await;
+        let text = result.text();
+        assert!(
+            !text.contains("converting") && !text.contains("rquickjs") && !text.contains("FromJs"),
+            "{code}: {text}"
+        );
+    }
+}
+
+/// A registry with an eager and a lazy tool of each kind: open ones, and `*secret*` ones
+/// a principal may be refused.
+fn rights_registry() -> Registry {
+    let tool = |name: &str, lazy: bool| {
+        DynamicTool::new(
+            name.to_owned(),
+            format!("The {name} tool."),
+            json!({"type": "object"}),
+            |_, _| async { Ok::<_, String>(json!("done")) },
+        )
+        .lazy(lazy)
+    };
+    Registry::builder()
+        .without_inventory()
+        .tools([
+            tool("open_eager", false),
+            tool("secret_eager", false),
+            tool("open_lazy", true),
+            tool("secret_lazy", true),
+        ])
+        .build()
+        .expect("valid tools")
+}
+
+fn offered(session: &Session) -> Vec<String> {
+    (session.active_definitions().iter())
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_principal_that_may_call_no_tool_is_offered_no_code_tool() {
+    let registry = rights_registry();
+    for direct_calls in [false, true] {
+        let options = SessionOptions::new()
+            .code_mode(CodeMode::new().direct_calls(direct_calls))
+            .allow(|_| false);
+        let session = registry.session_with(options);
+        assert!(offered(&session).is_empty(), "{:?}", offered(&session));
+        let result = script(&session, "return 1;").await;
+        let unknown = session.call("no_such_tool", json!({})).await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ToolErrorKind::UnknownTool),
+            "{}",
+            result.text()
+        );
+        assert_eq!(result.error_kind(), unknown.error_kind());
+    }
+    // One lazy tool is enough.
+    let options = SessionOptions::new()
+        .code_mode(CodeMode::new())
+        .allow(|tool| tool.name() == "open_lazy");
+    let session = registry.session_with(options);
+    assert!(offered(&session).contains(&CODE_TOOL_NAME.to_owned()));
+}
+
+#[tokio::test]
+async fn the_code_tools_declarations_list_only_what_the_principal_may_call() {
+    let registry = rights_registry();
+    let options = SessionOptions::new()
+        .code_mode(CodeMode::new())
+        .allow(|tool| !tool.name().contains("secret"));
+    let session = registry.session_with(options);
+    let definitions = session.active_definitions();
+    let code = (definitions.iter())
+        .find(|tool| tool.name == CODE_TOOL_NAME)
+        .expect("the code tool");
+    assert!(
+        code.description.contains("open_eager"),
+        "{}",
+        code.description
+    );
+    assert!(
+        code.description.contains("open_lazy"),
+        "{}",
+        code.description
+    );
+    assert!(!code.description.contains("secret"), "{}", code.description);
+    assert_eq!(session.lazy_tool_names(), ["open_lazy"]);
+    let found = session
+        .call(
+            "__lazy__tool__discovery__",
+            json!({"toolNames": ["open_lazy", "secret_lazy"]}),
+        )
+        .await;
+    let declarations = found.content()["declarations"].as_str().unwrap_or_default();
+    assert!(declarations.contains("open_lazy"), "{}", found.text());
+    assert!(!found.text().contains("secret_lazy("), "{}", found.text());
+    let refused = script(&session, "return await tools.secret_eager({});").await;
+    assert!(refused.is_error(), "{}", refused.text());
 }

@@ -200,6 +200,7 @@ async fn a_cancelled_script_kills_its_worker() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_past_the_cap_wait_in_a_bounded_queue_then_are_refused() {
     let _one = ONE_AT_A_TIME.lock().await;
+    let others = workers();
     for (queue, wait, refusal) in [
         (0, Duration::from_secs(600), "the queue's limit"),
         (1, Duration::from_millis(1), "the queue's wait limit"),
@@ -215,8 +216,8 @@ async fn scripts_past_the_cap_wait_in_a_bounded_queue_then_are_refused() {
             let session = Arc::clone(&session);
             tokio::spawn(async move { script(&session, "return await tools.hold({});").await })
         };
-        // The first script holds the one place (its worker awaits `hold`).
-        while workers().is_empty() {
+        // The first script holds the one place (its worker, new, awaits `hold`).
+        while workers().iter().all(|pid| others.contains(pid)) {
             tokio::task::yield_now().await;
         }
         let refused = script(&session, "return 'refused';").await;
@@ -240,7 +241,7 @@ async fn scripts_past_the_cap_wait_in_a_bounded_queue_then_are_refused() {
         let session = Arc::clone(&session);
         tokio::spawn(async move { script(&session, "return await tools.hold({});").await })
     };
-    while workers().is_empty() {
+    while workers().iter().all(|pid| others.contains(pid)) {
         tokio::task::yield_now().await;
     }
     let queued = {

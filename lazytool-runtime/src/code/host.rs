@@ -14,7 +14,7 @@ use tokio::sync::Semaphore;
 
 use super::CODE_TOOL_NAME;
 use super::outcome::Limit;
-use super::script_json;
+use super::script_json::{self, Budget, Unreadable};
 use crate::call::{ToolContext, ToolResult};
 use crate::tool::{CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME};
 
@@ -35,17 +35,19 @@ const PRELUDE: &str = r#"(() => {
   const bind = globalThis.__lazy_tool, log = globalThis.__lazy_log;
   delete globalThis.__lazy_tool;
   delete globalThis.__lazy_log;
-  const { stringify } = JSON;
+  const { stringify } = JSON, { apply } = Reflect, { toWellFormed } = String.prototype;
+  // A lone surrogate (half of a UTF-16 pair) as U+FFFD: the host reads UTF-8 only.
+  const wellFormed = (text) => apply(toWellFormed, text, []);
   const text = (value) => {
     if (typeof value === "string") return value;
     try { const json = stringify(value); return json === undefined ? String(value) : json; }
     catch { return String(value); }
   };
-  const write = (...values) => log(values.map(text).join(" "));
+  const write = (...values) => log(wellFormed(values.map(text).join(" ")));
   globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };
   const { resolve, reject } = Promise, promises = Promise;
   const run = (name) => {
-    const call = bind(name);
+    const call = bind(wellFormed(name));
     // A promise either way: the host's own, or its value resolved (a JSON value is never
     // a thenable).
     return (args) => {
@@ -66,6 +68,10 @@ const PRELUDE: &str = r#"(() => {
   }));
 })();"#;
 
+/// What a call made after the script reached a limit throws (the engine stops the script at
+/// its next check).
+const STOPPED: &str = "Error: the script was stopped.";
+
 /// One script's link to the host: its tool calls (counted, bounded in number and in
 /// concurrency), its console, and the first limit it reached.
 pub(super) struct Host {
@@ -79,7 +85,11 @@ pub(super) struct Host {
     /// Whether the script's engine is ready (its host installed).
     started: AtomicBool,
     permits: Semaphore,
+    /// What one call's arguments may take (the registry's argument limits).
+    arguments: Budget,
     max_output: usize,
+    /// How deep arguments and the return value may nest.
+    max_depth: usize,
     console: Mutex<Console>,
     reached: OnceLock<Limit>,
     deadline: Instant,
@@ -112,9 +122,14 @@ struct Console {
 pub(super) struct Bounds {
     pub(super) max_calls: usize,
     pub(super) max_concurrent: usize,
-    pub(super) max_output: usize,
-    /// The registry's argument limit: what one call's arguments may weigh.
+    /// The largest arguments of one call, in bytes of JSON (the registry's
+    /// `max_argument_bytes`): counted as they are read, before they are copied.
     pub(super) max_argument_bytes: usize,
+    /// How deep arguments and the return value may nest: the registry's
+    /// `max_argument_depth`, one limit for what crosses the boundary either way (a deeper
+    /// argument would be refused by the call anyway).
+    pub(super) max_depth: usize,
+    pub(super) max_output: usize,
     pub(super) wall_time: std::time::Duration,
 }
 
@@ -128,7 +143,12 @@ impl Host {
             outstanding: AtomicUsize::new(0),
             started: AtomicBool::new(false),
             permits: Semaphore::new(bounds.max_concurrent.max(1)),
+            arguments: Budget {
+                max_bytes: bounds.max_argument_bytes,
+                max_depth: bounds.max_depth,
+            },
             max_output: bounds.max_output,
+            max_depth: bounds.max_depth,
             console: Mutex::new(Console::default()),
             reached: OnceLock::new(),
             deadline: Instant::now() + bounds.wall_time,
@@ -143,7 +163,7 @@ impl Host {
         let bind = move |ctx: Ctx<'js>, name: String| host.tool_function(ctx, Arc::from(name));
         globals.set("__lazy_tool", Function::new(ctx.clone(), bind)?)?;
         let host = Arc::clone(self);
-        let log = move |line: String| host.log(line);
+        let log = move |line: rquickjs::Value<'js>| host.log(&line);
         globals.set("__lazy_log", Function::new(ctx.clone(), log)?)?;
         ctx.eval::<(), _>(PRELUDE)?;
         self.started.store(true, Ordering::Release);
@@ -171,10 +191,23 @@ impl Host {
         name: Arc<str>,
         arguments: rquickjs::Value<'js>,
     ) -> rquickjs::Result<rquickjs::Value<'js>> {
+        if self.reached().is_some() {
+            return Err(Exception::throw_message(ctx, STOPPED));
+        }
         // Read now, as JSON.stringify would: the script's later changes to the object do not
         // reach the call.
-        let arguments = script_json::arguments(ctx, arguments)
-            .map_err(|error| format!("Error: the arguments of {name} are not JSON: {error}"));
+        let arguments = match script_json::arguments(ctx, arguments, self.arguments) {
+            Ok(arguments) => Ok(arguments),
+            // The script's own exception (its getter's, its interrupt) goes on as it is.
+            Err(Unreadable::Thrown) => return Err(rquickjs::Error::Exception),
+            Err(Unreadable::TooLarge(bytes)) => Err(format!(
+                "Error: the arguments of {name} are larger than the limit of {bytes} bytes; send less data."
+            )),
+            Err(why) => Err(format!(
+                "Error: the arguments of {name} are not JSON: {}.",
+                why.why()
+            )),
+        };
         // Counted from the moment the script calls, before the engine polls the call.
         let outstanding = Outstanding::begin(self);
         let mut answer = Box::pin(async move {
@@ -186,9 +219,17 @@ impl Host {
         match answer.as_mut().poll(&mut context) {
             Poll::Ready(answer) => settle(ctx, answer),
             Poll::Pending => {
+                // Its error, if any, is thrown later, from no frame of the script's: it carries
+                // the stack of the call instead, as one answered at once does.
+                let site = Exception::from_message(ctx.clone(), "")?
+                    .get::<_, rquickjs::Value<'js>>("stack")?;
                 let later = ctx.clone();
-                let promise =
-                    Promise::wrap_future(ctx, async move { settle(&later, answer.await) })?;
+                let promise = Promise::wrap_future(ctx, async move {
+                    match answer.await {
+                        Err(error) => Err(throw_at(&later, &error, site)),
+                        answer => settle(&later, answer),
+                    }
+                })?;
                 Ok(promise.into_value())
             }
         }
@@ -226,13 +267,26 @@ impl Host {
         self.reached.get().copied()
     }
 
+    /// What the script's return value may take: the output limit, and the depth of
+    /// arguments.
+    pub(super) fn returned(&self) -> Budget {
+        Budget {
+            max_bytes: self.max_output,
+            max_depth: self.max_depth,
+        }
+    }
+
     /// The console lines, once the script ended.
     pub(super) fn take_console(&self) -> Vec<String> {
         let mut console = self.console.lock().unwrap_or_else(|e| e.into_inner());
         std::mem::take(&mut console.lines)
     }
 
-    fn log(&self, line: String) {
+    /// One console line; the prelude made it well-formed text (a lone surrogate as U+FFFD).
+    fn log(&self, line: &rquickjs::Value<'_>) {
+        let line = (line.as_string())
+            .and_then(|line| line.to_string().ok())
+            .unwrap_or_else(|| char::REPLACEMENT_CHARACTER.to_string());
         let mut console = self.console.lock().unwrap_or_else(|e| e.into_inner());
         console.bytes = console.bytes.saturating_add(line.len() + 1);
         if console.bytes > self.max_output {
@@ -246,7 +300,7 @@ impl Host {
     /// One `tools.NAME(args)`: the tool's value, or its error's text.
     async fn answer(&self, name: &str, arguments: Value) -> Result<Value, String> {
         if self.reached().is_some() {
-            return Err("Error: the script was stopped.".to_owned());
+            return Err(STOPPED.to_owned());
         }
         if [CODE_TOOL_NAME, DISCOVERY_TOOL_NAME, CALL_THROUGH_TOOL_NAME].contains(&name) {
             return Err(format!(
@@ -262,7 +316,7 @@ impl Host {
             ));
         }
         let Ok(_permit) = self.permits.acquire().await else {
-            return Err("Error: the script was stopped.".to_owned());
+            return Err(STOPPED.to_owned());
         };
         let id = match self.context.call_id() {
             Some(parent) => format!("{parent}/{number}"),
@@ -282,13 +336,25 @@ impl Host {
 }
 
 /// A call's answer for the script: its value, or its error thrown.
+/// Throws an error of `message` whose stack is `stack`.
+fn throw_at<'js>(ctx: &Ctx<'js>, message: &str, stack: rquickjs::Value<'js>) -> rquickjs::Error {
+    match Exception::from_message(ctx.clone(), message) {
+        Ok(exception) => {
+            let _ = exception.set("stack", stack);
+            ctx.throw(exception.into_value())
+        }
+        Err(error) => error,
+    }
+}
+
 fn settle<'js>(
     ctx: &Ctx<'js>,
     answer: Result<Value, String>,
 ) -> rquickjs::Result<rquickjs::Value<'js>> {
     match answer {
         Ok(value) => rquickjs_serde::to_value(ctx.clone(), &value).map_err(|error| {
-            Exception::throw_message(ctx, &format!("Error: the result cannot be read: {error}"))
+            tracing::debug!(target: "lazytool::code", %error, "a tool's result could not be made a script value");
+            Exception::throw_message(ctx, "Error: the tool's result could not be given to the script.")
         }),
         Err(error) => Err(Exception::throw_message(ctx, &error)),
     }

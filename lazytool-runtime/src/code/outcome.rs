@@ -93,8 +93,11 @@ fn size(bytes: usize) -> String {
 /// How a script ended, as the engine saw it.
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) enum Ended {
-    /// Its value as JSON (`None`: `undefined`, or a value JSON cannot hold).
+    /// Its value as JSON (`None`: `undefined`).
     Returned(Option<Value>),
+    /// A value JSON cannot carry (a cycle, a BigInt, too deep, a lone surrogate, a function,
+    /// a getter or `toJSON` that threw), and why: never a successful `null`.
+    NotJson(String),
     /// A syntax error, at a line and column of the script's own source.
     Syntax {
         message: String,
@@ -147,6 +150,13 @@ fn result(ended: Ended, reached: Option<Limit>, console: Vec<String>) -> ToolRes
                 message.push('\n');
                 message.push_str(&stack);
             }
+            with_console(&mut message, &console);
+            failed(message)
+        }
+        Ended::NotJson(why) => {
+            let mut message = format!(
+                "Error: the script's return value is not JSON: {why}. Return plain data: objects, arrays, strings, numbers, booleans or null."
+            );
             with_console(&mut message, &console);
             failed(message)
         }

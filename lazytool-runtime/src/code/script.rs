@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use rquickjs::{CatchResultExt, CaughtError, Ctx, Promise, context::EvalOptions};
-use serde_json::Value;
+use rquickjs::{CatchResultExt, CaughtError, Ctx, Module, context::EvalOptions};
 
 use super::host::Host;
 use super::outcome::{Ended, Finished, Limit};
 use super::sandbox;
+use super::script_json::{self, Unreadable};
 
 /// The name a script's frames carry in stacks and errors.
 const FILE: &str = "script.js";
@@ -64,15 +64,21 @@ async fn evaluate<'js>(ctx: Ctx<'js>, source: String, host: Arc<Host>) -> Ended 
     if let Err(error) = host.install(&ctx).catch(&ctx) {
         return Ended::Stopped(format!("the sandbox could not start: {error}"));
     }
+    if let Err(error) = compiles_as_a_body(&ctx, &source) {
+        return caught(error, true);
+    }
     let mut options = EvalOptions::default();
     options.filename = Some(FILE.to_owned());
     // On a line of its own: the script's line N is the wrapper's N + 1, its columns unmoved.
     let wrapped = format!("(async () => {{\n{source}\n}})()");
     let promise = match ctx
-        .eval_with_options::<Promise<'js>, _>(wrapped, options)
+        .eval_with_options::<rquickjs::Value<'js>, _>(wrapped, options)
         .catch(&ctx)
     {
-        Ok(promise) => promise,
+        Ok(value) => match value.into_promise() {
+            Some(promise) => promise,
+            None => return escaped(),
+        },
         Err(error) => return caught(error, true),
     };
     match promise
@@ -80,15 +86,97 @@ async fn evaluate<'js>(ctx: Ctx<'js>, source: String, host: Arc<Host>) -> Ended 
         .await
         .catch(&ctx)
     {
-        Ok(value) => Ended::Returned(to_json(&ctx, value)),
+        Ok(value) => returned(&ctx, value, &host),
         Err(error) => caught(error, false),
     }
 }
 
-/// `value` as JSON, through the engine's `JSON.stringify`.
-fn to_json<'js>(ctx: &Ctx<'js>, value: rquickjs::Value<'js>) -> Option<Value> {
-    let text = ctx.json_stringify(value).ok()??;
-    serde_json::from_str(&text.to_string().ok()?).ok()
+/// Compiles (without running) `source` as the body of a function wrapped differently from
+/// the one it runs in: a script that closes its wrapper early (`}); (() => {`) to run code
+/// outside it cannot be valid in both, since after the wrapper's closing brace only `,` or
+/// `)` may follow an arrow function, and neither may begin a statement. A module is the
+/// engine's one way of compiling without running; it is strict, as scripts are.
+fn compiles_as_a_body<'js>(ctx: &Ctx<'js>, source: &str) -> Result<(), CaughtError<'js>> {
+    let checked = format!("(async () => {{ {{\n{source}\n}} }});");
+    Module::declare(ctx.clone(), FILE, checked)
+        .map(drop)
+        .catch(ctx)
+}
+
+/// A script that compiled in both wrappers and still did not run as the function body it
+/// was to be (never seen).
+fn escaped() -> Ended {
+    Ended::Syntax {
+        message: "the script is not a function body (it closes the function it runs in)".to_owned(),
+        line: 1,
+        column: 1,
+    }
+}
+
+/// The script's return value: `undefined` is none, anything else is read as JSON within the
+/// output limit and the depth of arguments, or said to be what it is.
+fn returned<'js>(ctx: &Ctx<'js>, value: rquickjs::Value<'js>, host: &Host) -> Ended {
+    if value.is_undefined() {
+        return Ended::Returned(None);
+    }
+    match script_json::read(ctx, value.clone(), host.returned()) {
+        Ok(json) => Ended::Returned(Some(json)),
+        Err(Unreadable::TooLarge(_)) => over_output(ctx, value),
+        Err(Unreadable::Thrown) => threw_while_read(ctx),
+        Err(why) => Ended::NotJson(why.why()),
+    }
+}
+
+/// A return value over the output limit, given as text for the output limit to cut (with
+/// its notice): a string as it is, anything else as the engine's JSON text, never parsed.
+/// Either is bounded by the script's memory limit.
+fn over_output<'js>(ctx: &Ctx<'js>, value: rquickjs::Value<'js>) -> Ended {
+    let text = match value.as_string() {
+        Some(text) => Some(text.clone()),
+        None => match ctx.json_stringify(value).catch(ctx) {
+            Ok(text) => text,
+            Err(CaughtError::Exception(exception)) if exception.is_uncatchable_error() => {
+                return Ended::Stopped(INTERRUPTED.to_owned());
+            }
+            Err(CaughtError::Exception(exception)) => {
+                return Ended::NotJson(format!("reading it threw {}", exception_text(&exception)));
+            }
+            Err(error) => return caught(error, false),
+        },
+    };
+    match text.map(|text| text.to_string()) {
+        Some(Ok(text)) => Ended::Returned(Some(serde_json::Value::String(text))),
+        Some(Err(_)) => Ended::NotJson(Unreadable::LoneSurrogate.why()),
+        None => Ended::NotJson(Unreadable::Nothing("a value whose toJSON returns undefined").why()),
+    }
+}
+
+/// The exception the script's own code threw while its return value was read (a getter, a
+/// `toJSON`, a proxy's trap): an interrupt stops the script, anything else is said.
+fn threw_while_read(ctx: &Ctx<'_>) -> Ended {
+    let thrown = ctx.catch();
+    if thrown.is_uncatchable_error() {
+        return Ended::Stopped(INTERRUPTED.to_owned());
+    }
+    let text = match thrown.as_exception() {
+        Some(exception) => exception_text(exception),
+        None if thrown.is_null() => return Ended::Stopped(OUT_OF_MEMORY.to_owned()),
+        None => format!("a value: {}", describe(&thrown)),
+    };
+    Ended::NotJson(format!("reading it threw {text}"))
+}
+
+/// What the engine's interrupt throws.
+const INTERRUPTED: &str = "interrupted";
+
+/// `Name: message` of an exception.
+fn exception_text(exception: &rquickjs::Exception<'_>) -> String {
+    let name: String = exception
+        .get::<_, Option<String>>("name")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "Error".to_owned());
+    format!("{name}: {}", exception.message().unwrap_or_default())
 }
 
 fn caught(error: CaughtError<'_>, compiling: bool) -> Ended {
@@ -101,7 +189,9 @@ fn caught(error: CaughtError<'_>, compiling: bool) -> Ended {
                 .unwrap_or_else(|| "Error".to_owned());
             let message = exception.message().unwrap_or_default();
             let stack = script_frames(&exception.stack().unwrap_or_default());
-            if name == "InternalError" && message == "interrupted" {
+            if exception.is_uncatchable_error()
+                || (name == "InternalError" && message == INTERRUPTED)
+            {
                 return Ended::Stopped(message);
             }
             if compiling && name == "SyntaxError" {
@@ -124,7 +214,12 @@ fn caught(error: CaughtError<'_>, compiling: bool) -> Ended {
             text: format!("a value: {}", describe(&value)),
             stack: String::new(),
         },
-        CaughtError::Error(error) => Ended::Stopped(error.to_string()),
+        // The binding's own failures: its words are not the script's business.
+        CaughtError::Error(rquickjs::Error::Allocation) => Ended::Stopped(OUT_OF_MEMORY.to_owned()),
+        CaughtError::Error(error) => {
+            tracing::debug!(target: "lazytool::code", %error, "the engine failed");
+            Ended::Stopped("the engine failed to run it".to_owned())
+        }
     }
 }
 

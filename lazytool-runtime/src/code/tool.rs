@@ -136,8 +136,9 @@ async fn run(
     let bounds = Bounds {
         max_calls: mode.max_tool_calls,
         max_concurrent: mode.max_concurrent_calls,
-        max_output: limits.max_output_bytes,
         max_argument_bytes: limits.max_argument_bytes,
+        max_depth: limits.max_argument_depth,
+        max_output: limits.max_output_bytes,
         wall_time,
     };
     match mode.runner {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::call_through::Routed;
 use super::{DiscoveryState, Session, Shared};
 use crate::call::{ToolContext, ToolErrorKind, ToolResult};
-use crate::code::{CODE_TOOL_NAME, PREAMBLE, declare};
+use crate::code::{CODE_TOOL_NAME, CodeSession, PREAMBLE, declare};
 use crate::discovery::ResolvedMode;
 use crate::dispatch::{admit, answered, refuse, run};
 use crate::tool::{DISCOVERY_TOOL_NAME, Tool, ToolDefinition};
@@ -37,12 +37,12 @@ impl WeakSession {
 
 impl Session {
     /// `tools` with the code tool after them; when code mode is alone, only the discovery
-    /// tool is kept of them.
+    /// tool is kept of them. A principal that may call no tool is offered no code tool.
     pub(super) fn with_code_tool(
         &self,
         tools: Vec<Arc<ToolDefinition>>,
     ) -> Vec<Arc<ToolDefinition>> {
-        let Some(code) = &self.shared.code else {
+        let Some(code) = self.code() else {
             return tools;
         };
         let mut tools = if code.mode.direct_calls {
@@ -78,9 +78,19 @@ impl Session {
         text
     }
 
+    /// Code mode, unless this session's principal may call no tool: then there is no code
+    /// tool (a script could do nothing but spend the server's time), and a call of it is
+    /// answered as a call of any unknown tool.
+    fn code(&self) -> Option<&CodeSession> {
+        let code = self.shared.code.as_ref()?;
+        // The session's tools are its principal's: eager ones allowed, lazy ones allowed.
+        let may_call = !self.shared.eager.is_empty() || !self.lazy_tool_names().is_empty();
+        may_call.then_some(code)
+    }
+
     /// Routes the code tool's calls, and refuses direct calls when code mode is alone.
     pub(super) fn route_code(&self, name: &str, arguments: Value, context: &ToolContext) -> Routed {
-        let Some(code) = &self.shared.code else {
+        let Some(code) = self.code() else {
             return Routed::Pass(arguments);
         };
         let limits = self.shared.registry.limits();

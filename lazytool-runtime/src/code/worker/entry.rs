@@ -202,6 +202,7 @@ fn run_script(run: Run, input: &mut impl Read) -> io::Result<()> {
         max_concurrent: run.max_concurrent,
         max_output: run.max_output,
         max_argument_bytes: run.max_argument_bytes,
+        max_depth: run.max_depth,
         wall_time: run.wall_time,
     };
     let host = Host::new(call, ToolContext::new(), bounds);

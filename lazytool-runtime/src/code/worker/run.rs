@@ -70,6 +70,7 @@ pub(crate) async fn run(
         max_concurrent: bounds.max_concurrent,
         max_output: bounds.max_output,
         max_argument_bytes: bounds.max_argument_bytes,
+        max_depth: bounds.max_depth,
         wall_time,
     });
     if !worker.send(&script) {

@@ -41,6 +41,7 @@ pub(super) struct Run {
     pub(super) max_concurrent: usize,
     pub(super) max_output: usize,
     pub(super) max_argument_bytes: usize,
+    pub(super) max_depth: usize,
     pub(super) wall_time: std::time::Duration,
 }
 
