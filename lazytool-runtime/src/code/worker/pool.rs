@@ -155,12 +155,6 @@ impl Pool {
         }
         Some(worker)
     }
-
-    /// Workers kept idle now.
-    #[cfg(test)]
-    pub(super) fn idle_workers(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
 }
 
 /// Ends `worker` and waits until its process is gone, so that the place it held is free only

@@ -47,7 +47,7 @@ impl Death {
 enum Slot {
     Idle,
     Running {
-        broker: Broker,
+        broker: Box<Broker>,
         done: oneshot::Sender<Outcome>,
     },
     /// The worker died: nothing more runs on it.
@@ -159,7 +159,10 @@ impl WorkerProcess {
             return None;
         }
         let (done, outcome) = oneshot::channel();
-        *slot = Slot::Running { broker, done };
+        *slot = Slot::Running {
+            broker: Box::new(broker),
+            done,
+        };
         Some(outcome)
     }
 
