@@ -660,6 +660,35 @@ fn code_mode_takes_its_discovery_and_limits_from_the_code_section() {
     assert_eq!((code.max_tool_calls, code.max_concurrent_calls), (20, 2));
     assert_eq!(code.max_memory_bytes, 16 << 20);
     assert_eq!(code.wall_time, Some(Duration::from_secs(5)));
+    assert_eq!(code.runner, lazytool_runtime::ScriptRunner::Worker);
+
+    let workers = json!({
+        "mcpServers": {},
+        "lazytool": {"mode": "code", "code": {"runner": "worker", "maxScripts": 4, "maxQueuedScripts": 2, "queueWaitMs": 1500, "idleWorkers": 1, "recycleAfterScripts": 10, "recycleAboveBytes": 33_554_432}},
+    })
+    .to_string();
+    let code = parse(&workers, env).expect("valid").code.expect("code mode");
+    assert_eq!(code.max_scripts, 4);
+    assert_eq!(
+        (code.max_queued_scripts, code.max_queue_wait),
+        (2, Duration::from_millis(1500))
+    );
+    assert_eq!(code.max_idle_workers, 1);
+    assert_eq!(
+        (code.recycle_after_scripts, code.recycle_above_bytes),
+        (10, 32 << 20)
+    );
+    let in_process = r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"runner": "inProcess"}}}"#;
+    let code = parse(in_process, env).expect("valid").code.expect("code mode");
+    assert_eq!(code.runner, lazytool_runtime::ScriptRunner::InProcess);
+    let bad_runner = r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"runner": "thread", "maxScripts": 0}}}"#;
+    assert_eq!(
+        parse(bad_runner, env).expect_err("invalid").problems,
+        [
+            "$.lazytool.code.runner: expected \"worker\" or \"inProcess\", found \"thread\"",
+            "$.lazytool.code.maxScripts: expected a positive whole number of scripts, found 0",
+        ]
+    );
 
     let plain = parse(r#"{"mcpServers": {}, "lazytool": {"mode": "code"}}"#, env).expect("valid");
     assert_eq!(
@@ -685,7 +714,7 @@ fn code_mode_takes_its_discovery_and_limits_from_the_code_section() {
             "$.lazytool.code.discovery: expected \"names\", \"search\" or \"auto\", found \"eager\"",
             "$.lazytool.code.directCalls: expected true or false, found \"yes\"",
             "$.lazytool.code.maxToolCalls: expected a positive whole number of calls, found 0",
-            "$.lazytool.code.wallTime: unknown key: did you mean `wallTimeMs`? (expected one of: discovery, directCalls, maxToolCalls, maxConcurrentCalls, maxMemoryBytes, wallTimeMs)",
+            "$.lazytool.code.wallTime: unknown key: did you mean `wallTimeMs`? (expected one of: discovery, directCalls, maxToolCalls, maxConcurrentCalls, maxMemoryBytes, wallTimeMs, runner, maxScripts, maxQueuedScripts, queueWaitMs, idleWorkers, recycleAfterScripts, recycleAboveBytes)",
         ]
     );
     let elsewhere = parse(

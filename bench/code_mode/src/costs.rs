@@ -1,7 +1,8 @@
-//! Code mode's runtime costs: a script's start, the cost of a tool call from a script against
-//! the same call made directly and against the engine's own floor (a promise awaited), how
-//! soon a busy loop ends after its wall time, and the resident memory of 100 scripts running
-//! at once.
+//! Code mode's runtime costs, for one runner (in worker processes, or in process): a
+//! script's start, the cost of a tool call from a script against the same call made directly
+//! and against the engine's own floor (a promise awaited), how soon a busy loop ends after its
+//! wall time, and the memory of 100 scripts running at once (the proportional set size of this
+//! process and its workers, so that code they share counts once).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,8 +28,10 @@ pub struct Costs {
     /// awaited call costs in the engine, before it reaches the host.
     pub engine_floor: Duration,
     pub busy_loop_late_p50: Duration,
-    pub rss_before: u64,
-    pub rss_with_scripts: u64,
+    pub pss_before: u64,
+    pub pss_with_scripts: u64,
+    /// Worker processes alive while the 100 scripts ran.
+    pub workers: usize,
 }
 
 /// `echo` (returns its text) and `wait` (returns once every waiting script has called it).
@@ -79,21 +82,45 @@ async fn script_p50(session: &Session, code: &str, runs: usize) -> Result<Durati
     Ok(median(samples))
 }
 
-/// The resident set of this process, in bytes (Linux; 0 elsewhere).
-fn rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    (status.lines())
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+/// The proportional set size of `pid`, in bytes (`Pss` of `/proc/PID/smaps_rollup`).
+fn pss(pid: u32) -> u64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    (rollup.lines())
+        .find_map(|line| line.strip_prefix("Pss:"))
         .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map_or(0, |kib| kib * 1024)
 }
 
-pub async fn measure() -> Result<Costs, String> {
+/// This process's script workers (its children named `lazytool-code-worker`).
+fn workers() -> Vec<u32> {
+    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("children")).ok())
+        .flat_map(|children| {
+            (children.split_whitespace())
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.starts_with(b"lazytool-code-worker\0"))
+        })
+        .collect()
+}
+
+/// The memory of this process and its workers together (the sum of their PSS).
+fn memory() -> u64 {
+    pss(std::process::id()) + workers().into_iter().map(pss).sum::<u64>()
+}
+
+/// The costs of scripts run under `code` (its runner), with room for 100 at once.
+pub async fn measure(code: CodeMode) -> Result<Costs, String> {
+    let code = code.max_scripts(CONCURRENT).max_idle_workers(CONCURRENT);
     let waiting = Arc::new(AtomicUsize::new(0));
     let release = Arc::new(Semaphore::new(0));
     let registry = registry(Arc::clone(&waiting), Arc::clone(&release))?;
     let session = Arc::new(
-        registry.session_with(SessionOptions::new().code_mode(CodeMode::new().direct_calls(true))),
+        registry.session_with(SessionOptions::new().code_mode(code.clone().direct_calls(true))),
     );
 
     script_p50(&session, "return 1;", 50).await?; // warm up
@@ -117,7 +144,7 @@ pub async fn measure() -> Result<Costs, String> {
     let direct_call_p50 = median(direct);
 
     let busy = registry
-        .session_with(SessionOptions::new().code_mode(CodeMode::new().wall_time(WALL_TIME)));
+        .session_with(SessionOptions::new().code_mode(code.clone().wall_time(WALL_TIME)));
     let mut late = Vec::with_capacity(BUSY_LOOPS);
     for _ in 0..BUSY_LOOPS {
         let started = Instant::now();
@@ -133,7 +160,7 @@ pub async fn measure() -> Result<Costs, String> {
 
     // Each script holds a thousand small objects, then waits in a tool call until all of
     // them are running.
-    let rss_before = rss();
+    let pss_before = memory();
     let script = "const data = Array.from({ length: 1000 }, (_, i) => ({ i, name: 'item ' + i }));\n\
         await tools.wait({});\nreturn data.length;";
     let runs: Vec<_> = (0..CONCURRENT)
@@ -153,7 +180,8 @@ pub async fn measure() -> Result<Costs, String> {
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let rss_with_scripts = rss();
+    let pss_with_scripts = memory();
+    let workers = workers().len();
     release.add_permits(CONCURRENT);
     for run in runs {
         let result = run.await.map_err(|error| error.to_string())?;
@@ -167,7 +195,8 @@ pub async fn measure() -> Result<Costs, String> {
         direct_call_p50,
         engine_floor,
         busy_loop_late_p50,
-        rss_before,
-        rss_with_scripts,
+        pss_before,
+        pss_with_scripts,
+        workers,
     })
 }

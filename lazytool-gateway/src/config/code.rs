@@ -17,6 +17,13 @@ const CODE_KEYS: &[&str] = &[
     "maxConcurrentCalls",
     "maxMemoryBytes",
     "wallTimeMs",
+    "runner",
+    "maxScripts",
+    "maxQueuedScripts",
+    "queueWaitMs",
+    "idleWorkers",
+    "recycleAfterScripts",
+    "recycleAboveBytes",
 ];
 
 impl Reader<'_> {
@@ -84,7 +91,51 @@ impl Reader<'_> {
             );
             mode = mode.wall_time(wall);
         }
-        Some((discovery, mode))
+        Some((discovery, self.workers(section, path, mode)))
+    }
+
+    /// Where scripts run, and the workers' pool and budget, from `lazytool.code`.
+    #[cfg(feature = "code-mode")]
+    fn workers(
+        &mut self,
+        section: &Map<String, Value>,
+        path: &str,
+        mut mode: lazytool_runtime::CodeMode,
+    ) -> lazytool_runtime::CodeMode {
+        use lazytool_runtime::ScriptRunner;
+        let runner = self.one_of(
+            section.get("runner"),
+            &child(path, "runner"),
+            mode.runner,
+            &[
+                ("worker", ScriptRunner::Worker),
+                ("inProcess", ScriptRunner::InProcess),
+            ],
+        );
+        let count = |reader: &mut Self, key: &str, default: usize, unit: &str| {
+            let value = reader.positive(section.get(key), &child(path, key), default as u64, unit);
+            usize::try_from(value).unwrap_or(usize::MAX)
+        };
+        let scripts = count(self, "maxScripts", mode.max_scripts, "scripts");
+        let queued = count(self, "maxQueuedScripts", mode.max_queued_scripts, "scripts");
+        let wait = self.millis(
+            section.get("queueWaitMs"),
+            &child(path, "queueWaitMs"),
+            mode.max_queue_wait,
+        );
+        let idle = count(self, "idleWorkers", mode.max_idle_workers, "workers");
+        let recycle_scripts = count(
+            self,
+            "recycleAfterScripts",
+            mode.recycle_after_scripts,
+            "scripts",
+        );
+        let recycle_bytes = count(self, "recycleAboveBytes", mode.recycle_above_bytes, "bytes");
+        mode.runner(runner)
+            .max_scripts(scripts)
+            .queue(queued, wait)
+            .max_idle_workers(idle)
+            .recycle(recycle_scripts, recycle_bytes)
     }
 
     #[cfg(not(feature = "code-mode"))]

@@ -4,14 +4,19 @@ official MCP Python SDK over stdio and streamable HTTP, stateful and stateless (
 with `--features code-mode`, as `.ci/run` builds it): a client sees
 `__lazy__code__` and discovery, and one script fans out over the tools of both servers, each
 call through the server's `McpSource`: a locked server starts on its first call from a
-script, and a tool whose definition differs from the lock is refused to the script.
+script, and a tool whose definition differs from the lock is refused to the script. Hostile
+scripts end in errors naming their limit, in worker processes the gateway kills, while the
+gateway (the same process) answers everyone else.
 """
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -23,6 +28,7 @@ from test_lock import children, digest, lock, serving  # noqa: E402
 from test_mcp_http import connect, names  # noqa: E402
 
 CODE = "__lazy__code__"
+WORKER = "lazytool-code-worker"
 
 pytestmark = pytest.mark.anyio
 
@@ -66,6 +72,50 @@ def write_config(work: Path, code: dict | None = None) -> Path:
     return path
 
 
+def servers(pid: int) -> list[int]:
+    """The gateway's upstream servers: its children that are no script workers."""
+    workers = set(children(pid, WORKER))
+    return [child for child in children(pid) if child not in workers]
+
+
+def state(pid: int) -> str:
+    """A process's state letter (R running, S sleeping, ...), "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def assert_no_worker_spins(gateway: int) -> None:
+    """After the answers: every worker left is idle, waiting for its next script."""
+    for _ in range(200):
+        busy = [worker for worker in children(gateway, WORKER) if state(worker) == "R"]
+        if not busy:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"workers still running after their answers: {busy}")
+
+
+# Each is a script a model steered by hostile text might write, and what its error says.
+HOSTILE = [
+    # QuickJS does not poll its interrupt inside these builtins: the worker is killed.
+    ("return Array.prototype.join.call({ length: 2 ** 53 - 1 }, '');", "wall time limit of 2s"),
+    ("return [].sort.call({ length: 2 ** 32 - 1 });", "wall time limit of 2s"),
+    # An argument whose length alone would take 154 GB to copy.
+    ("const a = []; a.length = 2 ** 31 - 1; return await tools.everything__echo(a);", "larger than the limit"),
+    # 2^60 leaves from 61 levels of shared children.
+    ("let x = 'leaf'; for (let i = 0; i < 61; i++) x = [x, x]; return await tools.everything__echo({ message: x });",
+     "larger than the limit"),
+    # Values JSON cannot carry are errors, never a successful null.
+    ("const o = {}; o.self = o; return o;", "not JSON: circular"),
+    ("return 10n;", "a BigInt is not JSON"),
+    ("return '\\ud800';", "lone surrogate"),
+    # An interrupt inside a getter the host reads cannot be caught.
+    ("for (;;) try { await tools.everything__echo({ get message() { for (;;) {} } }); } catch {}", "wall time limit of 2s"),
+    ("let s = 'x'; while (true) s = s.repeat(2);", "memory limit of 16 MiB"),
+]
+
+
 def assert_fanned_out(result) -> None:
     assert not result.is_error, text(result)
     answer = {"echoed": "Echo: from a script", "sum": "The sum of 2 and 3 is 5.", "paris": "Europe/Paris"}
@@ -91,15 +141,16 @@ async def test_stateful_http_a_script_fans_out_over_locked_servers_started_on_fi
             [code] = [tool for tool in listed.tools if tool.name == CODE]
             assert "time__convert_time(args: {" in code.description, code.description
             assert "everything__echo" in code.description, "the lazy tools by name"
-            assert children(process.pid) == [], "listed from the lock: no server started"
+            assert servers(process.pid) == [], "listed from the lock: no server started"
 
             found = await client.call_tool(DISCOVERY, {"toolNames": ["everything__echo", "everything__get-sum"]})
             assert not found.is_error, text(found)
             assert "everything__echo(args: {" in text(found), "declarations: " + text(found)
-            assert children(process.pid) == [], "discovery reads the lock"
+            assert servers(process.pid) == [], "discovery reads the lock"
 
             assert_fanned_out(await client.call_tool(CODE, {"code": FAN_OUT}))
-            assert len(children(process.pid)) == 2, "the script's calls started both servers"
+            assert len(servers(process.pid)) == 2, "the script's calls started both servers"
+            assert len(children(process.pid, WORKER)) == 1, "the script ran in a worker, kept for the next"
 
             blocked = await client.call_tool(CODE, {"code": "return await tools.time__get_current_time({ timezone: 'UTC' });"})
             assert blocked.is_error
@@ -153,3 +204,73 @@ def test_bad_code_settings_are_problems_of_the_config(tmp_path: Path) -> None:
     assert checked.returncode == 1
     assert '$.lazytool.code: applies only with `"mode": "code"`' in checked.stderr, checked.stderr
 
+
+
+HOSTILE_LIMITS = {"wallTimeMs": 2000, "maxMemoryBytes": 16 << 20}
+
+
+async def test_stdio_hostile_scripts_end_in_errors_and_the_gateway_answers_meanwhile(tmp_path: Path) -> None:
+    config = write_config(tmp_path, HOSTILE_LIMITS)
+    parameters = StdioServerParameters(command=str(GATEWAY), args=["--config", str(config), "-q"])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            [gateway] = [child for child in children(os.getpid()) if str(GATEWAY) in Path(f"/proc/{child}/cmdline").read_text()]
+            await session.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
+            for code, error in HOSTILE:
+                hostile_done = anyio.Event()
+                results = {}
+
+                async def hostile() -> None:
+                    results["hostile"] = await session.call_tool(CODE, {"code": code})
+                    hostile_done.set()
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(hostile)
+                    # Answered while the hostile script may still run: the gateway's own
+                    # workers are free.
+                    await session.send_ping()
+                    answered = await session.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'meanwhile' });"})
+                    assert text(answered) == "Echo: meanwhile", text(answered)
+                    if "wall time" in error:
+                        assert not hostile_done.is_set(), f"{code}: ended before the others were answered"
+                result = results["hostile"]
+                assert result.is_error, f"{code}: {text(result)}"
+                assert error in text(result), f"{code}: {text(result)}"
+                assert Path(f"/proc/{gateway}").exists(), "the gateway is the same process"
+            assert_no_worker_spins(gateway)
+            after = await session.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'after' });"})
+            assert text(after) == "Echo: after"
+
+
+async def test_http_another_client_is_answered_while_a_hostile_script_runs(tmp_path: Path) -> None:
+    config = write_config(tmp_path, HOSTILE_LIMITS | {"recycleAfterScripts": 1})
+    with serving(config) as (process, url):
+        async with connect(url, "legacy") as hostile, connect(url, "legacy") as other:
+            await hostile.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
+            await other.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
+            for code, error in HOSTILE:
+                hostile_done = anyio.Event()
+                results = {}
+
+                async def run_hostile() -> None:
+                    results["hostile"] = await hostile.call_tool(CODE, {"code": code})
+                    hostile_done.set()
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(run_hostile)
+                    listed = await other.list_tools()
+                    assert names(listed) == [DISCOVERY, CODE]
+                    answered = await other.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'meanwhile' });"})
+                    assert text(answered) == "Echo: meanwhile", text(answered)
+                    if "wall time" in error:
+                        assert not hostile_done.is_set(), f"{code}: ended before the other client was answered"
+                result = results["hostile"]
+                assert result.is_error and error in text(result), f"{code}: {text(result)}"
+                assert process.poll() is None, "the gateway is the same process"
+            # Each worker was ended after its one script: none holds a script's memory now.
+            for _ in range(200):
+                if not children(process.pid, WORKER):
+                    break
+                time.sleep(0.05)
+            assert children(process.pid, WORKER) == []
