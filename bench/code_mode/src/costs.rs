@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lazytool_runtime::{CODE_TOOL_NAME, CodeMode, DynamicTool, Registry, Session, SessionOptions};
+use lazytool_runtime::{
+    CODE_TOOL_NAME, CodeMode, DynamicTool, Registry, ScriptRunner, Session, SessionOptions,
+};
 use serde_json::json;
 use tokio::sync::Semaphore;
 
@@ -28,6 +30,9 @@ pub struct Costs {
     /// awaited call costs in the engine, before it reaches the host.
     pub engine_floor: Duration,
     pub busy_loop_late_p50: Duration,
+    /// How long after its wall time a builtin QuickJS does not interrupt ends (workers only:
+    /// in process it runs until it is done).
+    pub builtin_late_p50: Option<Duration>,
     pub pss_before: u64,
     pub pss_with_scripts: u64,
     /// Worker processes alive while the 100 scripts ran.
@@ -157,6 +162,21 @@ pub async fn measure(code: CodeMode) -> Result<Costs, String> {
         }
     }
     let busy_loop_late_p50 = median(late);
+    let builtin_late_p50 = if code.runner == ScriptRunner::Worker {
+        let mut late = Vec::with_capacity(BUSY_LOOPS);
+        for _ in 0..BUSY_LOOPS {
+            let started = Instant::now();
+            let code = "return Array.prototype.join.call({ length: 2 ** 53 - 1 }, '');";
+            let result = busy.call(CODE_TOOL_NAME, json!({ "code": code })).await;
+            late.push(started.elapsed().saturating_sub(WALL_TIME));
+            if !result.is_error() {
+                return Err("an endless join finished".to_owned());
+            }
+        }
+        Some(median(late))
+    } else {
+        None
+    };
 
     // Each script holds a thousand small objects, then waits in a tool call until all of
     // them are running.
@@ -195,6 +215,7 @@ pub async fn measure(code: CodeMode) -> Result<Costs, String> {
         direct_call_p50,
         engine_floor,
         busy_loop_late_p50,
+        builtin_late_p50,
         pss_before,
         pss_with_scripts,
         workers,
