@@ -667,7 +667,10 @@ fn code_mode_takes_its_discovery_and_limits_from_the_code_section() {
         "lazytool": {"mode": "code", "code": {"runner": "worker", "maxScripts": 4, "maxQueuedScripts": 2, "queueWaitMs": 1500, "idleWorkers": 1, "recycleAfterScripts": 10, "recycleAboveBytes": 33_554_432}},
     })
     .to_string();
-    let code = parse(&workers, env).expect("valid").code.expect("code mode");
+    let code = parse(&workers, env)
+        .expect("valid")
+        .code
+        .expect("code mode");
     assert_eq!(code.max_scripts, 4);
     assert_eq!(
         (code.max_queued_scripts, code.max_queue_wait),
@@ -678,8 +681,12 @@ fn code_mode_takes_its_discovery_and_limits_from_the_code_section() {
         (code.recycle_after_scripts, code.recycle_above_bytes),
         (10, 32 << 20)
     );
-    let in_process = r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"runner": "inProcess"}}}"#;
-    let code = parse(in_process, env).expect("valid").code.expect("code mode");
+    let in_process =
+        r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"runner": "inProcess"}}}"#;
+    let code = parse(in_process, env)
+        .expect("valid")
+        .code
+        .expect("code mode");
     assert_eq!(code.runner, lazytool_runtime::ScriptRunner::InProcess);
     let bad_runner = r#"{"mcpServers": {}, "lazytool": {"mode": "code", "code": {"runner": "thread", "maxScripts": 0}}}"#;
     assert_eq!(

@@ -7,7 +7,6 @@
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::task::{Context, Poll, Waker};
 
 use serde_json::Value;
@@ -17,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::instrument::WithSubscriber;
 use tracing::{Dispatch, Instrument, Span};
 
+use super::outbox::Outbox;
 use super::wire::{self, ToWorker};
 use crate::call::{ToolContext, ToolResult};
 use crate::code::host::CallTool;
@@ -37,7 +37,7 @@ pub(super) struct Broker {
     /// they run.
     span: Span,
     dispatch: Dispatch,
-    to_worker: mpsc::Sender<Vec<u8>>,
+    to_worker: Arc<Outbox>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -54,7 +54,7 @@ impl Broker {
         call: CallTool,
         context: &ToolContext,
         limits: BrokerLimits,
-        to_worker: mpsc::Sender<Vec<u8>>,
+        to_worker: Arc<Outbox>,
     ) -> Broker {
         Broker {
             call,
@@ -114,7 +114,7 @@ impl Broker {
         }
         let running = Arc::clone(&self.running);
         running.fetch_add(1, Ordering::AcqRel);
-        let to_worker = self.to_worker.clone();
+        let to_worker = Arc::clone(&self.to_worker);
         self.tasks.push(self.runtime.spawn(async move {
             let result = future.await;
             running.fetch_sub(1, Ordering::AcqRel);
@@ -143,8 +143,8 @@ fn answer(result: ToolResult) -> Result<Value, String> {
     }
 }
 
-fn send(to_worker: &mpsc::Sender<Vec<u8>>, id: u64, answer: Result<Value, String>) {
+fn send(to_worker: &Outbox, id: u64, answer: Result<Value, String>) {
     if let Ok(frame) = wire::encode(&ToWorker::Answer { id, answer }) {
-        let _ = to_worker.send(frame);
+        to_worker.send(&frame);
     }
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::filter;
+use super::spin::{self, Spinning};
 use super::wire::{self, FromWorker, Run, Start, ToWorker};
 use crate::call::{ToolContext, ToolErrorKind, ToolResult};
 use crate::code::host::{Bounds, CallTool, Host};
@@ -62,7 +63,10 @@ fn enter_if_worker() {
 /// The worker's life: its start frame, its confinement, then scripts until the parent closes
 /// its input. The exit code says where it stopped (the parent reads it only for its log).
 fn serve() -> i32 {
-    let mut input = io::stdin().lock();
+    if spin::non_blocking(io::stdin()).is_err() {
+        return 2;
+    }
+    let mut input = Spinning(io::stdin().lock());
     let start = match wire::read::<ToWorker>(&mut input, MAX_FRAME) {
         Ok(Some(ToWorker::Start(start))) => start,
         _ => return 2,

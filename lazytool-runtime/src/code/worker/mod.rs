@@ -19,9 +19,11 @@ mod broker;
 mod death;
 mod entry;
 mod filter;
+mod outbox;
 mod pool;
 mod process;
 mod run;
+mod spin;
 mod wire;
 
 #[cfg(feature = "code-worker-test-hook")]

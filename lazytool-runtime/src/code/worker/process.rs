@@ -1,9 +1,10 @@
 //! The parent's hold on one worker process: started, fed frames by a writer thread, read by a
 //! reader thread that hands each tool call to the running script's [`Broker`], and killed.
 
-use std::io::{BufReader, Write};
+use std::io::BufReader;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -12,6 +13,8 @@ use tokio::sync::oneshot;
 
 use super::broker::Broker;
 use super::entry::{MARKER, MARKER_VALUE};
+use super::outbox::Outbox;
+use super::spin::{self, Spinning};
 use super::wire::{self, FromWorker, Start, ToWorker};
 use crate::code::outcome::Finished;
 
@@ -77,7 +80,7 @@ impl Shared {
 pub(super) struct WorkerProcess {
     pid: u32,
     shared: Arc<Shared>,
-    to_worker: mpsc::Sender<Vec<u8>>,
+    outbox: Arc<Outbox>,
     /// Told by the reader thread once the process is reaped.
     reaped: Mutex<mpsc::Receiver<()>>,
     /// Scripts it has run.
@@ -99,7 +102,7 @@ impl WorkerProcess {
             .spawn()
             .map_err(|error| format!("its process could not be started: {error}"))?;
         let pid = child.id();
-        let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             return Err("its pipes could not be opened".to_owned());
         };
@@ -107,7 +110,15 @@ impl WorkerProcess {
             slot: Mutex::new(Slot::Idle),
             child: Mutex::new(Some(child)),
         });
-        let started = wire::write(&mut stdin, &ToWorker::Start(start));
+        let dead = |why: String| {
+            shared.kill();
+            why
+        };
+        let outbox = Outbox::start(OwnedFd::from(stdin))
+            .map_err(|error| dead(format!("its input could not be set up: {error}")))?;
+        spin::non_blocking(&stdout)
+            .map_err(|error| dead(format!("its output could not be set up: {error}")))?;
+        let started = wire::encode(&ToWorker::Start(start)).is_ok_and(|frame| outbox.send(&frame));
         let (ready_sender, ready) = mpsc::channel();
         let (reaped_sender, reaped) = mpsc::channel();
         let reader = Arc::clone(&shared);
@@ -117,21 +128,17 @@ impl WorkerProcess {
                 read(stdout, &reader, ready_sender, max_frame);
                 let _ = reaped_sender.send(());
             });
-        let (to_worker, frames) = mpsc::channel::<Vec<u8>>();
-        let spawned = spawned.and_then(|_| {
-            std::thread::Builder::new()
-                .name("lazytool-code-writer".to_owned())
-                .spawn(move || write(stdin, &frames))
-        });
         let worker = WorkerProcess {
             pid,
             shared,
-            to_worker,
+            outbox,
             reaped: Mutex::new(reaped),
             scripts: 0,
         };
-        spawned.map_err(|error| format!("its threads could not be started: {error}"))?;
-        started.map_err(|error| format!("it could not be told its limits: {error}"))?;
+        spawned.map_err(|error| format!("its reader could not be started: {error}"))?;
+        if !started {
+            return Err("it could not be told its limits".to_owned());
+        }
         match ready.recv_timeout(START_TIMEOUT) {
             Ok(Ok(())) => Ok(worker),
             Ok(Err(why)) => Err(why),
@@ -143,12 +150,12 @@ impl WorkerProcess {
 
     /// Sends `frame`; false if the worker can no longer read it.
     pub(super) fn send(&self, frame: &ToWorker) -> bool {
-        wire::encode(frame).is_ok_and(|bytes| self.to_worker.send(bytes).is_ok())
+        wire::encode(frame).is_ok_and(|bytes| self.outbox.send(&bytes))
     }
 
-    /// A sender of encoded frames to this worker, for the answers of tool calls.
-    pub(super) fn sender(&self) -> mpsc::Sender<Vec<u8>> {
-        self.to_worker.clone()
+    /// Where the answers of tool calls go.
+    pub(super) fn outbox(&self) -> Arc<Outbox> {
+        Arc::clone(&self.outbox)
     }
 
     /// Runs what `broker` brokers on this worker: its tool calls go to `broker`, its end to
@@ -230,6 +237,7 @@ impl WorkerProcess {
 impl Drop for WorkerProcess {
     fn drop(&mut self) {
         self.shared.kill();
+        self.outbox.close();
     }
 }
 
@@ -241,19 +249,6 @@ fn page_size() -> u64 {
         .unwrap_or(4096)
 }
 
-/// The writer thread: frames to the worker's input until either side is gone.
-fn write(mut stdin: ChildStdin, frames: &mpsc::Receiver<Vec<u8>>) {
-    for frame in frames {
-        if stdin
-            .write_all(&frame)
-            .and_then(|()| stdin.flush())
-            .is_err()
-        {
-            return;
-        }
-    }
-}
-
 /// The reader thread: the worker's frames until its output ends, then its death reported.
 fn read(
     stdout: ChildStdout,
@@ -261,7 +256,7 @@ fn read(
     ready: mpsc::Sender<Result<(), String>>,
     max_frame: usize,
 ) {
-    let mut stdout = BufReader::new(stdout);
+    let mut stdout = BufReader::new(Spinning(stdout));
     let protocol = loop {
         let frame = match wire::read::<FromWorker>(&mut stdout, max_frame) {
             Ok(Some(frame)) => frame,

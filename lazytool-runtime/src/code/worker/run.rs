@@ -57,7 +57,7 @@ pub(crate) async fn run(
         max_calls: bounds.max_calls,
         max_concurrent: bounds.max_concurrent,
     };
-    let Some(outcome) = worker.begin(Broker::new(call, context, limits, worker.sender())) else {
+    let Some(outcome) = worker.begin(Broker::new(call, context, limits, worker.outbox())) else {
         return could_not_start("the worker was not idle");
     };
     let wall_time = bounds.wall_time;
