@@ -375,3 +375,31 @@ async fn a_worker_that_dies_is_an_error_and_the_next_script_gets_a_fresh_one() {
     let after = script(&session, "return await tools.echo({ text: 'fresh' });").await;
     assert_eq!(after.content(), &json!("fresh"));
 }
+
+#[cfg(feature = "code-worker-test-hook")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_keeps_no_environment_and_no_descriptor_but_its_pipes() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let (session, _) = session(CodeMode::new().max_memory_bytes(26 << 20));
+    let env = script(&session, "return __lazy_test_escape('env');").await;
+    assert_eq!(env.content(), &json!("LAZYTOOL_CODE_WORKER"));
+    let fds = script(&session, "return __lazy_test_escape('fds');").await;
+    assert_eq!(fds.content(), &json!("0,1,2"));
+}
+
+#[cfg(feature = "code-worker-test-hook")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_breaks_the_protocol_is_stopped_and_replaced() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let (session, _) = session(CodeMode::new().max_memory_bytes(27 << 20));
+    for what in ["garbage", "oversize"] {
+        let result = script(
+            &session,
+            &format!("__lazy_test_escape('{what}'); return 1;"),
+        )
+        .await;
+        assert_error(&result, "broke the protocol");
+        let after = script(&session, "return await tools.echo({ text: 'fresh' });").await;
+        assert_eq!(after.content(), &json!("fresh"), "{what}");
+    }
+}

@@ -30,34 +30,9 @@ pub(super) async fn open(
     let context = AsyncContext::full(&runtime).await?;
     #[cfg(all(feature = "code-worker-test-hook", target_os = "linux"))]
     if super::worker::in_worker() {
-        context.with(|ctx| test_hook::install(&ctx)).await?;
+        context
+            .with(|ctx| super::worker::test_hook::install(&ctx))
+            .await?;
     }
     Ok((runtime, context))
-}
-
-/// `__lazy_test_escape(what)`, in a worker of a test build only: tries `"open"` (a file),
-/// `"abort"` (the worker aborts),
-/// `"socket"` (a listening socket) or `"exec"` (a program) from inside the worker, so that a
-/// test sees its filter refuse each. Answers what happened if the worker is still alive.
-#[cfg(all(feature = "code-worker-test-hook", target_os = "linux"))]
-mod test_hook {
-    use rquickjs::{Ctx, Function};
-
-    pub(super) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
-        let escape = |what: String| -> String {
-            let outcome = match what.as_str() {
-                "open" => std::fs::File::open("/etc/hostname").map(drop),
-                "socket" => std::net::TcpListener::bind("127.0.0.1:0").map(drop),
-                "exec" => std::process::Command::new("/bin/true").status().map(drop),
-                "abort" => std::process::abort(),
-                other => return format!("unknown: {other}"),
-            };
-            match outcome {
-                Ok(()) => format!("{what}: allowed"),
-                Err(error) => format!("{what}: refused ({error})"),
-            }
-        };
-        ctx.globals()
-            .set("__lazy_test_escape", Function::new(ctx.clone(), escape)?)
-    }
 }

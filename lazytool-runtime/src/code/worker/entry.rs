@@ -105,6 +105,8 @@ fn confine(start: Start) -> Result<(), String> {
         .and_then(|()| setrlimit(Resource::RLIMIT_FSIZE, 0, 0))
         .map_err(|error| format!("its limits could not be set: {error}"))?;
     close_inherited().map_err(|error| format!("its descriptors could not be closed: {error}"))?;
+    #[cfg(feature = "code-worker-test-hook")]
+    super::test_hook::note_descriptors();
     filter::install()
 }
 
@@ -128,26 +130,32 @@ fn own_size() -> io::Result<u64> {
 /// Closes every descriptor above the standard three: whatever the parent had open without
 /// close-on-exec (a C library's, say) is not the worker's to keep.
 fn close_inherited() -> io::Result<()> {
-    use nix::dir::Dir;
-    use nix::fcntl::OFlag;
-    use nix::sys::stat::Mode;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-    let mut listing = Dir::open("/proc/self/fd", flags, Mode::empty())?;
-    let own = listing.as_raw_fd();
-    let open: Vec<i32> = listing
-        .iter()
-        .filter_map(|entry| entry.ok()?.file_name().to_str().ok()?.parse().ok())
-        .filter(|fd| *fd > 2 && *fd != own)
-        .collect();
-    drop(listing);
-    for fd in open {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    for fd in open_descriptors()?.into_iter().filter(|fd| *fd > 2) {
         // SAFETY: nothing in this process owns these descriptors: the worker is before `main`
-        // and opened none but the listing's, left out above and closed.
+        // and opened none but the listing's, left out and closed.
         #[allow(unsafe_code)]
         drop(unsafe { OwnedFd::from_raw_fd(fd) });
     }
     Ok(())
+}
+
+/// The descriptors open in this process, the listing's own left out.
+pub(super) fn open_descriptors() -> io::Result<Vec<i32>> {
+    use nix::dir::Dir;
+    use nix::fcntl::OFlag;
+    use nix::sys::stat::Mode;
+    use std::os::fd::AsRawFd;
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    let mut listing = Dir::open("/proc/self/fd", flags, Mode::empty())?;
+    let own = listing.as_raw_fd();
+    let mut open: Vec<i32> = listing
+        .iter()
+        .filter_map(|entry| entry.ok()?.file_name().to_str().ok()?.parse().ok())
+        .filter(|fd| *fd != own)
+        .collect();
+    open.sort_unstable();
+    Ok(open)
 }
 
 fn send(frame: &FromWorker) -> io::Result<()> {

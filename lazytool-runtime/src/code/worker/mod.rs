@@ -24,6 +24,8 @@ mod pool;
 mod process;
 mod run;
 mod spin;
+#[cfg(feature = "code-worker-test-hook")]
+pub(crate) mod test_hook;
 mod wire;
 
 #[cfg(feature = "code-worker-test-hook")]
