@@ -100,7 +100,7 @@ impl Reader<'_> {
         &mut self,
         section: &Map<String, Value>,
         path: &str,
-        mut mode: lazytool_runtime::CodeMode,
+        mode: lazytool_runtime::CodeMode,
     ) -> lazytool_runtime::CodeMode {
         use lazytool_runtime::ScriptRunner;
         let runner = self.one_of(
