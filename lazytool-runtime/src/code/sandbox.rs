@@ -29,7 +29,7 @@ pub(super) async fn open(
         .await;
     let context = AsyncContext::full(&runtime).await?;
     #[cfg(all(feature = "code-worker-test-hook", target_os = "linux"))]
-    if super::worker::in_worker() {
+    if super::worker::test_hook::in_worker() {
         context
             .with(|ctx| super::worker::test_hook::install(&ctx))
             .await?;

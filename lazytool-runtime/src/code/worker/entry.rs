@@ -38,15 +38,6 @@ const MAX_FRAME: usize = 1 << 30;
 /// frames, the stack.
 const HEADROOM_BYTES: u64 = 96 << 20;
 
-/// Whether this process is a worker (set before its first script).
-static IN_WORKER: AtomicBool = AtomicBool::new(false);
-
-/// Whether this process is a worker: the test hook is installed there only.
-#[cfg_attr(not(feature = "code-worker-test-hook"), allow(dead_code))]
-pub(crate) fn in_worker() -> bool {
-    IN_WORKER.load(Ordering::Relaxed)
-}
-
 // Runs before `main` in every process that links this module: one look at the environment.
 // `unsafe` because code before `main` must not rely on what the Rust runtime sets up later;
 // `serve` uses the C library's environment, allocator and standard streams only, and never
@@ -55,7 +46,8 @@ pub(crate) fn in_worker() -> bool {
 #[ctor::ctor(unsafe)]
 fn enter_if_worker() {
     if std::env::var_os(MARKER).is_some_and(|value| value == MARKER_VALUE) {
-        IN_WORKER.store(true, Ordering::Relaxed);
+        #[cfg(feature = "code-worker-test-hook")]
+        super::test_hook::enter_worker();
         std::process::exit(serve());
     }
 }
@@ -106,7 +98,7 @@ fn confine(start: Start) -> Result<(), String> {
         .map_err(|error| format!("its limits could not be set: {error}"))?;
     close_inherited().map_err(|error| format!("its descriptors could not be closed: {error}"))?;
     #[cfg(feature = "code-worker-test-hook")]
-    super::test_hook::note_descriptors();
+    super::test_hook::note_descriptors(open_descriptors().unwrap_or_default());
     filter::install()
 }
 
@@ -141,7 +133,7 @@ fn close_inherited() -> io::Result<()> {
 }
 
 /// The descriptors open in this process, the listing's own left out.
-pub(super) fn open_descriptors() -> io::Result<Vec<i32>> {
+fn open_descriptors() -> io::Result<Vec<i32>> {
     use nix::dir::Dir;
     use nix::fcntl::OFlag;
     use nix::sys::stat::Mode;

@@ -28,6 +28,4 @@ mod spin;
 pub(crate) mod test_hook;
 mod wire;
 
-#[cfg(feature = "code-worker-test-hook")]
-pub(crate) use entry::in_worker;
 pub(crate) use run::run;

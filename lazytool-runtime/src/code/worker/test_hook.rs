@@ -12,15 +12,29 @@
 
 use std::io::Write;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rquickjs::{Ctx, Function};
+
+/// Whether this process is a worker: the hook is installed there only.
+static IN_WORKER: AtomicBool = AtomicBool::new(false);
 
 /// The descriptors the worker kept, listed after it closed the others.
 static DESCRIPTORS: OnceLock<Vec<i32>> = OnceLock::new();
 
-/// Notes the worker's descriptors (before its filter).
-pub(super) fn note_descriptors() {
-    let _ = DESCRIPTORS.set(super::entry::open_descriptors().unwrap_or_default());
+/// Notes that this process is a worker.
+pub(super) fn enter_worker() {
+    IN_WORKER.store(true, Ordering::Relaxed);
+}
+
+/// Whether this process is a worker.
+pub(crate) fn in_worker() -> bool {
+    IN_WORKER.load(Ordering::Relaxed)
+}
+
+/// Notes the worker's descriptors (before its filter), `open`.
+pub(super) fn note_descriptors(open: Vec<i32>) {
+    let _ = DESCRIPTORS.set(open);
 }
 
 /// Installs `__lazy_test_escape` in a script's context.
