@@ -25,7 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_gateway import DISCOVERY, GATEWAY, MODERN, UPSTREAMS, node_server, text  # noqa: E402
 from test_lock import children, digest, lock, serving  # noqa: E402
-from test_mcp_http import connect, names  # noqa: E402
+from test_mcp_http import await_line, connect, names  # noqa: E402
+
+import bearer_client  # noqa: E402
 
 CODE = "__lazy__code__"
 WORKER = "lazytool-code-worker"
@@ -274,3 +276,33 @@ async def test_http_another_client_is_answered_while_a_hostile_script_runs(tmp_p
                     break
                 time.sleep(0.05)
             assert children(process.pid, WORKER) == []
+
+
+async def test_http_the_code_tool_is_offered_only_to_a_principal_that_may_call_a_tool(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    principals = tmp_path / "principals.json"
+    principals.write_text(json.dumps({"principals": {
+        "reader": {"tokens": ["reader-token"], "allow": ["time__*"]},
+        "nobody": {"tokens": ["nobody-token"], "deny": ["*"]},
+    }}))
+    argv = [str(GATEWAY), "--config", str(config), "--http", "127.0.0.1:0", "--principals", str(principals)]
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    try:
+        url = await_line(process, r"at (http://\S+/mcp)", "the gateway did not say where it serves")[1]
+        async with bearer_client.connect(url, "reader-token") as reader:
+            [code] = [tool for tool in (await reader.list_tools()).tools if tool.name == CODE]
+            assert "time__convert_time(args: {" in code.description, code.description
+            assert "everything__" not in code.description, "declarations list only what the reader may call"
+            refused = await reader.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'x' });"})
+            assert refused.is_error, text(refused)
+            converted = await reader.call_tool(CODE, {"code": (
+                "return (await tools.time__convert_time({ source_timezone: 'UTC', time: '12:00', "
+                "target_timezone: 'Europe/Paris' })).target.timezone;")})
+            assert text(converted) == "Europe/Paris", text(converted)
+        async with bearer_client.connect(url, "nobody-token") as nobody:
+            assert CODE not in names(await nobody.list_tools()), "no tool to call: no code tool"
+            with pytest.raises(Exception, match="unknown tool"):
+                await nobody.call_tool(CODE, {"code": "return 1;"})
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
