@@ -96,8 +96,8 @@ async fn script(session: &Session, code: &str) -> ToolResult {
     session.call(CODE_TOOL_NAME, json!({ "code": code })).await
 }
 
-/// A session whose scripts reach their memory limit before any wall time, however loaded
-/// the machine.
+/// A session whose scripts reach their limits (memory, arguments, output) before any wall
+/// time, however loaded the machine.
 fn memory_session() -> (Session, Arc<Seen>) {
     session_with(
         CodeMode::new()
@@ -309,7 +309,7 @@ async fn a_dropped_script_cancels_the_tool_call_it_awaits() {
 
 #[tokio::test]
 async fn a_huge_return_value_is_cut_to_the_output_limit() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let result = script(&session, "return 'x'.repeat(500000);").await;
     assert!(!result.is_error(), "{}", result.text());
     assert!(result.text().len() <= 100_000, "{}", result.text().len());
@@ -346,7 +346,7 @@ const TOO_LARGE: &str =
 
 #[tokio::test]
 async fn a_sparse_arrays_length_is_counted_before_its_items() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     for length in ["2 ** 31 - 1", "2 ** 32 - 1", "1 << 20"] {
         let arguments = format!("const a = []; a.length = {length}; const args = {{ a }};");
         assert_eq!(
@@ -362,7 +362,7 @@ async fn a_sparse_arrays_length_is_counted_before_its_items() {
 
 #[tokio::test]
 async fn shared_children_are_counted_at_every_visit() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     // 61 levels, each array holding the same child twice: 2^60 leaves, under the depth limit.
     let arguments = "let x = 0;\nfor (let i = 0; i < 61; i++) x = [x, x];\nconst args = { x };";
     assert_eq!(thrown_by_call(&session, arguments).await, TOO_LARGE);
@@ -373,7 +373,7 @@ async fn shared_children_are_counted_at_every_visit() {
 
 #[tokio::test]
 async fn a_huge_string_is_counted_by_its_length() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     for text in [
         "'x'.repeat(8 << 20)",
         "'é'.repeat(2 << 20)",
@@ -395,7 +395,7 @@ async fn a_huge_string_is_counted_by_its_length() {
 
 #[tokio::test]
 async fn arguments_json_cannot_carry_are_refused_naming_why() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let cases = [
         (
             "const args = { n: 1n };",
@@ -436,7 +436,7 @@ async fn arguments_json_cannot_carry_are_refused_naming_why() {
 
 #[tokio::test]
 async fn a_throwing_getter_in_the_arguments_throws_its_own_error() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let getter = "const args = { get text() { throw new RangeError('mine'); } };";
     assert_eq!(thrown_by_call(&session, getter).await, "mine");
     let to_json = "const args = { a: { toJSON() { throw new Error('from toJSON'); } } };";
@@ -487,7 +487,7 @@ const NOT_JSON: &str = "Error: the script's return value is not JSON: ";
 
 #[tokio::test]
 async fn a_return_value_json_cannot_carry_is_an_error_never_null() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let cases = [
         (
             "const a = []; a.push(a); return a;",
@@ -553,7 +553,7 @@ async fn a_return_value_json_cannot_carry_is_an_error_never_null() {
 
 #[tokio::test]
 async fn undefined_and_null_returns_stay_successes() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     for code in [
         "return;",
         "return undefined;",
@@ -584,7 +584,7 @@ async fn an_interrupt_while_the_return_value_is_read_ends_at_the_wall_time() {
 
 #[tokio::test]
 async fn a_return_value_over_the_output_limit_is_cut_not_parsed() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     // Far more values than the output limit holds: given as text, cut with a notice.
     let result = script(&session, "return new Array(1 << 17).fill([0]);").await;
     assert!(!result.is_error(), "{}", result.text());
@@ -605,7 +605,7 @@ async fn a_return_value_over_the_output_limit_is_cut_not_parsed() {
 
 #[tokio::test]
 async fn a_console_line_with_a_lone_surrogate_is_written_with_a_replacement() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     let result = script(
         &session,
         "console.log('a\\ud800b', '\\udc00');\nconsole.log({ s: '\\ud800' });\nreturn 'done';",
@@ -627,7 +627,7 @@ async fn a_console_line_with_a_lone_surrogate_is_written_with_a_replacement() {
 
 #[tokio::test]
 async fn a_script_that_closes_its_wrapper_gets_a_syntax_error() {
-    let (session, seen) = hostile_session();
+    let (session, seen) = memory_session();
     for code in [
         "}); (() => {",
         "}); (async () => {",
@@ -656,7 +656,7 @@ async fn a_script_that_closes_its_wrapper_gets_a_syntax_error() {
 
 #[tokio::test]
 async fn no_binding_text_reaches_the_model() {
-    let (session, _) = hostile_session();
+    let (session, _) = memory_session();
     for code in [
         "return await tools['\\ud800']({});",
         "return await tools.take({ text: 'a' }, 2, 3);",

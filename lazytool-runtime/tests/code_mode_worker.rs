@@ -17,22 +17,41 @@ use tokio::sync::{Mutex, Notify};
 /// The tests count this process's workers: one at a time, so that none counts another's.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::const_new(());
 
-fn registry(release: &Arc<Notify>) -> Registry {
+/// The `hold` tool's two ends: told when a call holds, and told to let it go.
+#[derive(Clone, Default)]
+struct Hold {
+    held: Arc<Notify>,
+    release: Arc<Notify>,
+}
+
+impl Hold {
+    /// Waits until a script's call of `hold` holds (its script holds its place).
+    async fn held(&self) {
+        self.held.notified().await;
+    }
+
+    fn release(&self) {
+        self.release.notify_one();
+    }
+}
+
+fn registry(hold: &Hold) -> Registry {
     let echo = DynamicTool::new(
         "echo",
         "Echoes a text.",
         json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
         |arguments, _| async move { Ok::<_, String>(arguments["text"].clone()) },
     );
-    let release = Arc::clone(release);
+    let ends = hold.clone();
     let hold = DynamicTool::new(
         "hold",
         "Waits until the test releases it.",
         json!({"type": "object"}),
         move |_, _| {
-            let release = Arc::clone(&release);
+            let ends = ends.clone();
             async move {
-                release.notified().await;
+                ends.held.notify_one();
+                ends.release.notified().await;
                 Ok::<_, String>(json!("released"))
             }
         },
@@ -46,10 +65,10 @@ fn registry(release: &Arc<Notify>) -> Registry {
 
 /// A session whose scripts run in workers under `code`. Each test gives its `code` settings
 /// of its own (its memory limit), so that it has a pool of its own.
-fn session(code: CodeMode) -> (Session, Arc<Notify>) {
-    let release = Arc::new(Notify::new());
-    let session = registry(&release).session_with(SessionOptions::new().code_mode(code));
-    (session, release)
+fn session(code: CodeMode) -> (Session, Hold) {
+    let hold = Hold::default();
+    let session = registry(&hold).session_with(SessionOptions::new().code_mode(code));
+    (session, hold)
 }
 
 async fn script(session: &Session, code: &str) -> ToolResult {
@@ -200,12 +219,11 @@ async fn a_cancelled_script_kills_its_worker() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_past_the_cap_wait_in_a_bounded_queue_then_are_refused() {
     let _one = ONE_AT_A_TIME.lock().await;
-    let others = workers();
     for (queue, wait, refusal) in [
         (0, Duration::from_secs(600), "the queue's limit"),
         (1, Duration::from_millis(1), "the queue's wait limit"),
     ] {
-        let (session, release) = session(
+        let (session, hold) = session(
             CodeMode::new()
                 .max_memory_bytes((20 << 20) + queue)
                 .max_scripts(1)
@@ -216,21 +234,19 @@ async fn scripts_past_the_cap_wait_in_a_bounded_queue_then_are_refused() {
             let session = Arc::clone(&session);
             tokio::spawn(async move { script(&session, "return await tools.hold({});").await })
         };
-        // The first script holds the one place (its worker, new, awaits `hold`).
-        while workers().iter().all(|pid| others.contains(pid)) {
-            tokio::task::yield_now().await;
-        }
+        // The first script holds the one place (its worker awaits `hold`).
+        hold.held().await;
         let refused = script(&session, "return 'refused';").await;
         assert_error(&refused, "limit of 1 scripts at once");
         assert_error(&refused, refusal);
-        release.notify_one();
+        hold.release();
         assert_eq!(
             holding.await.expect("holding").content(),
             &json!("released")
         );
     }
     // A script in the queue runs when a place frees.
-    let (session, release) = session(
+    let (session, hold) = session(
         CodeMode::new()
             .max_memory_bytes((20 << 20) + 2)
             .max_scripts(1)
@@ -241,14 +257,12 @@ async fn scripts_past_the_cap_wait_in_a_bounded_queue_then_are_refused() {
         let session = Arc::clone(&session);
         tokio::spawn(async move { script(&session, "return await tools.hold({});").await })
     };
-    while workers().iter().all(|pid| others.contains(pid)) {
-        tokio::task::yield_now().await;
-    }
+    hold.held().await;
     let queued = {
         let session = Arc::clone(&session);
         tokio::spawn(async move { script(&session, "return 'queued';").await })
     };
-    release.notify_one();
+    hold.release();
     assert_eq!(
         holding.await.expect("holding").content(),
         &json!("released")
@@ -348,32 +362,39 @@ async fn a_worker_is_kept_between_scripts_and_replaced_after_its_recycling_bound
     assert_eq!(pids, vec![json!(1), json!(0), json!(1), json!(0)]);
 }
 
+/// Runs `__lazy_test_escape(what)`: its worker is stopped with `error`, and the session's next
+/// script runs on a fresh one.
+#[cfg(feature = "code-worker-test-hook")]
+async fn stopped_then_replaced(session: &Session, what: &str, error: &str) {
+    let result = script(session, &format!("__lazy_test_escape('{what}'); return 1;")).await;
+    assert_error(&result, error);
+    let after = script(session, "return await tools.echo({ text: 'fresh' });").await;
+    assert_eq!(after.content(), &json!("fresh"), "{what}");
+}
+
 #[cfg(feature = "code-worker-test-hook")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_filter_refuses_a_file_a_socket_and_a_program_from_inside_a_worker() {
     let _one = ONE_AT_A_TIME.lock().await;
     let (worker, _) = session(CodeMode::new().max_memory_bytes(24 << 20));
     for what in ["open", "socket", "exec"] {
-        let result = script(&worker, &format!("return __lazy_test_escape('{what}');")).await;
-        assert_error(&result, "a system call its filter refuses");
+        stopped_then_replaced(&worker, what, "a system call its filter refuses").await;
     }
     // In process there is no filter, and no hook either.
     let (in_process, _) = session(CodeMode::in_process());
     let result = script(&in_process, "return typeof __lazy_test_escape;").await;
     assert_eq!(result.content(), &json!("undefined"));
-    let after = script(&worker, "return await tools.echo({ text: 'still' });").await;
-    assert_eq!(after.content(), &json!("still"));
 }
 
 #[cfg(feature = "code-worker-test-hook")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_worker_that_dies_is_an_error_and_the_next_script_gets_a_fresh_one() {
+async fn a_worker_that_dies_or_breaks_the_protocol_is_an_error_and_is_replaced() {
     let _one = ONE_AT_A_TIME.lock().await;
     let (session, _) = session(CodeMode::new().max_memory_bytes(25 << 20));
-    let result = script(&session, "return __lazy_test_escape('abort');").await;
-    assert_error(&result, "the script's worker died (aborted)");
-    let after = script(&session, "return await tools.echo({ text: 'fresh' });").await;
-    assert_eq!(after.content(), &json!("fresh"));
+    stopped_then_replaced(&session, "abort", "the script's worker died (aborted)").await;
+    // A frame that is not JSON, and one that says it is 4 GiB: the parent reads no further.
+    stopped_then_replaced(&session, "garbage", "broke the protocol").await;
+    stopped_then_replaced(&session, "oversize", "broke the protocol").await;
 }
 
 #[cfg(feature = "code-worker-test-hook")]
@@ -385,21 +406,4 @@ async fn a_worker_keeps_no_environment_and_no_descriptor_but_its_pipes() {
     assert_eq!(env.content(), &json!("LAZYTOOL_CODE_WORKER"));
     let fds = script(&session, "return __lazy_test_escape('fds');").await;
     assert_eq!(fds.content(), &json!("0,1,2"));
-}
-
-#[cfg(feature = "code-worker-test-hook")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_worker_that_breaks_the_protocol_is_stopped_and_replaced() {
-    let _one = ONE_AT_A_TIME.lock().await;
-    let (session, _) = session(CodeMode::new().max_memory_bytes(27 << 20));
-    for what in ["garbage", "oversize"] {
-        let result = script(
-            &session,
-            &format!("__lazy_test_escape('{what}'); return 1;"),
-        )
-        .await;
-        assert_error(&result, "broke the protocol");
-        let after = script(&session, "return await tools.echo({ text: 'fresh' });").await;
-        assert_eq!(after.content(), &json!("fresh"), "{what}");
-    }
 }

@@ -67,18 +67,21 @@ impl Reader<'_> {
                 ),
             }
         }
-        let count = |reader: &mut Self, key: &str, default: usize, unit: &str| {
-            let value = reader.positive(section.get(key), &child(path, key), default as u64, unit);
-            usize::try_from(value).unwrap_or(usize::MAX)
-        };
-        let calls = count(self, "maxToolCalls", mode.max_tool_calls, "calls");
-        let concurrent = count(
-            self,
+        let calls = self.count(section, path, "maxToolCalls", mode.max_tool_calls, "calls");
+        let concurrent = self.count(
+            section,
+            path,
             "maxConcurrentCalls",
             mode.max_concurrent_calls,
             "calls",
         );
-        let memory = count(self, "maxMemoryBytes", mode.max_memory_bytes, "bytes");
+        let memory = self.count(
+            section,
+            path,
+            "maxMemoryBytes",
+            mode.max_memory_bytes,
+            "bytes",
+        );
         mode = mode
             .max_tool_calls(calls)
             .max_concurrent_calls(concurrent)
@@ -92,6 +95,20 @@ impl Reader<'_> {
             mode = mode.wall_time(wall);
         }
         Some((discovery, self.workers(section, path, mode)))
+    }
+
+    /// A positive whole number of `unit` at `key` of `section` (at `path`), `default` without.
+    #[cfg(feature = "code-mode")]
+    fn count(
+        &mut self,
+        section: &Map<String, Value>,
+        path: &str,
+        key: &str,
+        default: usize,
+        unit: &str,
+    ) -> usize {
+        let value = self.positive(section.get(key), &child(path, key), default as u64, unit);
+        usize::try_from(value).unwrap_or(usize::MAX)
     }
 
     /// Where scripts run, and the workers' pool and budget, from `lazytool.code`.
@@ -112,25 +129,40 @@ impl Reader<'_> {
                 ("inProcess", ScriptRunner::InProcess),
             ],
         );
-        let count = |reader: &mut Self, key: &str, default: usize, unit: &str| {
-            let value = reader.positive(section.get(key), &child(path, key), default as u64, unit);
-            usize::try_from(value).unwrap_or(usize::MAX)
-        };
-        let scripts = count(self, "maxScripts", mode.max_scripts, "scripts");
-        let queued = count(self, "maxQueuedScripts", mode.max_queued_scripts, "scripts");
+        let scripts = self.count(section, path, "maxScripts", mode.max_scripts, "scripts");
+        let queued = self.count(
+            section,
+            path,
+            "maxQueuedScripts",
+            mode.max_queued_scripts,
+            "scripts",
+        );
         let wait = self.millis(
             section.get("queueWaitMs"),
             &child(path, "queueWaitMs"),
             mode.max_queue_wait,
         );
-        let idle = count(self, "idleWorkers", mode.max_idle_workers, "workers");
-        let recycle_scripts = count(
-            self,
+        let idle = self.count(
+            section,
+            path,
+            "idleWorkers",
+            mode.max_idle_workers,
+            "workers",
+        );
+        let recycle_scripts = self.count(
+            section,
+            path,
             "recycleAfterScripts",
             mode.recycle_after_scripts,
             "scripts",
         );
-        let recycle_bytes = count(self, "recycleAboveBytes", mode.recycle_above_bytes, "bytes");
+        let recycle_bytes = self.count(
+            section,
+            path,
+            "recycleAboveBytes",
+            mode.recycle_above_bytes,
+            "bytes",
+        );
         mode.runner(runner)
             .max_scripts(scripts)
             .queue(queued, wait)

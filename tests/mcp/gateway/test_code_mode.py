@@ -209,6 +209,29 @@ def test_bad_code_settings_are_problems_of_the_config(tmp_path: Path) -> None:
 
 
 HOSTILE_LIMITS = {"wallTimeMs": 2000, "maxMemoryBytes": 16 << 20}
+MEANWHILE = "return await tools.everything__echo({ message: 'meanwhile' });"
+
+
+async def assert_hostile_scripts_end_while_others_are_answered(run, answer_others, alive) -> None:
+    """Each of `HOSTILE` through `run` ends in an error naming its limit, while
+    `answer_others` is answered (before the script ends, where it runs to its wall time), and
+    the gateway stays `alive`."""
+    for code, error in HOSTILE:
+        ended = anyio.Event()
+        results = {}
+
+        async def hostile() -> None:
+            results["hostile"] = await run(code)
+            ended.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(hostile)
+            await answer_others()
+            if "wall time" in error:
+                assert not ended.is_set(), f"{code}: ended before the others were answered"
+        result = results["hostile"]
+        assert result.is_error and error in text(result), f"{code}: {text(result)}"
+        assert alive(), "the gateway is the same process"
 
 
 async def test_stdio_hostile_scripts_end_in_errors_and_the_gateway_answers_meanwhile(tmp_path: Path) -> None:
@@ -219,27 +242,16 @@ async def test_stdio_hostile_scripts_end_in_errors_and_the_gateway_answers_meanw
             await session.initialize()
             [gateway] = [child for child in children(os.getpid()) if str(GATEWAY) in Path(f"/proc/{child}/cmdline").read_text()]
             await session.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
-            for code, error in HOSTILE:
-                hostile_done = anyio.Event()
-                results = {}
 
-                async def hostile() -> None:
-                    results["hostile"] = await session.call_tool(CODE, {"code": code})
-                    hostile_done.set()
+            async def answer_others() -> None:
+                # The same client's other requests: the gateway's own workers are free.
+                await session.send_ping()
+                answered = await session.call_tool(CODE, {"code": MEANWHILE})
+                assert text(answered) == "Echo: meanwhile", text(answered)
 
-                async with anyio.create_task_group() as group:
-                    group.start_soon(hostile)
-                    # Answered while the hostile script may still run: the gateway's own
-                    # workers are free.
-                    await session.send_ping()
-                    answered = await session.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'meanwhile' });"})
-                    assert text(answered) == "Echo: meanwhile", text(answered)
-                    if "wall time" in error:
-                        assert not hostile_done.is_set(), f"{code}: ended before the others were answered"
-                result = results["hostile"]
-                assert result.is_error, f"{code}: {text(result)}"
-                assert error in text(result), f"{code}: {text(result)}"
-                assert Path(f"/proc/{gateway}").exists(), "the gateway is the same process"
+            await assert_hostile_scripts_end_while_others_are_answered(
+                lambda code: session.call_tool(CODE, {"code": code}), answer_others,
+                lambda: Path(f"/proc/{gateway}").exists())
             assert_no_worker_spins(gateway)
             after = await session.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'after' });"})
             assert text(after) == "Echo: after"
@@ -251,32 +263,21 @@ async def test_http_another_client_is_answered_while_a_hostile_script_runs(tmp_p
         async with connect(url, "legacy") as hostile, connect(url, "legacy") as other:
             await hostile.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
             await other.call_tool(DISCOVERY, {"toolNames": ["everything__echo"]})
-            for code, error in HOSTILE:
-                hostile_done = anyio.Event()
-                results = {}
 
-                async def run_hostile() -> None:
-                    results["hostile"] = await hostile.call_tool(CODE, {"code": code})
-                    hostile_done.set()
+            async def answer_others() -> None:
+                assert names(await other.list_tools()) == [DISCOVERY, CODE]
+                answered = await other.call_tool(CODE, {"code": MEANWHILE})
+                assert text(answered) == "Echo: meanwhile", text(answered)
 
-                async with anyio.create_task_group() as group:
-                    group.start_soon(run_hostile)
-                    listed = await other.list_tools()
-                    assert names(listed) == [DISCOVERY, CODE]
-                    answered = await other.call_tool(CODE, {"code": "return await tools.everything__echo({ message: 'meanwhile' });"})
-                    assert text(answered) == "Echo: meanwhile", text(answered)
-                    if "wall time" in error:
-                        assert not hostile_done.is_set(), f"{code}: ended before the other client was answered"
-                result = results["hostile"]
-                assert result.is_error and error in text(result), f"{code}: {text(result)}"
-                assert process.poll() is None, "the gateway is the same process"
+            await assert_hostile_scripts_end_while_others_are_answered(
+                lambda code: hostile.call_tool(CODE, {"code": code}), answer_others,
+                lambda: process.poll() is None)
             # Each worker was ended after its one script: none holds a script's memory now.
             for _ in range(200):
                 if not children(process.pid, WORKER):
                     break
                 time.sleep(0.05)
             assert children(process.pid, WORKER) == []
-
 
 async def test_http_the_code_tool_is_offered_only_to_a_principal_that_may_call_a_tool(tmp_path: Path) -> None:
     config = write_config(tmp_path)
