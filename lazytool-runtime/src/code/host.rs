@@ -118,7 +118,9 @@ struct Console {
     bytes: usize,
 }
 
-/// What bounds a [`Host`].
+/// What bounds a [`Host`] (and, sent with a script to its worker, the worker's host and the
+/// parent's check of it).
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Bounds {
     pub(super) max_calls: usize,
     pub(super) max_concurrent: usize,
@@ -310,28 +312,38 @@ impl Host {
         let number = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         if number > self.max_calls {
             self.reach(Limit::ToolCalls(self.max_calls));
-            return Err(format!(
-                "Error: the script reached its limit of {} tool calls.",
-                self.max_calls
-            ));
+            return Err(too_many_calls(self.max_calls));
         }
         let Ok(_permit) = self.permits.acquire().await else {
             return Err(STOPPED.to_owned());
         };
-        let id = match self.context.call_id() {
-            Some(parent) => format!("{parent}/{number}"),
-            None => format!("script/{number}"),
-        };
         // The call's own token is made a child of the script's when the call first needs it.
         let context = ToolContext::new()
-            .with_call_id(id)
+            .with_call_id(call_id(self.context.call_id(), number))
             .with_cancellation(self.context.cancellation().clone());
-        let result = (self.call)(name, arguments, context).await;
-        if result.is_error() {
-            Err(result.text())
-        } else {
-            Ok(result.into_content())
-        }
+        answer_of((self.call)(name, arguments, context).await)
+    }
+}
+
+/// The id of a script's `number`th tool call: the code tool's call id (`parent`), then `/N`.
+pub(super) fn call_id(parent: Option<&str>, number: usize) -> String {
+    match parent {
+        Some(parent) => format!("{parent}/{number}"),
+        None => format!("script/{number}"),
+    }
+}
+
+/// What a call past a script's limit of `max_calls` tool calls throws.
+pub(super) fn too_many_calls(max_calls: usize) -> String {
+    format!("Error: the script reached its limit of {max_calls} tool calls.")
+}
+
+/// A tool's result as a script reads it: its value, or its error's text (thrown).
+pub(super) fn answer_of(result: ToolResult) -> Result<Value, String> {
+    if result.is_error() {
+        Err(result.text())
+    } else {
+        Ok(result.into_content())
     }
 }
 

@@ -147,8 +147,7 @@ async fn run(
         }
         #[cfg(target_os = "linux")]
         ScriptRunner::Worker => {
-            let source = source.to_owned();
-            super::worker::run(source, call, &context, bounds, mode, mode.max_stack_bytes).await
+            super::worker::run(source.to_owned(), call, &context, bounds, mode).await
         }
         #[cfg(not(target_os = "linux"))]
         ScriptRunner::Worker => ToolResult::error(

@@ -18,8 +18,8 @@ use tracing::{Dispatch, Instrument, Span};
 
 use super::outbox::Outbox;
 use super::wire::{self, ToWorker};
-use crate::call::{ToolContext, ToolResult};
-use crate::code::host::CallTool;
+use crate::call::ToolContext;
+use crate::code::host::{Bounds, CallTool, answer_of, call_id, too_many_calls};
 
 /// One script's tool calls, as the parent runs them.
 pub(super) struct Broker {
@@ -41,19 +41,14 @@ pub(super) struct Broker {
     tasks: Vec<JoinHandle<()>>,
 }
 
-/// What bounds a [`Broker`]: the script's own limits, checked again on the parent's side.
-pub(super) struct BrokerLimits {
-    pub(super) max_calls: usize,
-    pub(super) max_concurrent: usize,
-}
-
 impl Broker {
     /// Runs the calls of the script of `context` (the code tool's call) through `call`, on
-    /// the current async runtime and under the current span.
+    /// the current async runtime and under the current span; the script's own `bounds` on
+    /// calls are checked again on this side.
     pub(super) fn new(
         call: CallTool,
         context: &ToolContext,
-        limits: BrokerLimits,
+        bounds: &Bounds,
         to_worker: Arc<Outbox>,
     ) -> Broker {
         Broker {
@@ -61,8 +56,8 @@ impl Broker {
             parent_id: context.call_id().map(str::to_owned),
             cancel: context.cancellation().child_token(),
             calls: 0,
-            max_calls: limits.max_calls,
-            max_concurrent: limits.max_concurrent.max(1),
+            max_calls: bounds.max_calls,
+            max_concurrent: bounds.max_concurrent.max(1),
             running: Arc::new(AtomicUsize::new(0)),
             runtime: Handle::current(),
             span: Span::current(),
@@ -76,13 +71,7 @@ impl Broker {
     pub(super) fn call(&mut self, id: u64, name: String, arguments: Value) {
         self.calls += 1;
         if self.calls > self.max_calls {
-            return self.answer(
-                id,
-                Err(format!(
-                    "Error: the script reached its limit of {} tool calls.",
-                    self.max_calls
-                )),
-            );
+            return self.answer(id, Err(too_many_calls(self.max_calls)));
         }
         if self.running.load(Ordering::Acquire) >= self.max_concurrent {
             return self.answer(
@@ -93,12 +82,8 @@ impl Broker {
                 )),
             );
         }
-        let call_id = match &self.parent_id {
-            Some(parent) => format!("{parent}/{}", self.calls),
-            None => format!("script/{}", self.calls),
-        };
         let context = ToolContext::new()
-            .with_call_id(call_id)
+            .with_call_id(call_id(self.parent_id.as_deref(), self.calls))
             .with_cancellation(self.cancel.clone());
         let _runtime = self.runtime.enter();
         let _subscriber = tracing::dispatcher::set_default(&self.dispatch);
@@ -110,7 +95,7 @@ impl Broker {
         .with_subscriber(self.dispatch.clone());
         let polled = std::pin::Pin::new(&mut future).poll(&mut Context::from_waker(Waker::noop()));
         if let Poll::Ready(result) = polled {
-            return self.answer(id, answer(result));
+            return self.answer(id, answer_of(result));
         }
         let running = Arc::clone(&self.running);
         running.fetch_add(1, Ordering::AcqRel);
@@ -118,7 +103,7 @@ impl Broker {
         self.tasks.push(self.runtime.spawn(async move {
             let result = future.await;
             running.fetch_sub(1, Ordering::AcqRel);
-            send(&to_worker, id, answer(result));
+            send(&to_worker, id, answer_of(result));
         }));
     }
 
@@ -132,14 +117,6 @@ impl Broker {
 
     fn answer(&self, id: u64, answer: Result<Value, String>) {
         send(&self.to_worker, id, answer);
-    }
-}
-
-fn answer(result: ToolResult) -> Result<Value, String> {
-    if result.is_error() {
-        Err(result.text())
-    } else {
-        Ok(result.into_content())
     }
 }
 

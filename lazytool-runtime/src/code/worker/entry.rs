@@ -22,7 +22,7 @@ use super::filter;
 use super::spin::{self, Spinning};
 use super::wire::{self, FromWorker, Run, Start, ToWorker};
 use crate::call::{ToolContext, ToolErrorKind, ToolResult};
-use crate::code::host::{Bounds, CallTool, Host};
+use crate::code::host::{CallTool, Host};
 use crate::code::outcome::Finished;
 use crate::code::settle;
 
@@ -201,15 +201,7 @@ fn run_script(run: Run, input: &mut impl Read) -> io::Result<()> {
             }
         })
     });
-    let bounds = Bounds {
-        max_calls: run.max_calls,
-        max_concurrent: run.max_concurrent,
-        max_output: run.max_output,
-        max_argument_bytes: run.max_argument_bytes,
-        max_depth: run.max_depth,
-        wall_time: run.wall_time,
-    };
-    let host = Host::new(call, ToolContext::new(), bounds);
+    let host = Host::new(call, ToolContext::new(), run.bounds);
     let script = settle::run(run.source, host, run.max_memory_bytes, run.max_stack_bytes);
     let Finished {
         ended,

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::time::Duration;
 
-use super::broker::{Broker, BrokerLimits};
+use super::broker::Broker;
 use super::death;
 use super::pool::{Pool, PoolKey, end};
 use super::process::Outcome;
@@ -19,7 +19,7 @@ use crate::code::outcome::Limit;
 /// How long past its wall time a script's worker is given to stop by itself before it is
 /// killed: the engine's interrupt ends most scripts well within it; what QuickJS does not
 /// interrupt (a builtin's long loop) ends here.
-pub(crate) const KILL_GRACE: Duration = Duration::from_millis(250);
+const KILL_GRACE: Duration = Duration::from_millis(250);
 
 /// Room in a frame beyond the values it carries (keys, numbers, escapes).
 const FRAME_SLACK: usize = 64 << 10;
@@ -31,7 +31,6 @@ pub(crate) async fn run(
     context: &ToolContext,
     bounds: Bounds,
     mode: &CodeMode,
-    max_stack_bytes: usize,
 ) -> ToolResult {
     // A worker's frames: a call's arguments, or its value and console (each bounded by the
     // output limit); JSON's escapes may make text up to six times longer.
@@ -53,11 +52,7 @@ pub(crate) async fn run(
     if let Err(why) = worker.allow_cpu_seconds(cpu_seconds) {
         return could_not_start(&why);
     }
-    let limits = BrokerLimits {
-        max_calls: bounds.max_calls,
-        max_concurrent: bounds.max_concurrent,
-    };
-    let Some(outcome) = worker.begin(Broker::new(call, context, limits, worker.outbox())) else {
+    let Some(outcome) = worker.begin(Broker::new(call, context, &bounds, worker.outbox())) else {
         return could_not_start("the worker was not idle");
     };
     let wall_time = bounds.wall_time;
@@ -65,13 +60,8 @@ pub(crate) async fn run(
     let script = ToWorker::Run(Run {
         source,
         max_memory_bytes: mode.max_memory_bytes,
-        max_stack_bytes,
-        max_calls: bounds.max_calls,
-        max_concurrent: bounds.max_concurrent,
-        max_output: bounds.max_output,
-        max_argument_bytes: bounds.max_argument_bytes,
-        max_depth: bounds.max_depth,
-        wall_time,
+        max_stack_bytes: mode.max_stack_bytes,
+        bounds,
     });
     if !worker.send(&script) {
         worker.kill();

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::code::host::Bounds;
 use crate::code::outcome::{Ended, Limit};
 
 /// What the parent tells a worker.
@@ -37,12 +38,7 @@ pub(super) struct Run {
     pub(super) source: String,
     pub(super) max_memory_bytes: usize,
     pub(super) max_stack_bytes: usize,
-    pub(super) max_calls: usize,
-    pub(super) max_concurrent: usize,
-    pub(super) max_output: usize,
-    pub(super) max_argument_bytes: usize,
-    pub(super) max_depth: usize,
-    pub(super) wall_time: std::time::Duration,
+    pub(super) bounds: Bounds,
 }
 
 /// What a worker tells the parent.
