@@ -75,37 +75,46 @@ async fn script(session: &Session, code: &str) -> ToolResult {
     session.call(CODE_TOOL_NAME, json!({ "code": code })).await
 }
 
-/// The pids of this process's workers (its children named `lazytool-code-worker`).
+/// The pids of this process's workers: the processes started as `lazytool-code-worker` whose
+/// parent is this process. Read from each process's status rather than from the threads'
+/// `children` lists: a child moves between those lists when the thread that started it ends
+/// (another test's runtime shutting down), and a listing read meanwhile can miss it.
 fn workers() -> Vec<u32> {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+    let Ok(processes) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let mut pids: Vec<u32> = tasks
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("children")).ok())
-        .flat_map(|children| {
-            children
-                .split_whitespace()
-                .filter_map(|pid| pid.parse().ok())
-                .collect::<Vec<u32>>()
-        })
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|cmdline| cmdline.starts_with(b"lazytool-code-worker\0"))
-        })
+    let mut pids: Vec<u32> = processes
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|pid| is_worker(*pid))
         .collect();
     pids.sort_unstable();
     pids
 }
 
-fn is_alive(pid: u32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
+/// Whether `pid` is a worker of this process, a zombie included (its command line is empty:
+/// this process has no other children).
+fn is_worker(pid: u32) -> bool {
+    is_child(pid)
+        && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+            cmdline.is_empty() || cmdline.starts_with(b"lazytool-code-worker\0")
+        })
+}
+
+/// Whether `pid` is a child of this process not yet reaped (a zombie included).
+fn is_child(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let parent = status
+        .lines()
+        .find_map(|line| line.strip_prefix("PPid:"))
+        .map(str::trim);
+    parent == Some(std::process::id().to_string().as_str())
 }
 
 /// Waits until `pid` is gone (killed and reaped), within a bound far beyond a killed
 /// process's end; false if it is still there then.
 async fn ends(pid: u32) -> bool {
     for _ in 0..1000 {
-        if !is_alive(pid) {
+        if !is_child(pid) {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -360,6 +369,41 @@ async fn a_worker_is_kept_between_scripts_and_replaced_after_its_recycling_bound
     }
     // A new worker for the first script and for the third (the first ended after two).
     assert_eq!(pids, vec![json!(1), json!(0), json!(1), json!(0)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_to_calls_a_script_left_reach_no_later_script() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let (session, _) = session(
+        CodeMode::new()
+            .max_memory_bytes(27 << 20)
+            .max_idle_workers(1),
+    );
+    // The unknown tool's refusal ends the `Promise.all`, and the script, before the echoes'
+    // answers are read: they reach the worker after its script ended.
+    let left = "try {\n\
+        await Promise.all([tools.nothing({}), tools.echo({ text: 'a' }), tools.echo({ text: 'b' })]);\n\
+        } catch (error) { return 'left'; }";
+    for n in 0..20 {
+        assert_eq!(
+            script(&session, left).await.content(),
+            &json!("left"),
+            "{n}"
+        );
+        let next = script(
+            &session,
+            &format!(
+                "return [await tools.echo({{ text: '{n}' }}), await tools.echo({{ text: 'x' }})];"
+            ),
+        )
+        .await;
+        assert_eq!(
+            next.content(),
+            &json!([n.to_string(), "x"]),
+            "{n}: {}",
+            next.text()
+        );
+    }
 }
 
 /// Runs `__lazy_test_escape(what)`: its worker is stopped with `error`, and the session's next

@@ -70,15 +70,19 @@ fn serve() -> i32 {
     if send(&FromWorker::Ready).is_err() {
         return 4;
     }
+    let pending = Arc::new(Pending::default());
     loop {
         match wire::read::<ToWorker>(&mut input, MAX_FRAME) {
             Ok(Some(ToWorker::Run(run))) => {
-                if run_script(run, &mut input).is_err() {
+                if run_script(run, &pending, &mut input).is_err() {
                     return 5;
                 }
             }
+            // The answer to a call its script did not wait for (a `Promise.all` that one
+            // failure ended, say): the parent wrote it before it read the script's end.
+            Ok(Some(ToWorker::Answer { .. })) => {}
             Ok(None) => return 0,
-            Ok(Some(_)) | Err(_) => return 6,
+            Ok(Some(ToWorker::Start(_))) | Err(_) => return 6,
         }
     }
 }
@@ -154,7 +158,8 @@ fn send(frame: &FromWorker) -> io::Result<()> {
     wire::write(&mut io::stdout().lock(), frame)
 }
 
-/// Tool calls a script has sent and not had answered, by id.
+/// Tool calls a script has sent and not had answered, by id. Ids are the worker's, never
+/// reused: an answer that comes after its script ended can reach no later script's call.
 #[derive(Default)]
 struct Pending {
     next: AtomicU64,
@@ -176,12 +181,19 @@ impl Pending {
             let _ = sender.send(answer);
         }
     }
+
+    /// Forgets the calls a script left unanswered when it ended.
+    fn forget(&self) {
+        self.answers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
 }
 
 /// One script: run until it ends, reading the parent's answers whenever it waits for one.
-fn run_script(run: Run, input: &mut impl Read) -> io::Result<()> {
-    let pending = Arc::new(Pending::default());
-    let calls = Arc::clone(&pending);
+fn run_script(run: Run, pending: &Arc<Pending>, input: &mut impl Read) -> io::Result<()> {
+    let calls = Arc::clone(pending);
     let call: CallTool = Arc::new(move |name, arguments, _context| {
         let (id, answer) = calls.begin();
         let name = name.to_owned();
@@ -220,6 +232,7 @@ fn run_script(run: Run, input: &mut impl Read) -> io::Result<()> {
         },
         input,
     )?;
+    pending.forget();
     send(&FromWorker::Done {
         ended,
         reached,
