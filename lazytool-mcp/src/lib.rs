@@ -119,6 +119,7 @@ pub use limit::{CallQuota, InvalidLimit, LimitExceeded, LimitKind, LimitScope, L
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use limit::{DEFAULT_MAX_TRACKED_PRINCIPALS, PrincipalLimits};
+pub use offers::completion::CompletionFuture;
 pub use offers::prompts::{PromptFuture, PromptProvider};
 pub use offers::resources::{ReadFuture, ResourceProvider};
 pub use principal::Principal;

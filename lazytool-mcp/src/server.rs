@@ -7,7 +7,8 @@ use std::time::Duration;
 use lazytool_runtime::source::LiveRegistry;
 use lazytool_runtime::{Registry, SessionOptions, Tool};
 use rmcp::model::{
-    Implementation, PromptsCapability, ResourcesCapability, ServerCapabilities, ServerConfig,
+    Implementation, JsonObject, PromptsCapability, ResourcesCapability, ServerCapabilities,
+    ServerConfig,
 };
 use tokio::sync::watch;
 
@@ -510,7 +511,7 @@ impl McpServer {
 }
 
 /// The capabilities a connection announces: tools always, prompts and resources when the
-/// server has a provider of them.
+/// server has a provider of them, and completion of their arguments with either.
 pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::builder()
         .enable_tools()
@@ -525,6 +526,9 @@ pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities
         let mut offered = ResourcesCapability::default();
         offered.list_changed = Some(true);
         capabilities.resources = Some(offered);
+    }
+    if prompts || resources {
+        capabilities.completions = Some(JsonObject::new());
     }
     capabilities
 }

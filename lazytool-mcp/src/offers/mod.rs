@@ -1,7 +1,8 @@
 //! What a server offers besides tools: prompts ([`prompts`], `PromptProvider`) and resources
 //! ([`resources`], `ResourceProvider`), served to a connection page by page ([`pages`]), got,
-//! read and their changes announced ([`serving`]).
+//! read, their arguments completed ([`completion`]) and their changes announced ([`serving`]).
 
+pub(crate) mod completion;
 pub(crate) mod pages;
 pub(crate) mod prompts;
 pub(crate) mod resources;

@@ -3,8 +3,12 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use std::collections::HashMap;
+
 use rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt};
 use tokio::sync::watch;
+
+use super::completion::CompletionFuture;
 
 /// What [`PromptProvider::get_prompt`] returns: the prompt's messages, or the JSON-RPC error
 /// the client gets (`-32602` for a name that is no prompt's, or for missing arguments).
@@ -136,6 +140,50 @@ pub trait PromptProvider: Send + Sync + 'static {
     /// ```
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         None
+    }
+
+    /// Values that complete the argument `argument` of the prompt `prompt`, whose text so far
+    /// is `value` (MCP `completion/complete`), best first; `context` holds the arguments the
+    /// client has filled already. Asked only for a prompt that [`prompts`](PromptProvider::prompts)
+    /// lists and the requester may see. Default: no values.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # use lazytool_mcp::rmcp::model::{ErrorData, JsonObject, Prompt, PromptArgument};
+    /// # use lazytool_mcp::{CompletionFuture, PromptFuture, PromptProvider};
+    /// const LANGUAGES: [&str; 4] = ["Go", "Python", "Rust", "Ruby"];
+    ///
+    /// struct Review;
+    /// impl PromptProvider for Review {
+    ///     fn prompts(&self) -> Vec<Prompt> {
+    ///         vec![Prompt::new("review", None::<String>, Some(vec![PromptArgument::new("language")]))]
+    ///     }
+    ///     fn get_prompt(&self, name: String, _: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_prompt(&name)) })
+    ///     }
+    ///     fn complete(&self, _prompt: String, argument: String, value: String, _: HashMap<String, String>) -> CompletionFuture<'_> {
+    ///         Box::pin(async move {
+    ///             if argument != "language" {
+    ///                 return Ok(Vec::new());
+    ///             }
+    ///             Ok(LANGUAGES.iter().filter(|language| language.starts_with(&value)).map(|language| language.to_string()).collect())
+    ///         })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let values = Review.complete("review".into(), "language".into(), "R".into(), HashMap::new()).await.unwrap();
+    /// assert_eq!(values, ["Rust", "Ruby"]);
+    /// # }
+    /// ```
+    fn complete(
+        &self,
+        prompt: String,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> CompletionFuture<'_> {
+        let _ = (prompt, argument, value, context);
+        Box::pin(async { Ok(Vec::new()) })
     }
 
     /// The error for a prompt `name` that does not exist, also answered for one the

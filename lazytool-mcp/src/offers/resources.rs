@@ -3,8 +3,12 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use std::collections::HashMap;
+
 use rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceTemplate};
 use tokio::sync::watch;
+
+use super::completion::CompletionFuture;
 
 /// What [`ResourceProvider::read_resource`] returns: the resource's contents, or the JSON-RPC
 /// error the client gets (`-32002`, [`ErrorData::resource_not_found`], for a URI that is no
@@ -137,9 +141,50 @@ pub trait ResourceProvider: Send + Sync + 'static {
         None
     }
 
+    /// Values that complete the parameter `argument` of the template `uri_template` (as
+    /// [`resource_templates`](ResourceProvider::resource_templates) lists it), whose text so
+    /// far is `value` (MCP `completion/complete`), best first; `context` holds the parameters
+    /// the client has filled already. Asked only for a template that is listed and the
+    /// requester may see. Default: no values.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # use lazytool_mcp::rmcp::model::{Resource, ResourceTemplate};
+    /// # use lazytool_mcp::{CompletionFuture, ReadFuture, ResourceProvider};
+    /// struct Products;
+    /// impl ResourceProvider for Products {
+    ///     fn resources(&self) -> Vec<Resource> { Vec::new() }
+    ///     fn resource_templates(&self) -> Vec<ResourceTemplate> {
+    ///         vec![ResourceTemplate::new("shop://products/{id}", "product")]
+    ///     }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_resource(&uri)) })
+    ///     }
+    ///     fn complete(&self, _template: String, _id: String, value: String, _: HashMap<String, String>) -> CompletionFuture<'_> {
+    ///         Box::pin(async move { Ok(["17", "170", "23"].iter().filter(|id| id.starts_with(&value)).map(|id| id.to_string()).collect()) })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let ids = Products.complete("shop://products/{id}".into(), "id".into(), "17".into(), HashMap::new()).await.unwrap();
+    /// assert_eq!(ids, ["17", "170"]);
+    /// # }
+    /// ```
+    fn complete(
+        &self,
+        uri_template: String,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> CompletionFuture<'_> {
+        let _ = (uri_template, argument, value, context);
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
     /// The error for a resource `uri` that does not exist, also answered for one the
     /// requester may not see ([`McpServer::allow_offers_for`](crate::McpServer::allow_offers_for)),
-    /// so that the two cannot be told apart; default: `-32002` "no resource at URI".
+    /// so that the two cannot be told apart; default: "no resource at URI" with the URI as its
+    /// data (`{"uri": URI}`), code `-32002` (sent as `-32602` to 2026-07-28 clients, which
+    /// SEP-2164 gives that code).
     ///
     /// ```
     /// # use lazytool_mcp::rmcp::model::{Resource, ErrorData};
@@ -151,9 +196,14 @@ pub trait ResourceProvider: Send + Sync + 'static {
     ///         Box::pin(async move { Err(self.unknown_resource(&uri)) })
     ///     }
     /// }
-    /// assert!(Nothing.unknown_resource("file:///x").message.contains("file:///x"));
+    /// let error = Nothing.unknown_resource("file:///x");
+    /// assert!(error.message.contains("file:///x"));
+    /// assert_eq!(error.data, Some(serde_json::json!({"uri": "file:///x"})));
     /// ```
     fn unknown_resource(&self, uri: &str) -> ErrorData {
-        ErrorData::resource_not_found(format!("no resource at {uri}"), None)
+        ErrorData::resource_not_found(
+            format!("no resource at {uri}"),
+            Some(serde_json::json!({ "uri": uri })),
+        )
     }
 }

@@ -1,6 +1,6 @@
-//! The fixture tools of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`), written with lazytool and served over streamable
-//! HTTP, for `.ci/run` to test against.
+//! The fixtures of the official MCP conformance suite (`@modelcontextprotocol/conformance`):
+//! its tools, prompts ([`prompts`]) and resources ([`resources`]), written with lazytool as a
+//! user would write their own and served over streamable HTTP, for `.ci/run` to test against.
 //!
 //! `cargo run --example mcp_conformance -- --http 127.0.0.1:3001` serves at
 //! `http://127.0.0.1:3001/mcp` (default: a free port); the line `serving at URL` on stderr
@@ -15,6 +15,9 @@ use lazytool_mcp::rmcp::model::{ContentBlock, ElicitRequestParams};
 use lazytool_mcp::{McpContent, McpRequest, McpServer};
 use lazytool_runtime::{DynamicTool, Registry, tool};
 use serde_json::{Value, json};
+
+mod prompts;
+mod resources;
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -240,6 +243,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     McpServer::new(registry)
         .server_info("lazytool-conformance", env!("CARGO_PKG_VERSION"))
+        .prompts(prompts::Prompts)
+        .resources(resources::Resources)
         .http()
         .serve_on(listener)
         .await?;
