@@ -7,13 +7,15 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use lazytool_runtime::{
     CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, Tool, ToolContext, ToolErrorKind,
 };
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
     CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, InitializeRequestParams, InitializeResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SubscriptionFilter,
+    SetLevelRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -24,7 +26,9 @@ use crate::audit::{AuditLine, CallAudit};
 use crate::call_note::{self, Refused};
 use crate::call_result::call_result;
 use crate::listing::mcp_tool;
+use crate::log_level::LogLevel;
 use crate::offers::serving as offers;
+use crate::offers::subscriptions::Subscriptions;
 use crate::principal::Principal;
 use crate::request::McpRequest;
 use crate::server::McpServer;
@@ -67,6 +71,10 @@ pub struct McpConnection {
     /// Cancelled when the client's input ends: rmcp waits for open `subscriptions/listen`
     /// requests before it closes, which would otherwise take its 5 s drain timeout.
     input_closed: CancellationToken,
+    /// The least severe log message a stateful client asked for (`logging/setLevel`).
+    log_level: Mutex<Option<LogLevel>>,
+    /// The resources a stateful client subscribed to (`resources/subscribe`).
+    subscriptions: Subscriptions,
 }
 
 struct Bound {
@@ -101,6 +109,8 @@ impl McpConnection {
             server,
             bound: OnceLock::new(),
             input_closed: CancellationToken::new(),
+            log_level: Mutex::new(None),
+            subscriptions: Subscriptions::default(),
         }
     }
 
@@ -276,6 +286,11 @@ impl ServerHandler for McpConnection {
         self.stateful(&principal(&context))?;
         self.announce_catalog_changes(context.peer.clone());
         offers::announce_changes(&self.server, &context.peer, &self.input_closed);
+        (self.subscriptions).forward_updates(
+            &self.server,
+            context.peer.clone(),
+            self.input_closed(),
+        );
         context.peer.set_peer_info(request.clone());
         if let Some(log) = self.server.audit_log() {
             let client = &request.client_info;
@@ -346,7 +361,14 @@ impl ServerHandler for McpConnection {
         let principal = principal(&context);
         let audit = (self.server.audit_log())
             .map(|log| CallAudit::begin(log, &principal, &context, &name, &arguments));
-        let request = McpRequest::new(context, principal);
+        let log_level = match served {
+            Served::Stateless(_) => context.meta.log_level().map(LogLevel::of_rmcp),
+            Served::Stateful(_) => *self
+                .log_level
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        };
+        let request = McpRequest::new(context, principal, log_level);
         let call = request.scope(session.call_with_context(&name, arguments, tool_context));
         let (result, note) = tokio::select! {
             noted = call_note::noted(call) => noted,
@@ -439,6 +461,46 @@ impl ServerHandler for McpConnection {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         crate::offers::completion::complete(&self.server, &principal(&context), request).await
+    }
+
+    // 2025-11-25 only: a 2026-07-28 request asks for logs in its own `_meta`. rmcp marks MCP
+    // logging deprecated (SEP-2577).
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if is_stateless(&context) {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
+        let level = LogLevel::of_rmcp(request.level);
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(level);
+        Ok(())
+    }
+
+    // 2025-11-25 only (rmcp refuses them to 2026-07-28 requests, which use
+    // `subscriptions/listen`); rmcp marks them deprecated for that reason.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        (self.subscriptions).subscribe(&self.server, &principal(&context), request.uri)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     // rmcp takes a request whose params do not fit its method for a custom request.

@@ -97,6 +97,7 @@ pub mod guide;
 mod jsonrpc;
 mod limit;
 mod listing;
+mod log_level;
 mod offers;
 mod principal;
 mod request;
@@ -119,6 +120,7 @@ pub use limit::{CallQuota, InvalidLimit, LimitExceeded, LimitKind, LimitScope, L
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use limit::{DEFAULT_MAX_TRACKED_PRINCIPALS, PrincipalLimits};
+pub use log_level::{LogLevel, UnknownLogLevel};
 pub use offers::completion::CompletionFuture;
 pub use offers::prompts::{PromptFuture, PromptProvider};
 pub use offers::resources::{ReadFuture, ResourceProvider};

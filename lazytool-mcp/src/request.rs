@@ -2,9 +2,12 @@
 
 use lazytool_runtime::ToolResult;
 use rmcp::RoleServer;
-use rmcp::model::ProgressNotificationParam;
+#[allow(deprecated)]
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::{Peer, RequestContext, ServiceError};
+use serde_json::Value;
 
+use crate::log_level::LogLevel;
 use crate::principal::Principal;
 
 tokio::task_local! {
@@ -37,11 +40,22 @@ tokio::task_local! {
 pub struct McpRequest {
     context: RequestContext<RoleServer>,
     principal: Principal,
+    /// The least severe log message the client asked for, when the call began: `None` if it
+    /// asked for none.
+    log_level: Option<LogLevel>,
 }
 
 impl McpRequest {
-    pub(crate) fn new(context: RequestContext<RoleServer>, principal: Principal) -> Self {
-        McpRequest { context, principal }
+    pub(crate) fn new(
+        context: RequestContext<RoleServer>,
+        principal: Principal,
+        log_level: Option<LogLevel>,
+    ) -> Self {
+        McpRequest {
+            context,
+            principal,
+            log_level,
+        }
     }
 
     /// Runs `call` as the tool call of this request.
@@ -225,6 +239,79 @@ impl McpRequest {
     /// ```
     pub fn context(&self) -> &RequestContext<RoleServer> {
         &self.context
+    }
+
+    /// Sends the client a log message (`notifications/message`) of `level` with `data` (any
+    /// JSON: a text, or an object with details), if the client asked for messages that severe;
+    /// returns whether it was sent. A 2025-11-25 client asks with `logging/setLevel`, for its
+    /// whole connection; a 2026-07-28 request with `io.modelcontextprotocol/logLevel` in its
+    /// `_meta`, for itself. A client that asked for none gets none. The level is the one asked
+    /// for when the call began.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # use lazytool_mcp::{LogLevel, McpRequest, McpServer};
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::{Value, json};
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// # /// Calls `tool` once over an in-process MCP connection (stdio's protocol on a pipe), with
+    /// # /// `logging/setLevel` `info` first; returns the `tools/call` result and the notifications sent before it.
+    /// # async fn call_over_mcp(tool: DynamicTool) -> (Value, Vec<Value>) {
+    /// #     let name = tool.name().to_owned();
+    /// #     let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// #     let (client, connection) = tokio::io::duplex(64 * 1024);
+    /// #     let (reader, writer) = tokio::io::split(connection);
+    /// #     let server = McpServer::new(registry);
+    /// #     let serving = tokio::spawn(async move { server.serve(reader, writer).await });
+    /// #     let (output, mut input) = tokio::io::split(client);
+    /// #     let mut lines = BufReader::new(output).lines();
+    /// #     let messages = [
+    /// #         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+    /// #             "capabilities": {}, "clientInfo": {"name": "doc-client", "version": "1.0.0"}}}),
+    /// #         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    /// #         json!({"jsonrpc": "2.0", "id": 9, "method": "logging/setLevel", "params": {"level": "info"}}),
+    /// #         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    /// #             "params": {"name": name, "arguments": {}}}),
+    /// #     ];
+    /// #     for message in messages {
+    /// #         input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    /// #     }
+    /// #     let mut notifications = Vec::new();
+    /// #     let result = loop {
+    /// #         let message: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    /// #         match message["id"].as_i64() {
+    /// #             Some(2) => break message["result"].clone(),
+    /// #             Some(_) => {}
+    /// #             None => notifications.push(message),
+    /// #         }
+    /// #     };
+    /// #     input.shutdown().await.unwrap();
+    /// #     serving.await.unwrap().unwrap();
+    /// #     (result, notifications)
+    /// # }
+    /// // `call_over_mcp` (hidden) sets the level `info`, then calls the tool.
+    /// let work = DynamicTool::new("work", "Works, and says so.", json!({"type": "object"}), |_, _| async {
+    ///     let request = McpRequest::current().ok_or("not called over MCP")?;
+    ///     let debug = request.log(LogLevel::Debug, json!("details")).await.map_err(|_| "closed")?;
+    ///     let info = request.log(LogLevel::Info, json!("started")).await.map_err(|_| "closed")?;
+    ///     Ok::<_, &str>(json!([debug, info]))
+    /// });
+    /// let (result, notifications) = call_over_mcp(work).await;
+    /// assert_eq!(result["content"][0]["text"], "[false,true]");
+    /// assert_eq!(notifications[0]["method"], "notifications/message");
+    /// assert_eq!(notifications[0]["params"], json!({"level": "info", "data": "started"}));
+    /// # }
+    /// ```
+    // rmcp marks MCP logging deprecated (SEP-2577); the 2025-11-25 and 2026-07-28 revisions
+    // both have it.
+    #[allow(deprecated)]
+    pub async fn log(&self, level: LogLevel, data: Value) -> Result<bool, ServiceError> {
+        if self.log_level.is_none_or(|least| level < least) {
+            return Ok(false);
+        }
+        let message = LoggingMessageNotificationParam::new(level.to_rmcp(), data);
+        self.context.peer.notify_logging_message(message).await?;
+        Ok(true)
     }
 
     /// Sends `notifications/progress` if the client asked for progress (a `progressToken`

@@ -502,7 +502,10 @@ impl McpServer {
 
     /// What `initialize` and `server/discover` tell clients.
     pub(crate) fn config(&self) -> ServerConfig {
-        let capabilities = capabilities(self.prompts.is_some(), self.resources.is_some());
+        let subscribe =
+            (self.resources.as_ref()).is_some_and(|provider| provider.updates().is_some());
+        let capabilities =
+            capabilities(self.prompts.is_some(), self.resources.is_some(), subscribe);
         let mut config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.name, &self.version));
         config.instructions.clone_from(&self.instructions);
@@ -511,12 +514,15 @@ impl McpServer {
 }
 
 /// The capabilities a connection announces: tools always, prompts and resources when the
-/// server has a provider of them, and completion of their arguments with either.
-pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities {
+/// server has a provider of them, and completion of their arguments with either; logging
+/// always (tools send messages with [`McpRequest::log`](crate::McpRequest::log)); resource
+/// subscriptions when the resources announce their updates.
+pub(crate) fn capabilities(prompts: bool, resources: bool, subscribe: bool) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::builder()
         .enable_tools()
         .enable_tool_list_changed()
         .build();
+    capabilities.logging = Some(JsonObject::new());
     if prompts {
         let mut offered = PromptsCapability::default();
         offered.list_changed = Some(true);
@@ -525,6 +531,7 @@ pub(crate) fn capabilities(prompts: bool, resources: bool) -> ServerCapabilities
     if resources {
         let mut offered = ResourcesCapability::default();
         offered.list_changed = Some(true);
+        offered.subscribe = subscribe.then_some(true);
         capabilities.resources = Some(offered);
     }
     if prompts || resources {

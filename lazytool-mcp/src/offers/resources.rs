@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::collections::HashMap;
 
 use rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceTemplate};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use super::completion::CompletionFuture;
 
@@ -21,8 +21,8 @@ pub type ReadFuture<'a> =
 /// ([`McpCatalog`](crate::McpCatalog) is one).
 ///
 /// Given to [`McpServer::resources`](crate::McpServer::resources), it makes the server
-/// announce the `resources` capability (with `listChanged`; subscriptions to a resource's
-/// updates are not offered), list [`resources`](ResourceProvider::resources) and
+/// announce the `resources` capability (with `listChanged`, and `subscribe` when it
+/// announces [`updates`](ResourceProvider::updates)), list [`resources`](ResourceProvider::resources) and
 /// [`resource_templates`](ResourceProvider::resource_templates) page by page, answer
 /// `resources/read` with [`read_resource`](ResourceProvider::read_resource), and send
 /// `notifications/resources/list_changed` on each change of
@@ -138,6 +138,52 @@ pub trait ResourceProvider: Send + Sync + 'static {
     /// assert!(Nothing.changes().is_none());
     /// ```
     fn changes(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
+
+    /// A receiver of the URIs of resources whose contents changed; `None` (the default) for
+    /// resources that never change. With one, the server announces `resources.subscribe`,
+    /// accepts `resources/subscribe` and `resources/unsubscribe` from 2025-11-25 clients, and
+    /// sends each subscriber `notifications/resources/updated` for the URIs it subscribed to.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::{ReadResourceResult, Resource, ResourceContents};
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider};
+    /// use std::sync::Mutex;
+    /// use tokio::sync::broadcast;
+    ///
+    /// /// A note a program rewrites while it serves.
+    /// struct Note {
+    ///     text: Mutex<String>,
+    ///     updated: broadcast::Sender<String>,
+    /// }
+    ///
+    /// impl Note {
+    ///     fn write(&self, text: &str) {
+    ///         *self.text.lock().unwrap() = text.to_owned();
+    ///         let _ = self.updated.send("notes://today".to_owned());
+    ///     }
+    /// }
+    ///
+    /// impl ResourceProvider for Note {
+    ///     fn resources(&self) -> Vec<Resource> {
+    ///         vec![Resource::new("notes://today", "today")]
+    ///     }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         let text = self.text.lock().unwrap().clone();
+    ///         Box::pin(async move { Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)])) })
+    ///     }
+    ///     fn updates(&self) -> Option<broadcast::Receiver<String>> {
+    ///         Some(self.updated.subscribe())
+    ///     }
+    /// }
+    ///
+    /// let note = Note { text: Mutex::default(), updated: broadcast::Sender::new(16) };
+    /// let mut updates = note.updates().unwrap();
+    /// note.write("Buy milk.");
+    /// assert_eq!(updates.try_recv().unwrap(), "notes://today");
+    /// ```
+    fn updates(&self) -> Option<broadcast::Receiver<String>> {
         None
     }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 #[allow(deprecated)]
 use lazytool_mcp::rmcp::model::CreateMessageRequestParams;
 use lazytool_mcp::rmcp::model::{ContentBlock, ElicitRequestParams};
-use lazytool_mcp::{McpContent, McpRequest, McpServer};
+use lazytool_mcp::{LogLevel, McpContent, McpRequest, McpServer};
 use lazytool_runtime::{DynamicTool, Registry, tool};
 use serde_json::{Value, json};
 
@@ -86,10 +86,44 @@ async fn test_tool_with_progress() -> Result<&'static str, String> {
     Ok("Progress reported")
 }
 
-/// Sends log messages while it runs (logging is not offered: see the baseline).
+/// Sends three log messages while it runs, to a client that asked for them.
 #[tool]
-async fn test_tool_with_logging() -> &'static str {
-    "Logging is not supported"
+async fn test_tool_with_logging() -> Result<&'static str, String> {
+    let request = McpRequest::current().ok_or("not called over MCP")?;
+    for (n, step) in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        request
+            .log(LogLevel::Info, json!(step))
+            .await
+            .map_err(|error| error.to_string())?;
+    }
+    Ok("Logging completed")
+}
+
+/// Logs one message, which a 2026-07-28 client gets only if its request asked for logs.
+#[tool]
+async fn test_logging_tool() -> Result<&'static str, String> {
+    let request = McpRequest::current().ok_or("not called over MCP")?;
+    request
+        .log(LogLevel::Info, json!("test_logging_tool ran"))
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok("Logged, if asked")
+}
+
+/// Changes `test://watched-resource`: its subscribers are told.
+#[tool]
+async fn test_update_watched_resource() -> String {
+    format!("version {}", resources::WATCHED.update())
 }
 
 /// Asks the client's model to answer a prompt.

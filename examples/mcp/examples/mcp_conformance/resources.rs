@@ -1,15 +1,43 @@
 //! The conformance suite's resources, as a program would offer its own: a
-//! [`ResourceProvider`] with two static resources, one that changes, and a template.
+//! [`ResourceProvider`] with two static resources, one that changes ([`WATCHED`]), and a
+//! template.
+
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use lazytool_mcp::rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use lazytool_mcp::{ReadFuture, ResourceProvider};
 use serde_json::json;
+use tokio::sync::broadcast;
 
 use crate::RED_PIXEL_PNG;
 
 /// `test://static-text`, `test://static-binary`, `test://watched-resource` and the template
 /// `test://template/{id}/data`.
 pub struct Resources;
+
+const WATCHED_URI: &str = "test://watched-resource";
+
+/// `test://watched-resource`: its version, which the tool `test_update_watched_resource`
+/// moves on, and who is told.
+pub struct Watched {
+    version: AtomicU64,
+    updated: broadcast::Sender<String>,
+}
+
+pub static WATCHED: LazyLock<Watched> = LazyLock::new(|| Watched {
+    version: AtomicU64::new(1),
+    updated: broadcast::Sender::new(16),
+});
+
+impl Watched {
+    /// Changes the resource and tells its subscribers; its new version.
+    pub fn update(&self) -> u64 {
+        let version = self.version.fetch_add(1, Ordering::AcqRel) + 1;
+        let _ = self.updated.send(WATCHED_URI.to_owned());
+        version
+    }
+}
 
 impl ResourceProvider for Resources {
     fn resources(&self) -> Vec<Resource> {
@@ -20,7 +48,7 @@ impl ResourceProvider for Resources {
             Resource::new("test://static-binary", "static-binary")
                 .with_description("A static binary resource (a PNG image).")
                 .with_mime_type("image/png"),
-            Resource::new("test://watched-resource", "watched-resource")
+            Resource::new(WATCHED_URI, "watched-resource")
                 .with_description("A resource clients may subscribe to.")
                 .with_mime_type("text/plain"),
         ]
@@ -44,9 +72,13 @@ impl ResourceProvider for Resources {
                 "test://static-binary" => {
                     ResourceContents::blob(RED_PIXEL_PNG, &uri).with_mime_type("image/png")
                 }
-                "test://watched-resource" => {
-                    ResourceContents::text("The watched resource's content.", &uri)
-                        .with_mime_type("text/plain")
+                WATCHED_URI => {
+                    let version = WATCHED.version.load(Ordering::Acquire);
+                    ResourceContents::text(
+                        format!("The watched resource, version {version}."),
+                        &uri,
+                    )
+                    .with_mime_type("text/plain")
                 }
                 _ => match template_id(&uri) {
                     Some(id) => {
@@ -59,6 +91,10 @@ impl ResourceProvider for Resources {
             };
             Ok(ReadResourceResult::new(vec![contents]))
         })
+    }
+
+    fn updates(&self) -> Option<broadcast::Receiver<String>> {
+        Some(WATCHED.updated.subscribe())
     }
 }
 
