@@ -503,7 +503,9 @@ impl ServerHandler for McpConnection {
         Ok(())
     }
 
-    // rmcp takes a request whose params do not fit its method for a custom request.
+    // rmcp takes a request whose params do not fit its method for a custom request. (rmcp
+    // marks `logging/setLevel`'s params deprecated, as all of MCP logging.)
+    #[allow(deprecated)]
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -513,6 +515,8 @@ impl ServerHandler for McpConnection {
         let problem = match request.method.as_str() {
             "tools/call" => serde_json::from_value::<CallToolRequestParams>(params).err(),
             "tools/list" => serde_json::from_value::<PaginatedRequestParams>(params).err(),
+            "completion/complete" => serde_json::from_value::<CompleteRequestParams>(params).err(),
+            "logging/setLevel" => serde_json::from_value::<SetLevelRequestParams>(params).err(),
             _ => {
                 return Err(ErrorData::new(
                     ErrorCode::METHOD_NOT_FOUND,
