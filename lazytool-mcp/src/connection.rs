@@ -5,7 +5,8 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, Tool, ToolContext, ToolErrorKind,
+    CancellationToken, DISCOVERY_TOOL_NAME, InputChannel, Registry, Session, Tool, ToolContext,
+    ToolErrorKind,
 };
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
@@ -25,6 +26,8 @@ use tokio::sync::watch;
 use crate::audit::{AuditLine, CallAudit};
 use crate::call_note::{self, Refused};
 use crate::call_result::call_result;
+use crate::input::round::{self, RoundEnd, RoundInput};
+use crate::input::session::SessionInput;
 use crate::listing::mcp_tool;
 use crate::log_level::LogLevel;
 use crate::offers::serving as offers;
@@ -346,6 +349,7 @@ impl ServerHandler for McpConnection {
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.session_for(&context)?;
         let session = served.session();
+        let (responses, state) = (request.input_responses, request.request_state);
         let name = request.name;
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         let discovered_before = (name == DISCOVERY_TOOL_NAME
@@ -359,6 +363,30 @@ impl ServerHandler for McpConnection {
         // into the request (cloning it would copy its extensions, the HTTP request's headers).
         let peer = discovered_before.map(|_| context.peer.clone());
         let principal = principal(&context);
+        // A 2026-07-28 round answers the tool's questions from the request; a session asks
+        // its client.
+        let round = match served {
+            Served::Stateless(_) => {
+                let binding = round::binding(principal.name(), "tools/call", &name, &arguments);
+                let capabilities = context.client_capabilities().unwrap_or_default();
+                let input = RoundInput::begin(
+                    &self.server,
+                    &binding,
+                    responses,
+                    state.as_deref(),
+                    capabilities,
+                )?;
+                Some((binding, Arc::new(input)))
+            }
+            Served::Stateful(_) => None,
+        };
+        let input: Arc<dyn InputChannel> = match &round {
+            Some((_, input)) => Arc::clone(input) as Arc<dyn InputChannel>,
+            None => Arc::new(SessionInput {
+                peer: context.peer.clone(),
+            }),
+        };
+        let tool_context = tool_context.with_input(input);
         let audit = (self.server.audit_log())
             .map(|log| CallAudit::begin(log, &principal, &context, &name, &arguments));
         let log_level = match served {
@@ -377,6 +405,21 @@ impl ServerHandler for McpConnection {
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
+        if let Some((binding, input)) = &round {
+            let ended = match input.end(&self.server, binding, result.is_error()) {
+                RoundEnd::Complete => None,
+                RoundEnd::InputRequired(required) => {
+                    Some(Ok(CallToolResponse::InputRequired(required)))
+                }
+                RoundEnd::Refused(error) => Some(Err(error)),
+            };
+            if let Some(ended) = ended {
+                if let Some(audit) = audit {
+                    audit.finish(result.error_kind(), &note, 0);
+                }
+                return ended;
+            }
+        }
         if let Some(Refused::Limit(exceeded)) = &note.refused
             && result.is_error()
         {
@@ -509,9 +552,13 @@ impl ServerHandler for McpConnection {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let params = request.params.unwrap_or(Value::Null);
+        // 2026-07-28 removed it: whatever its params, the method is not found.
+        if request.method == "logging/setLevel" && is_stateless(&context) {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
         let problem = match request.method.as_str() {
             "tools/call" => serde_json::from_value::<CallToolRequestParams>(params).err(),
             "tools/list" => serde_json::from_value::<PaginatedRequestParams>(params).err(),
@@ -539,8 +586,8 @@ impl ServerHandler for McpConnection {
         Some(requested.supported_by(&self.server.config().capabilities))
     }
 
-    // Subscribers speak 2026-07-28, whose tool list never changes: they are sent the prompt
-    // and resource list changes only.
+    // Subscribers speak 2026-07-28: the tool list changes only with the deployment (a live
+    // catalog), the prompt and resource lists with their providers.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         offers::listen(&self.server, context, &self.input_closed).await;
         Ok(())

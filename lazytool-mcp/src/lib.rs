@@ -94,6 +94,7 @@ mod connection;
 mod content;
 mod error;
 pub mod guide;
+mod input;
 mod jsonrpc;
 mod limit;
 mod listing;
@@ -126,7 +127,10 @@ pub use offers::prompts::{PromptFuture, PromptProvider};
 pub use offers::resources::{ReadFuture, ResourceProvider};
 pub use principal::Principal;
 pub use request::McpRequest;
-pub use server::{DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, McpServer};
+pub use server::{
+    DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL,
+    McpServer,
+};
 pub use shutdown_signal::shutdown_signal;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]

@@ -1,18 +1,20 @@
 //! Serving a registry over MCP: [`McpServer`].
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use lazytool_runtime::source::LiveRegistry;
 use lazytool_runtime::{Registry, SessionOptions, Tool};
 use rmcp::model::{
-    Implementation, JsonObject, PromptsCapability, ResourcesCapability, ServerCapabilities,
-    ServerConfig,
+    ErrorData, Implementation, JsonObject, PromptsCapability, RequestStateCodec, RequestStateError,
+    ResourcesCapability, ServerCapabilities, ServerConfig,
 };
 use tokio::sync::watch;
 
 use crate::audit::AuditLog;
+pub use crate::input::request_state::DEFAULT_REQUEST_STATE_TTL;
+use crate::input::request_state::RequestStates;
 use crate::offers::prompts::PromptProvider;
 use crate::offers::resources::ResourceProvider;
 use crate::principal::Principal;
@@ -83,6 +85,11 @@ pub struct McpServer {
     relay: Option<Relay>,
     withheld: Option<Withheld>,
     audit: Option<AuditLog>,
+    request_state_key: Option<Arc<[u8]>>,
+    request_state_ttl: Duration,
+    /// Made on first use from the two above: its random key, when none was given, is this
+    /// server's (and its clones') own.
+    request_states: Arc<OnceLock<Result<Arc<RequestStates>, String>>>,
 }
 
 /// Why a tool that is not served is withheld, if it is (see
@@ -157,6 +164,9 @@ impl McpServer {
             relay: None,
             withheld: None,
             audit: None,
+            request_state_key: None,
+            request_state_ttl: DEFAULT_REQUEST_STATE_TTL,
+            request_states: Arc::default(),
         }
     }
 
@@ -409,6 +419,59 @@ impl McpServer {
     ) -> Self {
         self.withheld = Some(Arc::new(why));
         self
+    }
+
+    /// The key that signs the `requestState` of input-required results (SEP-2322: a tool's
+    /// questions to a 2026-07-28 client, asked with
+    /// [`ToolContext::ask`](lazytool_runtime::ToolContext::ask)): at least 32 bytes, the same on
+    /// every replica that may answer a client's next round. Without one, each server makes a
+    /// random key of its own, which only it can open.
+    ///
+    /// ```
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let key = std::env::var("REQUEST_STATE_KEY").unwrap_or_else(|_| "a key of at least 32 bytes, shared".repeat(2));
+    /// let server = McpServer::new(registry).request_state_key(key.into_bytes())?;
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// assert!(McpServer::new(registry).request_state_key(b"short".to_vec()).is_err());
+    /// # Ok::<(), lazytool_mcp::rmcp::model::RequestStateError>(())
+    /// ```
+    pub fn request_state_key(mut self, key: Vec<u8>) -> Result<Self, RequestStateError> {
+        RequestStateCodec::try_new(key.clone())?;
+        self.request_state_key = Some(key.into());
+        self.request_states = Arc::default();
+        Ok(self)
+    }
+
+    /// How long a client may take to answer an input-required result's questions (default
+    /// [`DEFAULT_REQUEST_STATE_TTL`], 10 minutes): a `requestState` older than this is
+    /// refused.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lazytool_mcp::McpServer;
+    ///
+    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
+    /// let server = McpServer::new(registry).request_state_ttl(Duration::from_secs(120));
+    /// ```
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self.request_states = Arc::default();
+        self
+    }
+
+    /// The sealing of request states: made on first use.
+    pub(crate) fn request_states(&self) -> Result<Arc<RequestStates>, ErrorData> {
+        let made = self.request_states.get_or_init(|| {
+            let key = self.request_state_key.as_deref().map(<[u8]>::to_vec);
+            RequestStates::new(key, self.request_state_ttl)
+                .map(Arc::new)
+                .map_err(|error| error.to_string())
+        });
+        made.clone().map_err(|error| {
+            ErrorData::internal_error(format!("input requests are unavailable: {error}"), None)
+        })
     }
 
     /// Writes one line per login (`initialize`), tool call and refusal to `log`: see

@@ -386,7 +386,8 @@ pub use schemars;
 pub struct ReadmeDoctests;
 
 pub use call::{
-    CallLimits, CancellationToken, Content, ContentPart, DiscoveredSet, ResourceContents, ToolCall,
+    CallLimits, CancellationToken, Content, ContentPart, DiscoveredSet, ElicitAction, Elicited,
+    InputChannel, InputError, InputFuture, InputRequest, ResourceContents, Root, Sampled, ToolCall,
     ToolContext, ToolErrorKind, ToolResult,
 };
 #[cfg(feature = "code-mode")]

@@ -1,6 +1,7 @@
 //! What a connection serves besides tools: the server's prompts and resources, listed page by
 //! page, read, and their changes announced.
 
+use lazytool_runtime::Registry;
 use rmcp::model::{
     ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsRequestMethod,
     ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
@@ -134,14 +135,20 @@ pub(crate) fn announce_changes(
     }
 }
 
-/// Serves a 2026-07-28 `subscriptions/listen` stream: the prompt and resource list changes it
-/// accepted, until it is cancelled or the client's input ends.
+/// Serves a 2026-07-28 `subscriptions/listen` stream: the tool, prompt and resource list
+/// changes it accepted, until it is cancelled or the client's input ends.
 pub(crate) async fn listen(
     server: &McpServer,
     context: SubscriptionContext,
     closed: &CancellationToken,
 ) {
     let accepted = context.accepted().clone();
+    // The catalog changes only when the server serves a live one (`McpServer::live`).
+    let mut tools = (accepted.tools_list_changed == Some(true)).then(|| {
+        let mut catalog = server.catalog();
+        catalog.mark_unchanged();
+        catalog
+    });
     let (mut prompts, mut resources) = (None, None);
     for (list, changes) in changes_of(server) {
         match list {
@@ -156,6 +163,7 @@ pub(crate) async fn listen(
         let sent = tokio::select! {
             () = context.cancelled() => return,
             () = closed.cancelled() => return,
+            Some(Ok(())) = catalog_changed(&mut tools) => context.sink().notify_tool_list_changed().await,
             Some(Ok(())) = changed(&mut prompts) => context.sink().notify_prompt_list_changed().await,
             Some(Ok(())) = changed(&mut resources) => context.sink().notify_resource_list_changed().await,
         };
@@ -163,6 +171,16 @@ pub(crate) async fn listen(
             tracing::debug!(target: TARGET, %error, "cannot send list_changed on a subscription");
             return;
         }
+    }
+}
+
+/// The next change of the catalog; pending forever without a receiver.
+async fn catalog_changed(
+    catalog: &mut Option<watch::Receiver<Registry>>,
+) -> Option<Result<(), watch::error::RecvError>> {
+    match catalog {
+        Some(catalog) => Some(catalog.changed().await),
+        None => std::future::pending().await,
     }
 }
 

@@ -2,10 +2,13 @@
 
 use std::sync::{Arc, OnceLock};
 
+use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
-/// What a tool knows about the call it is serving: the provider's call id and a
-/// cancellation token.
+use super::input::{Elicited, InputChannel, InputError, InputRequest, Root, Roots, Sampled};
+
+/// What a tool knows about the call it is serving: the provider's call id, a cancellation
+/// token, and whom to ask for input ([`ask`](ToolContext::ask)).
 ///
 /// Declare a parameter of type `ToolContext` to receive it; like `State<T>`, it is injected
 /// by the runtime and never part of the schema.
@@ -28,9 +31,11 @@ pub use tokio_util::sync::CancellationToken;
 /// ([`with_cancellation`](ToolContext::with_cancellation)), when the call times out, and when
 /// the caller drops the call before it finished. Work a tool spawns and ties to it stops with
 /// the call; the caller's token is never cancelled by the call.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ToolContext {
     call_id: Option<Arc<str>>,
+    /// Who answers the tool's questions, if anyone can.
+    input: Option<Arc<dyn InputChannel>>,
     // Shared with the running call, which cancels it on timeout or when it is dropped; made
     // on first use (a clone, the token, the call keeping a handle): a call whose tool never
     // sees its context allocates nothing for it.
@@ -42,8 +47,19 @@ impl Clone for ToolContext {
     fn clone(&self) -> Self {
         ToolContext {
             call_id: self.call_id.clone(),
+            input: self.input.clone(),
             cancellation: OnceLock::from(Arc::clone(self.shared())),
         }
+    }
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("input", &self.input.is_some())
+            .field("cancellation", &self.cancellation)
+            .finish()
     }
 }
 
@@ -117,11 +133,146 @@ impl ToolContext {
     pub fn with_cancellation(self, token: CancellationToken) -> Self {
         ToolContext {
             call_id: self.call_id,
+            input: self.input,
             cancellation: OnceLock::from(Arc::new(Cancellation {
                 parent: Some(token),
                 token: OnceLock::new(),
             })),
         }
+    }
+
+    /// Makes `channel` answer the tool's questions ([`ask`](ToolContext::ask)).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use lazytool_runtime::{InputChannel, InputError, InputFuture, InputRequest, ToolContext};
+    ///
+    /// struct Nobody;
+    /// impl InputChannel for Nobody {
+    ///     fn ask(&self, _: &str, _: InputRequest) -> InputFuture<'_> {
+    ///         Box::pin(async { Err(InputError::Unavailable) })
+    ///     }
+    /// }
+    /// let context = ToolContext::new().with_input(Arc::new(Nobody));
+    /// ```
+    pub fn with_input(mut self, channel: Arc<dyn InputChannel>) -> Self {
+        self.input = Some(channel);
+        self
+    }
+
+    /// Asks the caller `request` under `key`, and waits for the answer (its JSON, checked to
+    /// have the request's shape). Over MCP 2025-11-25 the client is sent the request; over
+    /// 2026-07-28 the call ends with an input-required result and runs again, from the start,
+    /// with every answer so far: [`InputError::Required`] says so, and the tool should return
+    /// it (with `?`) before doing anything it must not do twice. A caller that cannot be asked
+    /// is [`InputError::Unavailable`]; one that lacks the capability,
+    /// [`InputError::Unsupported`].
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{InputRequest, ToolContext, tool};
+    /// use serde_json::json;
+    ///
+    /// /// Asks the user which city, then books.
+    /// #[tool]
+    /// async fn book(ctx: ToolContext) -> Result<String, String> {
+    ///     let form = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+    ///     let answer = ctx.ask("city", InputRequest::elicitation("Which city?", form)).await?;
+    ///     Ok(format!("booked in {}", answer["content"]["city"]))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// // Called outside MCP, there is nobody to ask.
+    /// let result = book(ToolContext::new()).await;
+    /// assert_eq!(result.unwrap_err(), "the caller of this tool cannot be asked for input");
+    /// # }
+    /// ```
+    pub async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, InputError> {
+        let channel = self.input.as_ref().ok_or(InputError::Unavailable)?;
+        let answer = channel.ask(key, request.clone()).await?;
+        request
+            .check_answer(&answer)
+            .map_err(|why| InputError::Invalid {
+                key: key.to_owned(),
+                why,
+            })?;
+        Ok(answer)
+    }
+
+    /// Asks the user `message` with a form of `requested_schema` ([`ask`](ToolContext::ask)
+    /// with [`InputRequest::elicitation`]).
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{ElicitAction, ToolContext, tool};
+    /// use serde_json::json;
+    ///
+    /// /// Greets the user by name.
+    /// #[tool]
+    /// async fn greet(ctx: ToolContext) -> Result<String, String> {
+    ///     let form = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    ///     let answer = ctx.elicit("user_name", "Your name?", form).await?;
+    ///     match (answer.action, answer.content) {
+    ///         (ElicitAction::Accept, Some(content)) => Ok(format!("Hello, {}!", content["name"].as_str().unwrap_or("you"))),
+    ///         _ => Ok("Hello!".to_owned()),
+    ///     }
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub async fn elicit(
+        &self,
+        key: &str,
+        message: &str,
+        requested_schema: Value,
+    ) -> Result<Elicited, InputError> {
+        let answer = self
+            .ask(key, InputRequest::elicitation(message, requested_schema))
+            .await?;
+        parsed(key, answer)
+    }
+
+    /// Asks the caller's model `prompt`, answered in at most `max_tokens` tokens
+    /// ([`ask`](ToolContext::ask) with [`InputRequest::sampling`]).
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{ToolContext, tool};
+    ///
+    /// /// Names the capital of a country, as the caller's model knows it.
+    /// #[tool]
+    /// async fn capital(country: String, ctx: ToolContext) -> Result<String, String> {
+    ///     let question = format!("What is the capital of {country}? One word.");
+    ///     let answer = ctx.sample("capital", &question, 20).await?;
+    ///     Ok(answer.text().unwrap_or_default().to_owned())
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub async fn sample(
+        &self,
+        key: &str,
+        prompt: &str,
+        max_tokens: u32,
+    ) -> Result<Sampled, InputError> {
+        let answer = self
+            .ask(key, InputRequest::sampling(prompt, max_tokens))
+            .await?;
+        parsed(key, answer)
+    }
+
+    /// Asks the caller for its roots ([`ask`](ToolContext::ask) with
+    /// [`InputRequest::list_roots`]).
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{ToolContext, tool};
+    ///
+    /// /// The folders the caller works in.
+    /// #[tool]
+    /// async fn workspaces(ctx: ToolContext) -> Result<Vec<String>, String> {
+    ///     let roots = ctx.roots("roots").await?;
+    ///     Ok(roots.into_iter().map(|root| root.uri).collect())
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub async fn roots(&self, key: &str) -> Result<Vec<Root>, InputError> {
+        let answer = self.ask(key, InputRequest::list_roots()).await?;
+        parsed::<Roots>(key, answer).map(|answer| answer.roots)
     }
 
     /// The provider's id of this call, if the caller supplied one.
@@ -196,4 +347,12 @@ impl ToolContext {
             .get()
             .map(|shared| CallCancellation(Arc::clone(shared)))
     }
+}
+
+/// `answer` read as a `T` (its shape was checked already).
+fn parsed<T: serde::de::DeserializeOwned>(key: &str, answer: Value) -> Result<T, InputError> {
+    serde_json::from_value(answer).map_err(|error| InputError::Invalid {
+        key: key.to_owned(),
+        why: error.to_string(),
+    })
 }

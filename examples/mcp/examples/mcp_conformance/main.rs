@@ -13,9 +13,12 @@ use std::time::Duration;
 use lazytool_mcp::rmcp::model::CreateMessageRequestParams;
 use lazytool_mcp::rmcp::model::{ContentBlock, ElicitRequestParams};
 use lazytool_mcp::{LogLevel, McpContent, McpRequest, McpServer};
-use lazytool_runtime::{DynamicTool, Registry, tool};
+use lazytool_runtime::source::LiveRegistry;
+use lazytool_runtime::{DynamicTool, tool};
 use serde_json::{Value, json};
 
+mod changes;
+mod input_required;
 mod prompts;
 mod resources;
 
@@ -266,16 +269,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Some("--http"), Some(addr)) => addr,
         _ => return Err("usage: mcp_conformance [--http ADDR]".into()),
     };
-    let registry = Registry::builder()
-        .filter(|spec| spec.name().starts_with("test_"))
-        .tool(json_schema_tool())
-        .build()?;
+    let catalog = LiveRegistry::new(changes::catalog(false)?);
+    let catalog = changes::CATALOG.get_or_init(|| catalog);
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     eprintln!(
         "mcp_conformance: serving at http://{}/mcp",
         listener.local_addr()?
     );
-    McpServer::new(registry)
+    McpServer::live(catalog)
         .server_info("lazytool-conformance", env!("CARGO_PKG_VERSION"))
         .prompts(prompts::Prompts)
         .resources(resources::Resources)

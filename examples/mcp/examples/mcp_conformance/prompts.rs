@@ -8,7 +8,12 @@ use std::collections::HashMap;
 
 use lazytool_mcp::{CompletionFuture, PromptFuture, PromptProvider};
 
+use std::sync::atomic::Ordering;
+
+use tokio::sync::watch;
+
 use crate::RED_PIXEL_PNG;
+use crate::changes::{PROMPT_ADDED, PROMPTS_CHANGED};
 
 /// `test_simple_prompt`, `test_prompt_with_arguments` (whose arguments complete from
 /// [`SUGGESTIONS`]), `test_prompt_with_embedded_resource` and `test_prompt_with_image`.
@@ -24,7 +29,7 @@ impl PromptProvider for Prompts {
                 .with_description(description)
                 .with_required(true)
         };
-        vec![
+        let mut prompts = vec![
             Prompt::new(
                 "test_simple_prompt",
                 Some("A simple prompt without arguments."),
@@ -51,7 +56,19 @@ impl PromptProvider for Prompts {
                 Some("A prompt with an image."),
                 None,
             ),
-        ]
+        ];
+        if PROMPT_ADDED.load(Ordering::Acquire) {
+            prompts.push(Prompt::new(
+                "test_added_prompt",
+                Some("A prompt test_trigger_prompt_change added."),
+                None,
+            ));
+        }
+        prompts
+    }
+
+    fn changes(&self) -> Option<watch::Receiver<u64>> {
+        Some(PROMPTS_CHANGED.subscribe())
     }
 
     fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_> {

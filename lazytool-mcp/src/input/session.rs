@@ -1,0 +1,41 @@
+//! Input over a 2025-11-25 session: the client is sent the request, and the tool waits for its
+//! answer.
+
+use lazytool_runtime::{InputChannel, InputError, InputFuture, InputRequest};
+use rmcp::model::{ClientCapabilities, ServerRequest};
+use rmcp::{Peer, RoleServer};
+use serde_json::json;
+
+/// Asks the client of a stateful session.
+pub(crate) struct SessionInput {
+    pub(crate) peer: Peer<RoleServer>,
+}
+
+impl InputChannel for SessionInput {
+    fn ask(&self, _key: &str, request: InputRequest) -> InputFuture<'_> {
+        Box::pin(async move {
+            let declared = self.peer.peer_info().map(|info| info.capabilities.clone());
+            if !declared.is_some_and(|capabilities| has(&capabilities, request.capability())) {
+                return Err(InputError::Unsupported {
+                    capability: request.capability(),
+                });
+            }
+            let message = json!({"method": request.method(), "params": request.params()});
+            let sent: ServerRequest = serde_json::from_value(message)
+                .map_err(|error| InputError::Failed(error.to_string()))?;
+            let answer = (self.peer.send_request(sent).await)
+                .map_err(|error| InputError::Failed(error.to_string()))?;
+            serde_json::to_value(answer).map_err(|error| InputError::Failed(error.to_string()))
+        })
+    }
+}
+
+/// Whether `capabilities` declare `capability` (`elicitation`, `sampling` or `roots`).
+pub(crate) fn has(capabilities: &ClientCapabilities, capability: &str) -> bool {
+    match capability {
+        "elicitation" => capabilities.elicitation.is_some(),
+        "sampling" => capabilities.sampling.is_some(),
+        "roots" => capabilities.roots.is_some(),
+        _ => false,
+    }
+}
