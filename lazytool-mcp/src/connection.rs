@@ -5,8 +5,7 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, InputChannel, Registry, Session, Tool, ToolContext,
-    ToolErrorKind,
+    CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, Tool, ToolContext, ToolErrorKind,
 };
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
@@ -26,8 +25,8 @@ use tokio::sync::watch;
 use crate::audit::{AuditLine, CallAudit};
 use crate::call_note::{self, Refused};
 use crate::call_result::call_result;
-use crate::input::round::{self, RoundEnd, RoundInput};
-use crate::input::session::SessionInput;
+use crate::input::asking::{Asked, Asking};
+use crate::input::round::RoundEnd;
 use crate::listing::mcp_tool;
 use crate::log_level::LogLevel;
 use crate::offers::serving as offers;
@@ -365,28 +364,16 @@ impl ServerHandler for McpConnection {
         let principal = principal(&context);
         // A 2026-07-28 round answers the tool's questions from the request; a session asks
         // its client.
-        let round = match served {
-            Served::Stateless(_) => {
-                let binding = round::binding(principal.name(), "tools/call", &name, &arguments);
-                let capabilities = context.client_capabilities().unwrap_or_default();
-                let input = RoundInput::begin(
-                    &self.server,
-                    &binding,
-                    responses,
-                    state.as_deref(),
-                    capabilities,
-                )?;
-                Some((binding, Arc::new(input)))
-            }
-            Served::Stateful(_) => None,
+        let asked = Asked {
+            method: "tools/call",
+            name: &name,
+            arguments: &arguments,
+            responses,
+            state,
         };
-        let input: Arc<dyn InputChannel> = match &round {
-            Some((_, input)) => Arc::clone(input) as Arc<dyn InputChannel>,
-            None => Arc::new(SessionInput {
-                peer: context.peer.clone(),
-            }),
-        };
-        let tool_context = tool_context.with_input(input);
+        let stateless = matches!(served, Served::Stateless(_));
+        let asking = Asking::begin(&self.server, &principal, &context, stateless, asked)?;
+        let tool_context = tool_context.with_input(Arc::clone(&asking.channel));
         let audit = (self.server.audit_log())
             .map(|log| CallAudit::begin(log, &principal, &context, &name, &arguments));
         let log_level = match served {
@@ -405,20 +392,18 @@ impl ServerHandler for McpConnection {
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
-        if let Some((binding, input)) = &round {
-            let ended = match input.end(&self.server, binding, result.is_error()) {
-                RoundEnd::Complete => None,
-                RoundEnd::InputRequired(required) => {
-                    Some(Ok(CallToolResponse::InputRequired(required)))
-                }
-                RoundEnd::Refused(error) => Some(Err(error)),
-            };
-            if let Some(ended) = ended {
-                if let Some(audit) = audit {
-                    audit.finish(result.error_kind(), &note, 0);
-                }
-                return ended;
+        let ended = match asking.end(&self.server, result.is_error()) {
+            RoundEnd::Complete => None,
+            RoundEnd::InputRequired(required) => {
+                Some(Ok(CallToolResponse::InputRequired(required)))
             }
+            RoundEnd::Refused(error) => Some(Err(error)),
+        };
+        if let Some(ended) = ended {
+            if let Some(audit) = audit {
+                audit.finish(result.error_kind(), &note, 0);
+            }
+            return ended;
         }
         if let Some(Refused::Limit(exceeded)) = &note.refused
             && result.is_error()
@@ -471,7 +456,15 @@ impl ServerHandler for McpConnection {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        offers::get_prompt(&self.server, &principal(&context), request).await
+        let stateless = is_stateless(&context);
+        offers::get_prompt(
+            &self.server,
+            &principal(&context),
+            request,
+            &context,
+            stateless,
+        )
+        .await
     }
 
     async fn list_resources(

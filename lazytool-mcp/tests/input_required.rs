@@ -428,3 +428,78 @@ async fn a_session_client_is_asked_directly() {
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     assert!(text(&refused).contains("`sampling`"), "{refused}");
 }
+
+/// A prompt that asks the user for its topic.
+struct Essay;
+
+impl lazytool_mcp::PromptProvider for Essay {
+    fn prompts(&self) -> Vec<lazytool_mcp::rmcp::model::Prompt> {
+        vec![lazytool_mcp::rmcp::model::Prompt::new(
+            "essay",
+            Some("An essay."),
+            None,
+        )]
+    }
+
+    fn get_prompt(
+        &self,
+        name: String,
+        _: lazytool_mcp::rmcp::model::JsonObject,
+    ) -> lazytool_mcp::PromptFuture<'_> {
+        Box::pin(async move { Err(self.unknown_prompt(&name)) })
+    }
+
+    fn get_prompt_in(
+        &self,
+        _name: String,
+        _arguments: lazytool_mcp::rmcp::model::JsonObject,
+        context: ToolContext,
+    ) -> lazytool_mcp::PromptFuture<'_> {
+        use lazytool_mcp::rmcp::model::{ErrorData, GetPromptResult, PromptMessage, Role};
+        Box::pin(async move {
+            let topic = context
+                .elicit("topic", "Which topic?", form("topic"))
+                .await
+                .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+            let text = format!("Write about {}.", content(&topic, "topic"));
+            Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                Role::User,
+                text,
+            )]))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_asks_as_a_tool_does() {
+    let mut client = Client::connect(server().prompts(Essay));
+    let mut first = call("essay", json!({}), every_capability());
+    first.as_object_mut().map(|first| first.remove("arguments"));
+    let round1 = client.request(1, "prompts/get", first.clone()).await;
+    assert_eq!(round1["result"]["resultType"], "input_required", "{round1}");
+    assert_eq!(
+        round1["result"]["inputRequests"]["topic"]["method"],
+        "elicitation/create"
+    );
+    // The state of a prompt is not a tool's.
+    let state = &round1["result"]["requestState"];
+    let as_tool = retry(
+        call("essay", json!({}), every_capability()),
+        json!({}),
+        state,
+    );
+    let refused = client.request(2, "tools/call", as_tool).await;
+    assert!(refused.get("error").is_some(), "{refused}");
+
+    let round2 = client
+        .request(
+            3,
+            "prompts/get",
+            retry(first, json!({"topic": accept("topic", "rivers")}), state),
+        )
+        .await;
+    assert_eq!(
+        round2["result"]["messages"][0]["content"]["text"], "Write about rivers.",
+        "{round2}"
+    );
+}

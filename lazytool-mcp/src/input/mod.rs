@@ -4,6 +4,7 @@
 //! with the answers ([`round`]), the answers so far carried in a signed, expiring, single-use
 //! `requestState` ([`request_state`]).
 
+pub(crate) mod asking;
 pub(crate) mod request_state;
 pub(crate) mod round;
 pub(crate) mod session;

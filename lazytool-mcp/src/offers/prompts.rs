@@ -5,6 +5,7 @@ use std::pin::Pin;
 
 use std::collections::HashMap;
 
+use lazytool_runtime::ToolContext;
 use rmcp::model::{ErrorData, GetPromptResult, JsonObject, Prompt};
 use tokio::sync::watch;
 
@@ -98,6 +99,51 @@ pub trait PromptProvider: Send + Sync + 'static {
     /// # }
     /// ```
     fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_>;
+
+    /// [`get_prompt`](PromptProvider::get_prompt) in the context of its request, for a prompt
+    /// that asks its client for input ([`ToolContext::ask`]: on 2026-07-28 the request ends
+    /// with an input-required result and comes again with the answers, as a tool's does).
+    /// Default: `get_prompt`, which asks nothing.
+    ///
+    /// ```
+    /// use lazytool_mcp::rmcp::model::{GetPromptResult, JsonObject, Prompt, PromptMessage, Role};
+    /// use lazytool_mcp::{PromptFuture, PromptProvider};
+    /// use lazytool_runtime::ToolContext;
+    /// use serde_json::json;
+    ///
+    /// /// A prompt about a topic the user chooses.
+    /// struct Essay;
+    /// impl PromptProvider for Essay {
+    ///     fn prompts(&self) -> Vec<Prompt> {
+    ///         vec![Prompt::new("essay", Some("An essay on a topic the user picks."), None)]
+    ///     }
+    ///     fn get_prompt(&self, name: String, _: JsonObject) -> PromptFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_prompt(&name)) })
+    ///     }
+    ///     fn get_prompt_in(&self, _name: String, _: JsonObject, context: ToolContext) -> PromptFuture<'_> {
+    ///         Box::pin(async move {
+    ///             let form = json!({"type": "object", "properties": {"topic": {"type": "string"}}});
+    ///             let asked = context.elicit("topic", "Which topic?", form).await;
+    ///             let topic = asked.ok().and_then(|answer| answer.content).map_or("anything".into(), |content| content["topic"].to_string());
+    ///             Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, format!("Write an essay on {topic}."))]))
+    ///         })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// // Outside MCP nobody can be asked: the prompt does without.
+    /// let prompt = Essay.get_prompt_in("essay".into(), JsonObject::new(), ToolContext::new()).await.unwrap();
+    /// assert_eq!(prompt.messages.len(), 1);
+    /// # }
+    /// ```
+    fn get_prompt_in(
+        &self,
+        name: String,
+        arguments: JsonObject,
+        context: ToolContext,
+    ) -> PromptFuture<'_> {
+        let _ = context;
+        self.get_prompt(name, arguments)
+    }
 
     /// A receiver that changes whenever [`prompts`](PromptProvider::prompts) does; `None`
     /// (the default) for prompts that never change.

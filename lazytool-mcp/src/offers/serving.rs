@@ -1,19 +1,24 @@
 //! What a connection serves besides tools: the server's prompts and resources, listed page by
-//! page, read, and their changes announced.
+//! page, got (asking the client for input, as a tool may), read, and their changes announced.
 
-use lazytool_runtime::Registry;
+use std::sync::Arc;
+
+use lazytool_runtime::{Registry, ToolContext};
 use rmcp::model::{
     ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsRequestMethod,
     ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
     ListResourcesRequestMethod, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse,
 };
-use rmcp::service::SubscriptionContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer};
+use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::pages::page;
+use crate::input::asking::{Asked, Asking};
+use crate::input::round::RoundEnd;
 use crate::principal::Principal;
 use crate::server::McpServer;
 
@@ -39,6 +44,8 @@ pub(crate) async fn get_prompt(
     server: &McpServer,
     principal: &Principal,
     request: GetPromptRequestParams,
+    context: &RequestContext<RoleServer>,
+    stateless: bool,
 ) -> Result<GetPromptResponse, ErrorData> {
     let provider = server
         .prompt_provider()
@@ -47,10 +54,25 @@ pub(crate) async fn get_prompt(
         return Err(provider.unknown_prompt(&request.name));
     }
     let arguments = request.arguments.unwrap_or_default();
-    provider
-        .get_prompt(request.name, arguments)
-        .await
-        .map(GetPromptResponse::Complete)
+    let asked = Asked {
+        method: "prompts/get",
+        name: &request.name,
+        arguments: &Value::Object(arguments.clone()),
+        responses: request.input_responses,
+        state: request.request_state,
+    };
+    let asking = Asking::begin(server, principal, context, stateless, asked)?;
+    let prompt_context = ToolContext::new()
+        .with_cancellation(context.ct.clone())
+        .with_input(Arc::clone(&asking.channel));
+    let prompt = provider
+        .get_prompt_in(request.name, arguments, prompt_context)
+        .await;
+    match asking.end(server, prompt.is_err()) {
+        RoundEnd::Complete => prompt.map(GetPromptResponse::Complete),
+        RoundEnd::InputRequired(required) => Ok(GetPromptResponse::InputRequired(required)),
+        RoundEnd::Refused(error) => Err(error),
+    }
 }
 
 pub(crate) async fn list_resources(

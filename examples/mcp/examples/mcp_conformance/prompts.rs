@@ -7,6 +7,8 @@ use lazytool_mcp::rmcp::model::{
 use std::collections::HashMap;
 
 use lazytool_mcp::{CompletionFuture, PromptFuture, PromptProvider};
+use lazytool_runtime::ToolContext;
+use serde_json::{Value, json};
 
 use std::sync::atomic::Ordering;
 
@@ -57,6 +59,11 @@ impl PromptProvider for Prompts {
                 None,
             ),
         ];
+        prompts.push(Prompt::new(
+            "test_input_required_result_prompt",
+            Some("A prompt that asks the user for context first."),
+            None,
+        ));
         if PROMPT_ADDED.load(Ordering::Acquire) {
             prompts.push(Prompt::new(
                 "test_added_prompt",
@@ -65,6 +72,31 @@ impl PromptProvider for Prompts {
             ));
         }
         prompts
+    }
+
+    fn get_prompt_in(
+        &self,
+        name: String,
+        arguments: JsonObject,
+        context: ToolContext,
+    ) -> PromptFuture<'_> {
+        if name != "test_input_required_result_prompt" {
+            return self.get_prompt(name, arguments);
+        }
+        Box::pin(async move {
+            let form = json!({"type": "object", "properties": {"context": {"type": "string"}}});
+            let answer = context
+                .elicit("user_context", "What context should the prompt use?", form)
+                .await
+                .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+            let given = answer
+                .content
+                .map_or(Value::Null, |content| content["context"].clone());
+            Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                Role::User,
+                format!("Use this context: {}", given.as_str().unwrap_or("none")),
+            )]))
+        })
     }
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
