@@ -9,6 +9,7 @@ use lazytool_runtime::{
 };
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
+use rmcp::model::Tool as McpTool;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
     CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, ErrorData,
@@ -537,6 +538,15 @@ impl ServerHandler for McpConnection {
     ) -> Result<(), ErrorData> {
         self.subscriptions.unsubscribe(&request.uri);
         Ok(())
+    }
+
+    // rmcp's HTTP server checks a tools/call's `Mcp-Param-*` headers (SEP-2243) against the
+    // `x-mcp-header` properties of the tool's declared schema.
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        let catalog = self.server.catalog();
+        let registry = catalog.borrow();
+        let tool = registry.get(name)?;
+        Some(mcp_tool(tool.definition(), Some(tool)))
     }
 
     // rmcp takes a request whose params do not fit its method for a custom request. (rmcp

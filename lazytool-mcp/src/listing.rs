@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::structured;
 
-/// The MCP tool for `definition`, with the annotations and output schema of `tool`, the
-/// registry's tool of that name (`None` for lazytool's own tools). MCP has no field for
+/// The MCP tool for `definition`, with the declared input schema, annotations and output
+/// schema of `tool`, the registry's tool of that name (`None` for lazytool's own tools). MCP has no field for
 /// examples: they are appended to the description.
 pub(crate) fn mcp_tool(mut definition: ToolDefinition, tool: Option<&Tool>) -> McpTool {
     if !definition.examples().is_empty() {
@@ -19,9 +19,13 @@ pub(crate) fn mcp_tool(mut definition: ToolDefinition, tool: Option<&Tool>) -> M
         definition = definition.without_examples();
         definition.description = description;
     }
-    let input_schema = match definition.input_schema {
-        Value::Object(schema) => schema,
-        _ => JsonObject::new(),
+    // A tool's schema goes out as it was declared (SEP-2106); lazytool's own tools have none.
+    let input_schema = match tool.map(Tool::declared_input_schema) {
+        Some(Value::Object(schema)) => schema.clone(),
+        _ => match definition.input_schema {
+            Value::Object(schema) => schema,
+            _ => JsonObject::new(),
+        },
     };
     let annotations = if definition.name == DISCOVERY_TOOL_NAME {
         Some(discovery_annotations())

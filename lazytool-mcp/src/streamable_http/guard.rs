@@ -190,7 +190,8 @@ impl Guard {
                             }
                         }
                     }
-                    let Some(request) = stateless::lane_request(&parts, &body) else {
+                    let Some(request) = stateless::lane_request(&parts, &body, self.lanes.server())
+                    else {
                         return self.pass_routine(parts, body).await;
                     };
                     return match self.lanes.answer(request, parts).await {

@@ -5,7 +5,8 @@
 //! more than a request of a session. A lane is such a service kept for the next request: it
 //! serves one request at a time, through channels of its own, and goes back to the pool once
 //! the request is answered. Only `tools/call` and `tools/list` requests whose headers and body
-//! rmcp would take as they are ([`lane_request`]) use a lane; any other request, and any
+//! rmcp would take as they are, with no `Mcp-Param-*` header to check ([`lane_request`]), use
+//! a lane; any other request, and any
 //! request while every lane is busy, goes to rmcp as before. A notification a tool sends after
 //! its answer, from a task it left running, is dropped when the lane is next taken, or reaches
 //! the next request on the lane if it comes later (clients drop progress of tokens they do not
@@ -75,6 +76,11 @@ struct Lease {
 }
 
 impl Lanes {
+    /// The server the lanes serve.
+    pub(super) fn server(&self) -> &McpServer {
+        &self.server
+    }
+
     /// Lanes serving `server`, stopped with `stopped`; event streams of calls that send
     /// notifications before their answer carry a keep-alive comment every `keep_alive`.
     pub(super) fn new(
@@ -338,7 +344,11 @@ fn no_answer() -> Response {
 /// JSON and event streams, sending JSON, `MCP-Protocol-Version` the version its `_meta`
 /// names, `Mcp-Method` and `Mcp-Name` as in the body) and whose `_meta` holds every key that
 /// version requires. Anything else is left to rmcp, which answers it as the protocol says.
-pub(super) fn lane_request(parts: &Parts, body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
+pub(super) fn lane_request(
+    parts: &Parts,
+    body: &[u8],
+    server: &McpServer,
+) -> Option<JsonRpcRequest<ClientRequest>> {
     let headers = &parts.headers;
     if headers.contains_key(HEADER_SESSION_ID)
         || sole(headers, HEADER_MCP_PROTOCOL_VERSION)? != ProtocolVersion::V_2026_07_28.as_str()
@@ -370,8 +380,26 @@ pub(super) fn lane_request(parts: &Parts, body: &[u8]) -> Option<JsonRpcRequest<
         if named.starts_with(BASE64_HEADER_PREFIX) || named != name {
             return None;
         }
+        // rmcp checks the `Mcp-Param-*` headers of a tool that has any (SEP-2243).
+        let catalog = server.catalog();
+        let registry = catalog.borrow();
+        let tool = registry.get(name);
+        if tool.is_some_and(|tool| has_header_params(tool.declared_input_schema())) {
+            return None;
+        }
     }
     Some(request)
+}
+
+/// Whether `schema` annotates any property with `x-mcp-header`.
+fn has_header_params(schema: &serde_json::Value) -> bool {
+    match schema {
+        serde_json::Value::Object(object) => {
+            object.contains_key("x-mcp-header") || object.values().any(has_header_params)
+        }
+        serde_json::Value::Array(items) => items.iter().any(has_header_params),
+        _ => false,
+    }
 }
 
 /// The one value of header `name`, if it has exactly one and it is text.

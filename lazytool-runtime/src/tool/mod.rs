@@ -279,6 +279,35 @@ impl Tool {
         &self.0.schemas.input
     }
 
+    /// The input schema as the tool declared it: a dynamic tool's schema as given (`$schema`,
+    /// `$defs`, `$ref`, `$anchor`, composition and conditional keywords kept), the canonical
+    /// [`input_schema`](Tool::input_schema) where the two are the same (a `#[tool]`'s). MCP
+    /// sends this one (SEP-2106); validation and the providers' renderings use the canonical
+    /// one.
+    ///
+    /// ```
+    /// # use lazytool_runtime::{DynamicTool, Registry};
+    /// # use serde_json::json;
+    /// let schema = json!({
+    ///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+    ///     "type": "object",
+    ///     "$defs": {"city": {"type": "string"}},
+    ///     "properties": {"city": {"$ref": "#/$defs/city"}},
+    /// });
+    /// let tool = DynamicTool::new("forecast", "The weather.", schema.clone(), |_, _| async { Ok::<_, String>(json!("sun")) });
+    /// let registry = Registry::builder().without_inventory().tool(tool).build().unwrap();
+    /// let tool = registry.get("forecast").unwrap();
+    /// assert_eq!(tool.declared_input_schema(), &schema);
+    /// assert_eq!(tool.input_schema()["properties"]["city"], json!({"type": "string"}));
+    /// ```
+    pub fn declared_input_schema(&self) -> &Value {
+        self.0
+            .schemas
+            .declared
+            .as_deref()
+            .unwrap_or(&self.0.schemas.input)
+    }
+
     /// The JSON Schema of the tool's successful output, for tools declared with
     /// `#[tool(output_schema)]` or dynamic tools given one.
     ///

@@ -4,10 +4,14 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-/// A tool's canonical input schema with its compiled validator, and its output schema.
+/// A tool's canonical input schema with its compiled validator, the schema as declared where
+/// that differs, and its output schema.
 #[derive(Clone)]
 pub(crate) struct CompiledSchemas {
     pub(crate) input: Arc<Value>,
+    /// The input schema as the tool declared it (`$schema`, `$defs`, `$ref`s kept), when it
+    /// is not the canonical one: what MCP sends (SEP-2106).
+    pub(crate) declared: Option<Arc<Value>>,
     /// Whether nulls of optional properties may need stripping (see `drop_null_optionals`).
     pub(crate) has_optional: bool,
     pub(crate) validator: ValidatorCell,
@@ -104,6 +108,7 @@ impl CompiledSchemas {
         output: Option<Value>,
         keep: impl FnOnce(jsonschema::Validator) -> ValidatorCell,
     ) -> Result<Self, SchemaError> {
+        let declared = input.clone();
         let input = crate::schema::canonicalize(input);
         match input.get("type") {
             Some(Value::String(kind)) if kind == "object" => {}
@@ -111,6 +116,7 @@ impl CompiledSchemas {
         }
         let validator = keep(compile(&input)?);
         Ok(CompiledSchemas {
+            declared: (declared != input).then(|| Arc::new(declared)),
             has_optional: crate::schema::has_optional_properties(&input),
             input: Arc::new(input),
             validator,

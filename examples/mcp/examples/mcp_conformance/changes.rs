@@ -24,7 +24,8 @@ pub static PROMPTS_CHANGED: LazyLock<watch::Sender<u64>> = LazyLock::new(|| watc
 pub fn catalog(added: bool) -> Result<Registry, lazytool_runtime::RegistryError> {
     let mut builder = Registry::builder()
         .filter(|spec| spec.name().starts_with("test_"))
-        .tool(crate::json_schema_tool());
+        .tool(crate::json_schema_tool())
+        .tool(crate::custom_header_tool());
     if added {
         builder = builder.tool(DynamicTool::new(
             "test_added_tool",

@@ -236,21 +236,30 @@ async fn test_reconnection() -> &'static str {
     "Reconnection test completed"
 }
 
-/// The suite's JSON Schema 2020-12 fixture, as a dynamic tool.
-fn json_schema_tool() -> DynamicTool {
+/// The suite's JSON Schema 2020-12 fixture, as a dynamic tool: MCP sends its schema as
+/// declared (SEP-2106), while calls are validated against it.
+pub fn json_schema_tool() -> DynamicTool {
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
             }
         },
         "properties": {
             "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"}
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
         },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     });
     DynamicTool::new(
@@ -258,6 +267,24 @@ fn json_schema_tool() -> DynamicTool {
         "Takes arguments described with JSON Schema 2020-12 keywords.",
         schema,
         |arguments: Value, _| async move { Ok::<_, String>(arguments) },
+    )
+}
+
+/// A tool whose `region` argument an HTTP client also sends as the header `Mcp-Param-Region`
+/// (SEP-2243): the server refuses a call whose header is missing or does not match.
+pub fn custom_header_tool() -> DynamicTool {
+    let schema = json!({
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        "required": ["region"]
+    });
+    DynamicTool::new(
+        "test_custom_header",
+        "Says which region it was asked for; the region also travels as a header.",
+        schema,
+        |arguments: Value, _| async move {
+            Ok::<_, String>(json!(format!("region {}", arguments["region"])))
+        },
     )
 }
 

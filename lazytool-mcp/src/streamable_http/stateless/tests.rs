@@ -27,8 +27,29 @@ fn set(name: &'static str, value: &'static str) -> impl FnOnce(&mut HeaderMap) {
     }
 }
 
+/// A server with `add`, and `locate`, whose `region` is also sent as a header (SEP-2243).
+fn server() -> McpServer {
+    let tool = |name: &str, schema: serde_json::Value| {
+        lazytool_runtime::DynamicTool::new(name, "A tool.", schema, |_, _| async {
+            Ok::<_, String>(json!(1))
+        })
+    };
+    let registry = Registry::builder()
+        .without_inventory()
+        .tool(tool("add", json!({"type": "object"})))
+        .tool(tool(
+            "locate",
+            json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}),
+        ))
+        .build()
+        .expect("a registry");
+    McpServer::new(registry)
+}
+
 #[test]
 fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
+    let server = server();
+    let lane_request = |parts: &Parts, body: &[u8]| lane_request(parts, body, &server);
     let taken = lane_request(&parts(|_| {}), CALL.as_bytes()).expect("a lane request");
     assert_eq!(taken.id, RequestId::Number(7));
     assert!(
@@ -136,6 +157,11 @@ fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
             CALL.replace("tools/call", "ping"),
         ),
         ("a batch", parts(|_| {}), format!("[{CALL}]")),
+        (
+            "a tool with header parameters, which rmcp checks",
+            parts(set("mcp-name", "locate")),
+            CALL.replace(r#""name":"add""#, r#""name":"locate""#),
+        ),
         ("not JSON-RPC", parts(|_| {}), "{".to_owned()),
     ];
     for (why, parts, body) in refused {
