@@ -81,8 +81,22 @@ async fn exercise(source: &McpSource, scenario: &str) -> Result<(), Box<dyn std:
         .tools(tools)
         .build()?;
     // `initialize` is about the handshake alone; every other scenario's server offers the
-    // tools it wants called.
+    // tools it wants called, or its context names the calls.
     if scenario == "initialize" {
+        return Ok(());
+    }
+    if scenario == "json-schema-2020-12-preservation" {
+        return echo_schema(&registry).await;
+    }
+    if let Some(calls) = context()?.tool_calls {
+        for call in calls {
+            let name = format!("{SERVER}__{}", call.name);
+            let result = registry.call(&name, call.arguments.clone()).await;
+            eprintln!("{name}({}) -> {}", call.arguments, result.content());
+            if result.is_error() {
+                return Err(format!("{name} answered an error: {}", result.content()).into());
+            }
+        }
         return Ok(());
     }
     for tool in registry.tools() {
@@ -101,24 +115,58 @@ async fn exercise(source: &McpSource, scenario: &str) -> Result<(), Box<dyn std:
     Ok(())
 }
 
+/// Sends `json_schema_echo` the input schema of `json_schema_2020_12_tool` exactly as the
+/// server declared it: the suite checks that nothing of it was lost on the way (SEP-2106).
+async fn echo_schema(registry: &Registry) -> Result<(), Box<dyn std::error::Error>> {
+    let tool = registry
+        .get(&format!("{SERVER}__json_schema_2020_12_tool"))
+        .ok_or("the server offers no json_schema_2020_12_tool")?;
+    let arguments = json!({ "schema": tool.declared_input_schema() });
+    let result = registry
+        .call(&format!("{SERVER}__json_schema_echo"), arguments)
+        .await;
+    if result.is_error() {
+        return Err(format!("json_schema_echo answered an error: {}", result.content()).into());
+    }
+    Ok(())
+}
+
 /// A client metadata document URL (the suite's servers that support them accept it).
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// What `MCP_CONFORMANCE_CONTEXT` may carry.
 #[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Context {
+    #[serde(rename = "client_id")]
     client_id: Option<String>,
+    #[serde(rename = "client_secret")]
     client_secret: Option<String>,
+    #[serde(rename = "private_key_pem")]
     private_key_pem: Option<String>,
+    #[serde(rename = "signing_algorithm")]
     signing_algorithm: Option<String>,
+    /// The calls a scenario wants made, exactly (`http-custom-headers`).
+    tool_calls: Option<Vec<ToolCall>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ToolCall {
+    name: String,
+    arguments: Value,
+}
+
+/// The scenario's context, if it has one.
+fn context() -> Result<Context, serde_json::Error> {
+    match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text),
+        Err(_) => Ok(Context::default()),
+    }
 }
 
 /// The OAuth settings of an `auth/*` scenario, from its context.
 fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
-    let context: Context = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
-        Ok(text) => serde_json::from_str(&text)?,
-        Err(_) => Context::default(),
-    };
+    let context = context()?;
     let mut oauth = OAuth::new()
         .token_store(TokenStore::memory())
         .client_metadata_url(CLIENT_METADATA_URL)

@@ -98,7 +98,8 @@ impl OAuthHttp {
     }
 
     /// `call`, again after new tokens when the server asks for more scopes (while step-ups
-    /// are allowed) or, for client credentials, refuses an expired token.
+    /// are allowed) or refuses the token it has (client credentials exchanged again, or an
+    /// authorization approved again).
     async fn recovering<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
     where
         F: Fn() -> Fut,
@@ -129,8 +130,15 @@ impl OAuthHttp {
                     step_ups += 1;
                     result = call().await;
                 }
+                // A token refused though it could not be refreshed: an expired client
+                // credential, or the server moved to another authorization server (its
+                // metadata now names it; SEP-2352). With an approver, or credentials, the
+                // client authorizes again from the challenge, once: discovery, a client
+                // identity at whichever server it finds (never the old server's), tokens.
                 Err(StreamableHttpError::AuthRequired(refusal))
-                    if self.flow.oauth.grant == Grant::ClientCredentials && !exchanged =>
+                    if !exchanged
+                        && (self.flow.oauth.grant == Grant::ClientCredentials
+                            || self.flow.oauth.approver.is_some()) =>
                 {
                     let challenge = refusal.www_authenticate_header.clone();
                     if let Err(error) = self.authorize(&challenge).await {
