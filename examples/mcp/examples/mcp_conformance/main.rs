@@ -9,12 +9,10 @@
 
 use std::time::Duration;
 
-#[allow(deprecated)]
-use lazytool_mcp::rmcp::model::CreateMessageRequestParams;
-use lazytool_mcp::rmcp::model::{ContentBlock, ElicitRequestParams};
+use lazytool_mcp::rmcp::model::ContentBlock;
 use lazytool_mcp::{LogLevel, McpContent, McpRequest, McpServer};
 use lazytool_runtime::source::LiveRegistry;
-use lazytool_runtime::{DynamicTool, tool};
+use lazytool_runtime::{DynamicTool, ToolContext, tool};
 use serde_json::{Value, json};
 
 mod changes;
@@ -129,43 +127,24 @@ async fn test_update_watched_resource() -> String {
     format!("version {}", resources::WATCHED.update())
 }
 
-/// Asks the client's model to answer a prompt.
-// SEP-2577 deprecates sampling; the suite still tests it.
-#[allow(deprecated)]
+/// Asks the client's model to answer a prompt (through its context: asked directly over a
+/// 2025-11-25 session, through an input-required result on 2026-07-28).
 #[tool]
 async fn test_sampling(
     /// The prompt to send to the model.
     prompt: String,
+    ctx: ToolContext,
 ) -> Result<String, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
-    let params: CreateMessageRequestParams = serde_json::from_value(json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-        "maxTokens": 100,
-    }))
-    .map_err(|error| error.to_string())?;
-    let answer = request
-        .peer()
-        .create_message(params)
-        .await
-        .map_err(|error| error.to_string())?;
-    let answer = serde_json::to_value(&answer.message.content).unwrap_or_default();
-    let text = answer["text"].as_str().unwrap_or_default();
-    Ok(format!("LLM response: {text}"))
+    let answer = ctx.sample("sampling", &prompt, 100).await?;
+    Ok(format!(
+        "LLM response: {}",
+        answer.text().unwrap_or_default()
+    ))
 }
 
-async fn elicit(message: &str, schema: Value) -> Result<String, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
-    let params: ElicitRequestParams = serde_json::from_value(json!({
-        "mode": "form",
-        "message": message,
-        "requestedSchema": schema,
-    }))
-    .map_err(|error| error.to_string())?;
-    let answer = request
-        .peer()
-        .create_elicitation(params)
-        .await
-        .map_err(|error| error.to_string())?;
+/// Asks the user `message` with a form of `schema`, and says what came back.
+async fn elicit(ctx: &ToolContext, message: &str, schema: Value) -> Result<String, String> {
+    let answer = ctx.elicit("elicitation", message, schema).await?;
     let answer = serde_json::to_value(&answer).unwrap_or_default();
     Ok(format!(
         "Elicitation completed: action={}, content={}",
@@ -179,6 +158,7 @@ async fn elicit(message: &str, schema: Value) -> Result<String, String> {
 async fn test_elicitation(
     /// The message to show the user.
     message: String,
+    ctx: ToolContext,
 ) -> Result<String, String> {
     let schema = json!({
         "type": "object",
@@ -188,12 +168,12 @@ async fn test_elicitation(
         },
         "required": ["username", "email"]
     });
-    elicit(&message, schema).await
+    elicit(&ctx, &message, schema).await
 }
 
 /// Asks the user for values of every primitive type, each with a default.
 #[tool]
-async fn test_elicitation_sep1034_defaults() -> Result<String, String> {
+async fn test_elicitation_sep1034_defaults(ctx: ToolContext) -> Result<String, String> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -204,12 +184,12 @@ async fn test_elicitation_sep1034_defaults() -> Result<String, String> {
             "verified": {"type": "boolean", "default": true}
         }
     });
-    elicit("Please review your profile", schema).await
+    elicit(&ctx, "Please review your profile", schema).await
 }
 
 /// Asks the user to choose, with every kind of enum.
 #[tool]
-async fn test_elicitation_sep1330_enums() -> Result<String, String> {
+async fn test_elicitation_sep1330_enums(ctx: ToolContext) -> Result<String, String> {
     let titled = |items: &[(&str, &str)]| -> Vec<Value> {
         items
             .iter()
@@ -226,7 +206,7 @@ async fn test_elicitation_sep1330_enums() -> Result<String, String> {
             "titledMulti": {"type": "array", "items": {"anyOf": titled(&[("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])}}
         }
     });
-    elicit("Please choose", schema).await
+    elicit(&ctx, "Please choose", schema).await
 }
 
 /// Runs long enough for a client to reconnect to its stream.
