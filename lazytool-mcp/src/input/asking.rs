@@ -46,6 +46,7 @@ impl Asking {
             return Ok(Asking {
                 channel: Arc::new(SessionInput {
                     peer: context.peer.clone(),
+                    request: context.id.clone(),
                 }),
                 round: None,
             });

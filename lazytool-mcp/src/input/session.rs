@@ -2,13 +2,15 @@
 //! answer.
 
 use lazytool_runtime::{InputChannel, InputError, InputFuture, InputRequest};
-use rmcp::model::{ClientCapabilities, ServerRequest};
+use rmcp::model::{ClientCapabilities, RequestId, ServerRequest};
+use rmcp::service::OriginatingRequestId;
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
 
-/// Asks the client of a stateful session.
+/// Asks the client of a stateful session, on the stream of the request `request`.
 pub(crate) struct SessionInput {
     pub(crate) peer: Peer<RoleServer>,
+    pub(crate) request: RequestId,
 }
 
 impl InputChannel for SessionInput {
@@ -21,8 +23,22 @@ impl InputChannel for SessionInput {
                 });
             }
             let message = json!({"method": request.method(), "params": request.params()});
-            let sent: ServerRequest = serde_json::from_value(message)
+            let mut sent: ServerRequest = serde_json::from_value(message)
                 .map_err(|error| InputError::Failed(error.to_string()))?;
+            // Over streamable HTTP, the request rides the stream of the call it belongs to.
+            let originating = OriginatingRequestId(self.request.clone());
+            match &mut sent {
+                ServerRequest::CreateMessageRequest(request) => {
+                    request.extensions.insert(originating);
+                }
+                ServerRequest::ElicitRequest(request) => {
+                    request.extensions.insert(originating);
+                }
+                ServerRequest::ListRootsRequest(request) => {
+                    request.extensions.insert(originating);
+                }
+                _ => {}
+            }
             let answer = (self.peer.send_request(sent).await)
                 .map_err(|error| InputError::Failed(error.to_string()))?;
             serde_json::to_value(answer).map_err(|error| InputError::Failed(error.to_string()))

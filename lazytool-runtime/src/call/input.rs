@@ -68,6 +68,29 @@ impl InputRequest {
         }
     }
 
+    /// The request of MCP method `method` (`elicitation/create`, `sampling/createMessage`
+    /// or `roots/list`) with `params` as they are: what a gateway passes on from the server it
+    /// fronts. Another method is an error naming it.
+    ///
+    /// ```
+    /// use lazytool_runtime::InputRequest;
+    /// use serde_json::json;
+    ///
+    /// let params = json!({"messages": [], "maxTokens": 5, "systemPrompt": "Be brief."});
+    /// let ask = InputRequest::new("sampling/createMessage", params.clone()).unwrap();
+    /// assert_eq!(ask.params(), &params);
+    /// assert!(InputRequest::new("ping", json!({})).is_err());
+    /// ```
+    pub fn new(method: &str, params: Value) -> Result<InputRequest, String> {
+        let kind = match method {
+            "elicitation/create" => InputKind::Elicitation,
+            "sampling/createMessage" => InputKind::Sampling,
+            "roots/list" => InputKind::Roots,
+            other => return Err(format!("`{other}` is no input request a tool can make")),
+        };
+        Ok(InputRequest { kind, params })
+    }
+
     /// The MCP method of the request.
     pub fn method(&self) -> &'static str {
         match self.kind {

@@ -21,6 +21,7 @@ use crate::request::McpRequest;
 use crate::source::connection::link::Link;
 use crate::source::lock::Pins;
 use crate::source::offers::naming::exposed_name;
+use crate::source::requests::upstream_requests::Unanswered;
 
 /// How many times a call is sent again with answers to a server's `input_required`.
 const MAX_INPUT_ROUNDS: usize = 8;
@@ -119,7 +120,7 @@ impl Forward {
             params = params.with_arguments(arguments);
         }
         let deadline = Instant::now() + self.call_timeout;
-        let rounds = self.rounds(&peer, params, McpRequest::current(), deadline);
+        let rounds = self.rounds(&peer, params, McpRequest::current(), &context, deadline);
         tokio::select! {
             result = tokio::time::timeout_at(deadline, rounds) => result.unwrap_or_else(|_| Err(format!(
                 "the MCP server `{}` did not answer within {:?}",
@@ -137,6 +138,7 @@ impl Forward {
         peer: &Peer<RoleClient>,
         mut params: CallToolRequestParams,
         downstream: Option<McpRequest>,
+        context: &ToolContext,
         deadline: Instant,
     ) -> Result<ToolResult, String> {
         let server = self.link.server();
@@ -167,15 +169,20 @@ impl Forward {
                 tokio::time::sleep(Duration::from_millis(50 << state_only.min(2))).await;
                 state_only += 1;
             }
-            let responses = (self.link.requests())
-                .answer_input(requests, downstream.as_ref(), deadline)
-                .await
-                .map_err(|error| {
-                    format!(
+            let responses = match self.link.requests().answer_input(requests, context).await {
+                Ok(responses) => responses,
+                Err(Unanswered::Asked) => {
+                    return Err(format!(
+                        "the MCP server `{server}` asks the client for input"
+                    ));
+                }
+                Err(Unanswered::Refused(error)) => {
+                    return Err(format!(
                         "the MCP server `{server}` asked for input during the call: {}",
                         error.message
-                    )
-                })?;
+                    ));
+                }
+            };
             params.input_responses = (!responses.is_empty()).then_some(responses);
             params.request_state = asked.request_state;
         }

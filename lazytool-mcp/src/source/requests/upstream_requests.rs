@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use lazytool_runtime::{InputError, ToolContext};
 use rmcp::RoleClient;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
@@ -16,6 +17,7 @@ use rmcp::model::{
     ServerRequest,
 };
 use rmcp::service::{InboundStreamOrigin, OriginatingRequestId, RequestContext, ServiceError};
+use serde_json::{Value, json};
 
 use tokio::time::Instant;
 
@@ -34,6 +36,15 @@ pub(crate) struct UpstreamRequests {
     pub(crate) in_flight: Arc<InFlight>,
     /// Answers the elicitations no client can be asked.
     pub(crate) elicitor: Option<Arc<dyn Elicitor>>,
+}
+
+/// Why an upstream's input requests were not all answered.
+pub(crate) enum Unanswered {
+    /// The client of the call is asked through the gateway's own input-required result: the
+    /// call comes again with the answers.
+    Asked,
+    /// Refused: the error the upstream's call fails with.
+    Refused(ErrorData),
 }
 
 /// A request that can be passed on.
@@ -162,44 +173,92 @@ impl UpstreamRequests {
         }
     }
 
-    /// Answers the input requests of a 2026-07-28 `input_required` result, asking the
-    /// client of the call (`downstream`) for sampling and elicitation (roots: none), all at
-    /// once; the responses to send back with the call, or the first refusal.
+    /// Answers the input requests of a 2026-07-28 `input_required` result through `context`,
+    /// the context of the call they belong to, all at once: a 2025-11-25 client is asked
+    /// directly; for a 2026-07-28 client the questions go into the gateway's own
+    /// input-required result ([`Unanswered::Asked`]), and come back answered with the call. A
+    /// client that cannot be asked leaves an elicitation to the source's elicitor, and roots
+    /// answered with none; anything else is refused.
     pub(crate) async fn answer_input(
         &self,
         requests: InputRequests,
-        downstream: Option<&McpRequest>,
-        deadline: Instant,
-    ) -> Result<InputResponses, ErrorData> {
+        context: &ToolContext,
+    ) -> Result<InputResponses, Unanswered> {
         let answers = requests.into_iter().map(|(key, request)| async move {
-            let answer = match request {
-                InputRequest::CreateMessage(request) => {
-                    let request = ServerRequest::CreateMessageRequest(request);
-                    self.ask(Kind::Sampling, request, downstream, deadline)
-                        .await?
-                }
-                InputRequest::Elicitation(request) => {
-                    let request = ServerRequest::ElicitRequest(request);
-                    self.ask(Kind::Elicitation, request, downstream, deadline)
-                        .await?
-                }
-                InputRequest::ListRoots(_) => {
-                    ClientResult::ListRootsResult(ListRootsResult::default())
-                }
-                _ => return Err(self.unknown_input(&key)),
-            };
-            let answer = match answer {
-                ClientResult::CreateMessageResult(result) => serde_json::to_value(result),
-                ClientResult::ElicitResult(result) => serde_json::to_value(result),
-                ClientResult::ListRootsResult(result) => serde_json::to_value(result),
-                _ => return Err(self.unknown_input(&key)),
-            };
-            let answer =
-                answer.map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-            Ok::<_, ErrorData>((key, answer))
+            let answer = self.answer_one(&key, request, context).await;
+            answer.map(|answer| (key, answer))
         });
-        let answers = futures_util::future::try_join_all(answers).await?;
-        Ok(answers.into_iter().collect())
+        let mut responses = InputResponses::new();
+        let mut asked = false;
+        for answer in futures_util::future::join_all(answers).await {
+            match answer {
+                Ok((key, answer)) => {
+                    responses.insert(key, answer);
+                }
+                Err(Unanswered::Asked) => asked = true,
+                Err(refused) => return Err(refused),
+            }
+        }
+        if asked {
+            return Err(Unanswered::Asked);
+        }
+        Ok(responses)
+    }
+
+    async fn answer_one(
+        &self,
+        key: &str,
+        request: InputRequest,
+        context: &ToolContext,
+    ) -> Result<Value, Unanswered> {
+        let wire = serde_json::to_value(&request).map_err(|error| {
+            Unanswered::Refused(ErrorData::internal_error(error.to_string(), None))
+        })?;
+        let method = wire["method"].as_str().unwrap_or_default();
+        let params = wire.get("params").cloned().unwrap_or_else(|| json!({}));
+        let kind = match method {
+            "sampling/createMessage" => Some(Kind::Sampling),
+            "elicitation/create" => Some(Kind::Elicitation),
+            _ => None,
+        };
+        let asked = lazytool_runtime::InputRequest::new(method, params)
+            .map_err(|_| Unanswered::Refused(self.unknown_input(key)))?;
+        let why = match context.ask(key, asked).await {
+            Ok(answer) => return Ok(answer),
+            Err(InputError::Required { .. }) => return Err(Unanswered::Asked),
+            Err(InputError::Unsupported { capability }) => {
+                format!("the client did not announce the `{capability}` capability")
+            }
+            Err(InputError::Unavailable) => "the call was not made by an MCP client".to_owned(),
+            Err(other) => other.to_string(),
+        };
+        let refused =
+            |kind| Unanswered::Refused(self.refusal(kind, ErrorCode::METHOD_NOT_FOUND, &why));
+        match (request, kind) {
+            (InputRequest::Elicitation(request), _) => {
+                let request = ServerRequest::ElicitRequest(request);
+                match self
+                    .unreachable(
+                        Kind::Elicitation,
+                        request,
+                        ErrorCode::METHOD_NOT_FOUND,
+                        &why,
+                    )
+                    .await
+                {
+                    Ok(ClientResult::ElicitResult(answer)) => {
+                        serde_json::to_value(answer).map_err(|error| {
+                            Unanswered::Refused(ErrorData::internal_error(error.to_string(), None))
+                        })
+                    }
+                    Ok(_) => Err(Unanswered::Refused(self.unknown_input(key))),
+                    Err(error) => Err(Unanswered::Refused(error)),
+                }
+            }
+            (InputRequest::ListRoots(_), _) => Ok(json!(ListRootsResult::default())),
+            (_, Some(kind)) => Err(refused(kind)),
+            _ => Err(Unanswered::Refused(self.unknown_input(key))),
+        }
     }
 
     /// Sends `request` to `downstream`, the client of a call due by `deadline`, when it
