@@ -28,6 +28,9 @@ pub(crate) enum Refused {
     Limit(LimitExceeded),
     /// The tool's definition changed against the lock.
     Pin,
+    /// The upstream server refused the call for a client capability the request did not
+    /// declare (-32021): the client is answered with that error, as the server gave it.
+    MissingCapability(rmcp::model::ErrorData),
 }
 
 /// Runs `call` with a note open, returning its output and what was noted. The note lives on

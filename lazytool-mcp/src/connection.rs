@@ -373,6 +373,13 @@ impl ServerHandler for McpConnection {
             state,
         };
         let stateless = matches!(served, Served::Stateless(_));
+        #[cfg(feature = "client")]
+        if stateless
+            && let Some(relay) = self.server.relayed_to()
+            && let Some(capabilities) = context.client_capabilities()
+        {
+            relay.client_announced(&capabilities);
+        }
         let asking = Asking::begin(&self.server, &principal, &context, stateless, asked)?;
         let tool_context = tool_context.with_input(Arc::clone(&asking.channel));
         let audit = (self.server.audit_log())
@@ -406,13 +413,18 @@ impl ServerHandler for McpConnection {
             }
             return ended;
         }
-        if let Some(Refused::Limit(exceeded)) = &note.refused
+        let refusal = match &note.refused {
+            Some(Refused::Limit(exceeded)) => Some(exceeded.error_data()),
+            Some(Refused::MissingCapability(error)) => Some(error.clone()),
+            _ => None,
+        };
+        if let Some(refusal) = refusal
             && result.is_error()
         {
             if let Some(audit) = audit {
                 audit.finish(result.error_kind(), &note, 0);
             }
-            return Err(exceeded.error_data());
+            return Err(refusal);
         }
         if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
             if let Some(audit) = audit {

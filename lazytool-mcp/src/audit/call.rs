@@ -82,6 +82,7 @@ impl CallAudit {
                 ("refused", Some(limit_kind(exceeded.kind().as_str())))
             }
             (Some(Refused::Pin), _) => ("refused", Some("pin")),
+            (Some(Refused::MissingCapability(_)), _) => ("refused", Some("missing_capability")),
             (None, Some(kind)) => ("error", Some(kind.as_str())),
             (None, None) => ("ok", None),
         };

@@ -5,10 +5,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use lazytool_runtime::ToolContext;
 use rmcp::ServiceError;
 use rmcp::model::{
-    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt,
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    ClientRequest, ErrorCode, ErrorData, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
+    JsonObject, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    ServerResult,
 };
 use serde::Serialize;
 
@@ -19,7 +21,9 @@ use crate::source::mcp_source::McpSource;
 use crate::source::offers::naming::exposed_name;
 use crate::source::offers::sanitize::Removals;
 use crate::source::offers::sanitize::offers::{clean_prompt, clean_resource, clean_template};
+use crate::source::offers::tool::MAX_INPUT_ROUNDS;
 use crate::source::offers::uri_template::matches_template;
+use crate::source::requests::upstream_requests::Unanswered;
 use lazytool_runtime::source::SourceError;
 
 const TARGET: &str = "lazytool::mcp";
@@ -345,6 +349,18 @@ impl McpSource {
         name: &str,
         arguments: JsonObject,
     ) -> Result<GetPromptResult, ErrorData> {
+        self.get_prompt_in(name, arguments, &ToolContext::new())
+            .await
+    }
+
+    /// [`get_prompt`](McpSource::get_prompt) for a request whose client `context` asks: the
+    /// server's input-required questions (2026-07-28) go through it, as a tool call's do.
+    pub(crate) async fn get_prompt_in(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        context: &ToolContext,
+    ) -> Result<GetPromptResult, ErrorData> {
         let known = || {
             let names =
                 (self.prompt_names.lock()).unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -371,11 +387,48 @@ impl McpSource {
         {
             return Err(ErrorData::invalid_request(refusal, None));
         }
-        let params = GetPromptRequestParams::new(upstream).with_arguments(arguments);
-        self.forward("prompts/get", |peer| async move {
-            peer.get_prompt(params).await
-        })
-        .await
+        let mut params = GetPromptRequestParams::new(upstream).with_arguments(arguments);
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params.clone()));
+            let answer = self
+                .forward("prompts/get", |peer| async move {
+                    peer.send_request(request).await
+                })
+                .await?;
+            let asked = match answer {
+                ServerResult::GetPromptResult(prompt) => return Ok(prompt),
+                ServerResult::InputRequiredResult(asked) => asked,
+                _ => {
+                    return Err(ErrorData::internal_error(
+                        format!(
+                            "the MCP server `{}` answered prompts/get with something else than a prompt",
+                            self.name
+                        ),
+                        None,
+                    ));
+                }
+            };
+            let requests = asked.input_requests.unwrap_or_default();
+            let responses = match self.link().requests().answer_input(requests, context).await {
+                Ok(responses) => responses,
+                Err(Unanswered::Asked) => {
+                    return Err(ErrorData::invalid_params(
+                        format!("the MCP server `{}` asks the client for input", self.name),
+                        None,
+                    ));
+                }
+                Err(Unanswered::Refused(error)) => return Err(error),
+            };
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = asked.request_state;
+        }
+        Err(ErrorData::internal_error(
+            format!(
+                "the MCP server `{}` still asked for input after {MAX_INPUT_ROUNDS} rounds",
+                self.name
+            ),
+            None,
+        ))
     }
 
     /// Reads the resource at `uri` from the server, within

@@ -1,6 +1,7 @@
 //! A catalog's prompts and resources served: [`McpCatalog`] as a [`PromptProvider`] and a
 //! [`ResourceProvider`], each request routed to the source that offers its prompt or URI.
 
+use lazytool_runtime::ToolContext;
 use rmcp::model::{ErrorData, JsonObject, Prompt, Resource, ResourceTemplate};
 use tokio::sync::watch;
 
@@ -41,13 +42,25 @@ impl PromptProvider for McpCatalog {
     }
 
     fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_> {
+        self.get_prompt_in(name, arguments, ToolContext::new())
+    }
+
+    fn get_prompt_in(
+        &self,
+        name: String,
+        arguments: JsonObject,
+        context: ToolContext,
+    ) -> PromptFuture<'_> {
         Box::pin(async move {
             let offers = self.offers();
             let owner = offers.state().merged.prompt_owner.get(&name).copied();
             let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
                 return Err(self.unknown_prompt(&name));
             };
-            source.source().get_prompt(&name, arguments).await
+            source
+                .source()
+                .get_prompt_in(&name, arguments, &context)
+                .await
         })
     }
 

@@ -23,8 +23,11 @@ use crate::source::lock::Pins;
 use crate::source::offers::naming::exposed_name;
 use crate::source::requests::upstream_requests::Unanswered;
 
+/// The JSON-RPC error of a request that needs a client capability it did not declare.
+const MISSING_CAPABILITY: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32021);
+
 /// How many times a call is sent again with answers to a server's `input_required`.
-const MAX_INPUT_ROUNDS: usize = 8;
+pub(crate) const MAX_INPUT_ROUNDS: usize = 8;
 
 #[derive(Clone)]
 pub(crate) struct Forward {
@@ -144,10 +147,24 @@ impl Forward {
         let server = self.link.server();
         let mut state_only = 0;
         for _ in 0..MAX_INPUT_ROUNDS {
-            let answer = self
+            let answer = match self
                 .round(peer, params.clone(), downstream.clone(), deadline)
                 .await
-                .map_err(|error| format!("the MCP server `{server}` failed: {error}"))?;
+            {
+                Ok(answer) => answer,
+                // The capability the server needs is one the gateway's client did not
+                // declare (the gateway declares upstream what its clients do): the client is
+                // told as the server told the gateway.
+                Err(ServiceError::McpError(error)) if error.code == MISSING_CAPABILITY => {
+                    let message = format!("the MCP server `{server}` refused: {}", error.message);
+                    call_note::note(|note| {
+                        note.refused
+                            .get_or_insert(Refused::MissingCapability(error));
+                    });
+                    return Err(message);
+                }
+                Err(error) => return Err(format!("the MCP server `{server}` failed: {error}")),
+            };
             let asked = match answer {
                 ServerResult::CallToolResult(result) => return answer_of(result),
                 ServerResult::EmptyResult(_) => return answer_of(CallToolResult::default()),

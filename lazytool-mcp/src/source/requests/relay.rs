@@ -2,14 +2,17 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{ClientCapabilities, ElicitationCapability, SamplingCapability};
+use rmcp::model::{
+    ClientCapabilities, ElicitationCapability, RootsCapabilities, SamplingCapability,
+};
 use tokio::sync::watch;
 
 /// What the program's own MCP clients can answer of what upstream servers ask during a
-/// call: `sampling/createMessage` and `elicitation/create`. Give the same `Relay` to the
+/// call: `sampling/createMessage`, `elicitation/create` and `roots/list`. Give the same `Relay` to the
 /// [`McpServer`](crate::McpServer) that serves the clients ([`McpServer::relay`](crate::McpServer::relay))
 /// and to each [`McpSource`](crate::McpSource) ([`McpSource::relay`](crate::McpSource::relay)):
-/// every client's `initialize` is recorded here, and an upstream announces to its server
+/// every client's `initialize` (and a 2026-07-28 request's declared capabilities) is recorded
+/// here, and an upstream announces to its server
 /// the capabilities some client announced when it starts.
 ///
 /// - An upstream started before any client announced a capability announces none; once a
@@ -48,6 +51,7 @@ pub struct Relay {
 pub(crate) struct Announced {
     sampling: Option<SamplingCapability>,
     elicitation: Option<ElicitationCapability>,
+    roots: Option<RootsCapabilities>,
 }
 
 impl Announced {
@@ -56,6 +60,7 @@ impl Announced {
     pub(crate) fn lacks(&self, other: &Announced) -> bool {
         (self.sampling.is_none() && other.sampling.is_some())
             || (self.elicitation.is_none() && other.elicitation.is_some())
+            || (self.roots.is_none() && other.roots.is_some())
     }
 
     /// Announces `elicitation` (answered by the source's [`Elicitor`](crate::Elicitor)), unless
@@ -70,6 +75,11 @@ impl Announced {
         let mut capabilities = ClientCapabilities::default();
         capabilities.sampling = self.sampling.clone();
         capabilities.elicitation = self.elicitation.clone();
+        // Roots are asked of the client of the call; a change of its roots is its own.
+        capabilities.roots = self.roots.clone().map(|mut roots| {
+            roots.list_changed = None;
+            roots
+        });
         capabilities
     }
 }
@@ -88,11 +98,13 @@ impl Relay {
         &self.name
     }
 
-    /// Records the capabilities a client announced in its `initialize`: sampling and
-    /// elicitation join what upstreams announce from their next start on.
+    /// Records the capabilities a client announced in its `initialize` (or declared in a
+    /// 2026-07-28 request): sampling, elicitation and roots join what upstreams announce from
+    /// their next start on.
     pub fn client_announced(&self, capabilities: &ClientCapabilities) {
         let sampling = capabilities.sampling.clone();
         let elicitation = capabilities.elicitation.clone();
+        let roots = capabilities.roots.clone();
         self.announced.send_if_modified(|announced| {
             let before = announced.clone();
             if announced.sampling.is_none() {
@@ -100,6 +112,9 @@ impl Relay {
             }
             if announced.elicitation.is_none() {
                 announced.elicitation = elicitation;
+            }
+            if announced.roots.is_none() {
+                announced.roots = roots;
             }
             *announced != before
         });
