@@ -241,6 +241,18 @@ impl McpRequest {
         &self.context
     }
 
+    /// The least severe log message the client asked for when the call began, if it asked
+    /// for any (`logging/setLevel` on 2025-11-25, the request's `_meta` `logLevel` on
+    /// 2026-07-28): what a gateway asks of the server it calls on the client's behalf.
+    ///
+    /// ```
+    /// // Outside an MCP call there is no request, and no level.
+    /// assert!(lazytool_mcp::McpRequest::current().and_then(|request| request.log_level()).is_none());
+    /// ```
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.log_level
+    }
+
     /// Sends the client a log message (`notifications/message`) of `level` with `data` (any
     /// JSON: a text, or an object with details), if the client asked for messages that severe;
     /// returns whether it was sent. A 2025-11-25 client asks with `logging/setLevel`, for its

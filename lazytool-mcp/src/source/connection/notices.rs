@@ -11,8 +11,10 @@ use rmcp::model::{
     deprecated,
     reason = "sampling (SEP-2577 deprecates it) is what servers up to 2025-11-25 send"
 )]
-use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, LoggingMessageNotificationParam,
+};
+use rmcp::service::{InboundStreamOrigin, NotificationContext, RequestContext};
 use rmcp::{ClientHandler, Peer, RoleClient};
 use tokio::sync::watch;
 
@@ -66,6 +68,19 @@ impl ClientHandler for Notices {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         self.requests.sampling(params, context).await
+    }
+
+    #[expect(
+        deprecated,
+        reason = "MCP logging (SEP-2577 deprecates it) is what servers send"
+    )]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        context: NotificationContext<RoleClient>,
+    ) {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        self.requests.log(params, origin).await;
     }
 
     async fn create_elicitation(

@@ -216,6 +216,15 @@ impl Forward {
         downstream: Option<McpRequest>,
         deadline: Instant,
     ) -> Result<ServerResult, ServiceError> {
+        // A client that asked for log messages gets the server's: a 2026-07-28 server is asked
+        // in the request (a 2025-11-25 one sends what its connection's level lets through).
+        let mut params = params;
+        if let Some(level) = downstream.as_ref().and_then(McpRequest::log_level) {
+            params
+                .meta
+                .get_or_insert_with(Default::default)
+                .set_log_level(level.to_rmcp());
+        }
         // Until the answer: the upstream's requests and progress belong to this call,
         // and dropping it (cancelled, timed out) sends `notifications/cancelled`.
         let mut registration = (self.link.in_flight()).register(downstream, deadline, peer.clone());

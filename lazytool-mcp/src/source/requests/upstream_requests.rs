@@ -13,14 +13,15 @@ use rmcp::RoleClient;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorCode, ErrorData,
-    InputRequest, InputRequests, InputResponses, ListRootsResult, ProgressNotificationParam,
-    ServerRequest,
+    InputRequest, InputRequests, InputResponses, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ServerRequest,
 };
 use rmcp::service::{InboundStreamOrigin, OriginatingRequestId, RequestContext, ServiceError};
 use serde_json::{Value, json};
 
 use tokio::time::Instant;
 
+use crate::log_level::LogLevel;
 use crate::request::McpRequest;
 use crate::source::requests::elicitor::Elicitor;
 use crate::source::requests::in_flight::{InFlight, Owner};
@@ -129,6 +130,26 @@ impl UpstreamRequests {
             .await;
         if let Err(error) = sent {
             tracing::debug!(target: TARGET, server = %self.server, %error, "progress not passed on");
+        }
+    }
+
+    /// Passes a log message of the server on to the client of the call it belongs to, which
+    /// gets it if it asked for messages that severe; drops it otherwise.
+    pub(crate) async fn log(
+        &self,
+        params: LoggingMessageNotificationParam,
+        origin: Option<&InboundStreamOrigin>,
+    ) {
+        let Owner::Call(call) = self.in_flight.owner(origin).await else {
+            tracing::debug!(target: TARGET, server = %self.server, "a log message of no single call in flight dropped");
+            return;
+        };
+        let Some(downstream) = &call.downstream else {
+            return;
+        };
+        let level = LogLevel::of_rmcp(params.level);
+        if let Err(error) = downstream.log(level, params.data).await {
+            tracing::debug!(target: TARGET, server = %self.server, %error, "a log message not passed on");
         }
     }
 
