@@ -18,7 +18,10 @@
 )]
 //! - [`production`]: serving in production: flags, bounds, health, metrics, shutdown.
 //! - [`replicas`]: running replicas behind haproxy or nginx, rolling restarts.
-//! - [`protocol_versions`]: what a client sees per protocol version, and the tests with real clients.
+//! - [`protocol_versions`]: what a client sees per protocol version, the official conformance
+//!   suite's results, and the tests with real clients.
+//! - [`asking`]: a tool or prompt that asks the client for input (elicitation, sampling,
+//!   roots) on both revisions: input-required results and their signed state.
 
 #[doc = include_str!("guide/first_server.md")]
 pub mod first_server {}
@@ -39,3 +42,6 @@ pub mod replicas {}
 
 #[doc = include_str!("guide/protocol_versions.md")]
 pub mod protocol_versions {}
+
+#[doc = include_str!("guide/asking.md")]
+pub mod asking {}
