@@ -6,6 +6,7 @@
 
 mod support;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use lazytool_mcp::rmcp::model::{
@@ -13,8 +14,8 @@ use lazytool_mcp::rmcp::model::{
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
 };
 use lazytool_mcp::{
-    McpCatalog, McpServer, McpSource, PromptFuture, PromptProvider, ReadFuture, ResourceProvider,
-    Upstream,
+    CompletionFuture, McpCatalog, McpServer, McpSource, PromptFuture, PromptProvider, ReadFuture,
+    ResourceProvider, Upstream,
 };
 use lazytool_runtime::{CancellationToken, Registry};
 use serde_json::{Value, json};
@@ -98,6 +99,22 @@ impl PromptProvider for Shelf {
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.prompts_changed.subscribe())
     }
+
+    fn complete(
+        &self,
+        prompt: String,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> CompletionFuture<'_> {
+        let scheme = self.scheme;
+        Box::pin(async move {
+            Ok(vec![format!(
+                "{scheme}:{prompt}:{argument}:{value}:{}",
+                context.len()
+            )])
+        })
+    }
 }
 
 impl ResourceProvider for Shelf {
@@ -133,6 +150,16 @@ impl ResourceProvider for Shelf {
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.resources_changed.subscribe())
+    }
+
+    fn complete(
+        &self,
+        template: String,
+        argument: String,
+        value: String,
+        _context: HashMap<String, String>,
+    ) -> CompletionFuture<'_> {
+        Box::pin(async move { Ok(vec![format!("{template}:{argument}:{value}")]) })
     }
 }
 
@@ -488,5 +515,38 @@ async fn a_source_asked_for_a_prompt_first_lists_its_prompts_then_gets_it() {
         .expect_err("no such prompt");
     assert_eq!(unknown.code.0, -32602);
     source.shutdown().await;
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn completions_reach_the_server_that_offers_the_prompt_or_template() {
+    let Setup {
+        mut client, stop, ..
+    } = setup().await;
+    let prompt = json!({
+        "ref": {"type": "ref/prompt", "name": "more__brainstorm"},
+        "argument": {"name": "topic", "value": "ri"},
+        "context": {"arguments": {"mood": "calm"}},
+    });
+    let answer = client.request(1, "completion/complete", prompt).await;
+    // The upstream is asked under its own name, with the context.
+    assert_eq!(
+        answer["result"]["completion"]["values"],
+        json!(["more:brainstorm:topic:ri:1"]),
+        "{answer}"
+    );
+    let template = json!({
+        "ref": {"type": "ref/resource", "uri": "notes://{id}/details"},
+        "argument": {"name": "id", "value": "4"},
+    });
+    let answer = client.request(2, "completion/complete", template).await;
+    assert_eq!(
+        answer["result"]["completion"]["values"],
+        json!(["notes://{id}/details:id:4"]),
+        "{answer}"
+    );
+    let unknown = json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": ""}});
+    let answer = client.request(3, "completion/complete", unknown).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
     stop.cancel();
 }

@@ -87,7 +87,10 @@ async fn ask() -> Result<(), Box<dyn std::error::Error>> {
     let upstream = Upstream::command(me.to_string_lossy(), ["--serve"]);
     let source = McpSource::new("restaurants", upstream).elicitor(Four);
     let tools = source.list_tools(CancellationToken::new()).await?;
-    let registry = Registry::builder().without_inventory().tools(tools).build()?;
+    let registry = Registry::builder()
+        .without_inventory()
+        .tools(tools)
+        .build()?;
     println!(
         "the server speaks MCP {}",
         source.protocol_version().unwrap_or_default()

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use lazytool_runtime::ToolContext;
 use rmcp::ServiceError;
 use rmcp::model::{
-    ClientRequest, ErrorCode, ErrorData, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
-    JsonObject, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    ArgumentInfo, ClientRequest, CompleteRequestParams, CompletionContext, ErrorCode, ErrorData,
+    GetPromptRequest, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt,
+    ReadResourceRequestParams, ReadResourceResult, Reference, Resource, ResourceTemplate,
     ServerResult,
 };
 use serde::Serialize;
@@ -429,6 +430,49 @@ impl McpSource {
             ),
             None,
         ))
+    }
+
+    /// Values that complete `argument` (its text so far `value`, the arguments filled
+    /// already in `context`) of `reference`: a prompt served as `SERVER__PROMPT`, or a
+    /// resource template of the server, asked of the server (`completion/complete`) within
+    /// [`call_timeout`](McpSource::call_timeout). A prompt the server does not offer is
+    /// `-32602`; the server's own errors pass as it sent them.
+    pub(crate) async fn complete(
+        &self,
+        reference: Reference,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> Result<Vec<String>, ErrorData> {
+        let reference = match reference {
+            Reference::Prompt(prompt) => {
+                let upstream = (self.prompt_names.lock())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get(&prompt.name)
+                    .cloned();
+                let upstream = upstream.ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "the MCP server `{}` offers no prompt `{}`",
+                            self.name, prompt.name
+                        ),
+                        None,
+                    )
+                })?;
+                Reference::for_prompt(upstream)
+            }
+            template => template,
+        };
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+        if !context.is_empty() {
+            params = params.with_context(CompletionContext::with_arguments(context));
+        }
+        let completed = self
+            .forward("completion/complete", |peer| async move {
+                peer.complete(params).await
+            })
+            .await?;
+        Ok(completed.completion.values)
     }
 
     /// Reads the resource at `uri` from the server, within

@@ -1,10 +1,13 @@
 //! A catalog's prompts and resources served: [`McpCatalog`] as a [`PromptProvider`] and a
 //! [`ResourceProvider`], each request routed to the source that offers its prompt or URI.
 
+use std::collections::HashMap;
+
 use lazytool_runtime::ToolContext;
-use rmcp::model::{ErrorData, JsonObject, Prompt, Resource, ResourceTemplate};
+use rmcp::model::{ErrorData, JsonObject, Prompt, Reference, Resource, ResourceTemplate};
 use tokio::sync::watch;
 
+use crate::offers::completion::CompletionFuture;
 use crate::offers::prompts::{PromptFuture, PromptProvider};
 use crate::offers::resources::{ReadFuture, ResourceProvider};
 use crate::source::catalog::McpCatalog;
@@ -43,6 +46,27 @@ impl PromptProvider for McpCatalog {
 
     fn get_prompt(&self, name: String, arguments: JsonObject) -> PromptFuture<'_> {
         self.get_prompt_in(name, arguments, ToolContext::new())
+    }
+
+    fn complete(
+        &self,
+        prompt: String,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> CompletionFuture<'_> {
+        Box::pin(async move {
+            let offers = self.offers();
+            let owner = offers.state().merged.prompt_owner.get(&prompt).copied();
+            let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
+                return Err(self.unknown_prompt(&prompt));
+            };
+            let reference = Reference::for_prompt(prompt);
+            source
+                .source()
+                .complete(reference, argument, value, context)
+                .await
+        })
     }
 
     fn get_prompt_in(
@@ -93,6 +117,32 @@ impl ResourceProvider for McpCatalog {
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.offers().resources_changed.subscribe())
+    }
+
+    fn complete(
+        &self,
+        uri_template: String,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> CompletionFuture<'_> {
+        Box::pin(async move {
+            let offers = self.offers();
+            let owner = (offers.state().merged.template_owner.iter())
+                .find(|(template, _)| *template == uri_template)
+                .map(|(_, owner)| *owner);
+            let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
+                return Err(ErrorData::invalid_params(
+                    format!("no server offers the resource template `{uri_template}`"),
+                    None,
+                ));
+            };
+            let reference = Reference::for_resource(uri_template);
+            source
+                .source()
+                .complete(reference, argument, value, context)
+                .await
+        })
     }
 
     fn unknown_resource(&self, uri: &str) -> ErrorData {
