@@ -539,7 +539,9 @@ impl ServerHandler for McpConnection {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        (self.subscriptions).subscribe(&self.server, &principal(&context), request.uri)
+        (self.subscriptions)
+            .subscribe(&self.server, &principal(&context), request.uri)
+            .await
     }
 
     #[allow(deprecated)]
@@ -598,7 +600,13 @@ impl ServerHandler for McpConnection {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(requested.supported_by(&self.server.config().capabilities))
+        let mut accepted = requested.supported_by(&self.server.config().capabilities);
+        // A subscription has no principal to gate resources by: a server that gates them
+        // offers no resource subscriptions on it.
+        if self.server.gates_offers() {
+            accepted.resource_subscriptions = None;
+        }
+        Some(accepted)
     }
 
     // Subscribers speak 2026-07-28: the tool list changes only with the deployment (a live

@@ -124,7 +124,7 @@ pub use limit::{DEFAULT_MAX_TRACKED_PRINCIPALS, PrincipalLimits};
 pub use log_level::{LogLevel, UnknownLogLevel};
 pub use offers::completion::CompletionFuture;
 pub use offers::prompts::{PromptFuture, PromptProvider};
-pub use offers::resources::{ReadFuture, ResourceProvider};
+pub use offers::resources::{ReadFuture, ResourceProvider, WatchFuture};
 pub use principal::Principal;
 pub use request::McpRequest;
 pub use server::{

@@ -249,6 +249,11 @@ impl McpServer {
     }
 
     /// Whether `principal` may see the prompt or resource `name`.
+    /// Whether some principals may not see some prompts or resources.
+    pub(crate) fn gates_offers(&self) -> bool {
+        self.offers_gate.is_some()
+    }
+
     pub(crate) fn offers_to(&self, principal: &Principal, name: &str) -> bool {
         self.offers_gate
             .as_ref()

@@ -31,6 +31,8 @@ struct Shelf {
     resources: Arc<Mutex<Vec<Resource>>>,
     prompts_changed: watch::Sender<u64>,
     resources_changed: watch::Sender<u64>,
+    /// The URIs of its resources whose contents changed.
+    updated: tokio::sync::broadcast::Sender<String>,
 }
 
 impl Shelf {
@@ -55,6 +57,7 @@ impl Shelf {
             resources: Arc::new(Mutex::new(resources)),
             prompts_changed: watch::Sender::new(0),
             resources_changed: watch::Sender::new(0),
+            updated: tokio::sync::broadcast::Sender::new(16),
         }
     }
 
@@ -150,6 +153,10 @@ impl ResourceProvider for Shelf {
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.resources_changed.subscribe())
+    }
+
+    fn updates(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.updated.subscribe())
     }
 
     fn complete(
@@ -471,7 +478,12 @@ async fn only_a_server_with_providers_offers_prompts_and_resources() {
     let init = offering.initialize("2025-06-18").await;
     let capabilities = &init["result"]["capabilities"];
     assert_eq!(capabilities["prompts"], json!({"listChanged": true}));
-    assert_eq!(capabilities["resources"], json!({"listChanged": true}));
+    // The shelf announces its resources' updates: they may be subscribed to.
+    assert_eq!(
+        capabilities["resources"],
+        json!({"listChanged": true, "subscribe": true})
+    );
+    assert_eq!(capabilities["completions"], json!({}));
     offering.close().await;
 
     // Stateless requests (2026-07-28) are answered the same, with cache hints.
@@ -548,5 +560,46 @@ async fn completions_reach_the_server_that_offers_the_prompt_or_template() {
     let unknown = json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": ""}});
     let answer = client.request(3, "completion/complete", unknown).await;
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn a_subscription_through_the_catalog_reaches_the_server_and_its_updates_come_back() {
+    let Setup {
+        notes,
+        mut client,
+        stop,
+        ..
+    } = setup().await;
+    let subscribed = client
+        .request(1, "resources/subscribe", json!({"uri": "notes://2"}))
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    // The upstream (2026-07-28 over HTTP) watches it on a subscriptions/listen stream, opened
+    // before the answer: an update now reaches the client.
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        notes.updated.send("notes://3".to_owned()).ok();
+        notes.updated.send("notes://2".to_owned()).ok();
+        client.request(2, "ping", json!({})).await;
+        let updated: Vec<&Value> = (client.notifications.iter())
+            .filter(|sent| sent["method"] == "notifications/resources/updated")
+            .collect();
+        if !updated.is_empty() {
+            assert!(
+                updated
+                    .iter()
+                    .all(|sent| sent["params"]["uri"] == "notes://2"),
+                "{updated:?}"
+            );
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no update came");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let unknown = client
+        .request(3, "resources/subscribe", json!({"uri": "nowhere://1"}))
+        .await;
+    assert!(unknown.get("error").is_some(), "{unknown}");
     stop.cancel();
 }

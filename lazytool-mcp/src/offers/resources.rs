@@ -16,6 +16,10 @@ use super::completion::CompletionFuture;
 pub type ReadFuture<'a> =
     Pin<Box<dyn Future<Output = Result<ReadResourceResult, ErrorData>> + Send + 'a>>;
 
+/// What [`ResourceProvider::watch`] returns: whether the provider can now announce the
+/// resource's updates, or the JSON-RPC error the subscribing client gets.
+pub type WatchFuture<'a> = Pin<Box<dyn Future<Output = Result<(), ErrorData>> + Send + 'a>>;
+
 /// The resources a server offers (MCP `resources/list`, `resources/templates/list` and
 /// `resources/read`): a program's own, or an MCP gateway's upstreams'
 /// ([`McpCatalog`](crate::McpCatalog) is one).
@@ -185,6 +189,33 @@ pub trait ResourceProvider: Send + Sync + 'static {
     /// ```
     fn updates(&self) -> Option<broadcast::Receiver<String>> {
         None
+    }
+
+    /// Called when a client subscribes to `uri` (a resource the requester may see), before
+    /// the subscription is accepted: a provider that must ask someone for that resource's
+    /// [`updates`](ResourceProvider::updates) does so here (a gateway subscribes on the
+    /// server that offers it); an error refuses the subscription. Default: nothing to ask.
+    ///
+    /// ```
+    /// # use lazytool_mcp::rmcp::model::Resource;
+    /// # use lazytool_mcp::{ReadFuture, ResourceProvider, WatchFuture};
+    /// struct Static;
+    /// impl ResourceProvider for Static {
+    ///     fn resources(&self) -> Vec<Resource> { Vec::new() }
+    ///     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_resource(&uri)) })
+    ///     }
+    ///     fn watch(&self, uri: String) -> WatchFuture<'_> {
+    ///         Box::pin(async move { Err(self.unknown_resource(&uri)) })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// assert!(Static.watch("notes://1".into()).await.is_err());
+    /// # }
+    /// ```
+    fn watch(&self, uri: String) -> WatchFuture<'_> {
+        let _ = uri;
+        Box::pin(std::future::ready(Ok(())))
     }
 
     /// Values that complete the parameter `argument` of the template `uri_template` (as

@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::pages::page;
@@ -181,6 +181,19 @@ pub(crate) async fn listen(
             _ => {}
         }
     }
+    // The resources it subscribed to, watched by the provider first.
+    let watched: Vec<String> = accepted.resource_subscriptions.clone().unwrap_or_default();
+    let mut updates = match (server.resource_provider(), watched.is_empty()) {
+        (Some(provider), false) => {
+            for uri in &watched {
+                if let Err(error) = provider.watch(uri.clone()).await {
+                    tracing::debug!(target: TARGET, %uri, message = %error.message, "a resource of a subscription is not watched");
+                }
+            }
+            provider.updates()
+        }
+        _ => None,
+    };
     loop {
         let sent = tokio::select! {
             () = context.cancelled() => return,
@@ -188,10 +201,35 @@ pub(crate) async fn listen(
             Some(Ok(())) = catalog_changed(&mut tools) => context.sink().notify_tool_list_changed().await,
             Some(Ok(())) = changed(&mut prompts) => context.sink().notify_prompt_list_changed().await,
             Some(Ok(())) = changed(&mut resources) => context.sink().notify_resource_list_changed().await,
+            Some(uri) = updated(&mut updates) => {
+                if !watched.contains(&uri) {
+                    continue;
+                }
+                context.sink().notify_resource_updated(uri).await
+            }
         };
         if let Err(error) = sent {
             tracing::debug!(target: TARGET, %error, "cannot send list_changed on a subscription");
             return;
+        }
+    }
+}
+
+/// The URI of the next resource update (lagged ones skipped); pending forever without a
+/// receiver, `None` once the provider stopped announcing.
+async fn updated(updates: &mut Option<broadcast::Receiver<String>>) -> Option<String> {
+    let receiver = match updates {
+        Some(receiver) => receiver,
+        None => return std::future::pending().await,
+    };
+    loop {
+        match receiver.recv().await {
+            Ok(uri) => return Some(uri),
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => {
+                *updates = None;
+                return std::future::pending().await;
+            }
         }
     }
 }

@@ -20,8 +20,9 @@ pub(crate) struct Subscriptions(Arc<Mutex<HashSet<String>>>);
 
 impl Subscriptions {
     /// Subscribes to `uri`: one the server offers `principal` (a resource, or a URI of a
-    /// template), else the provider's unknown-resource error, as a read would get.
-    pub(crate) fn subscribe(
+    /// template), else the provider's unknown-resource error, as a read would get; the
+    /// provider [watches](crate::ResourceProvider::watch) it first.
+    pub(crate) async fn subscribe(
         &self,
         server: &McpServer,
         principal: &Principal,
@@ -34,6 +35,7 @@ impl Subscriptions {
         if !server.offers_to(principal, &uri) {
             return Err(provider.unknown_resource(&uri));
         }
+        provider.watch(uri.clone()).await?;
         self.uris().insert(uri);
         Ok(())
     }

@@ -13,6 +13,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::source::connection::child::StderrTail;
 use crate::source::connection::health::Health;
 use crate::source::connection::notices::{Notices, follow_list_changes};
+use crate::source::connection::resource_watch::ResourceWatch;
 use crate::source::connection::start::Connected;
 use crate::source::connection::upstream::Upstream;
 use crate::source::redact::Redactor;
@@ -65,6 +66,8 @@ pub(crate) struct Link {
     in_flight: Arc<InFlight>,
     /// What passes the server's requests during a call on to the client of the call.
     requests: Arc<UpstreamRequests>,
+    /// The resources clients subscribed to, watched on the server.
+    resource_watch: ResourceWatch,
     /// How it stands, readable while a start holds `state`.
     health: std::sync::Mutex<Health>,
     state: Mutex<State>,
@@ -131,6 +134,7 @@ impl Link {
             relay,
             in_flight,
             requests,
+            resource_watch: ResourceWatch::default(),
             health: std::sync::Mutex::default(),
             state: Mutex::default(),
         }
@@ -142,6 +146,17 @@ impl Link {
 
     pub(crate) fn requests(&self) -> &UpstreamRequests {
         &self.requests
+    }
+
+    /// The resources clients subscribed to, and their updates.
+    pub(crate) fn resource_watch(&self) -> &ResourceWatch {
+        &self.resource_watch
+    }
+
+    /// Watches the resource `uri` on the server (started if it is not running).
+    pub(crate) async fn watch_resource(self: &Arc<Self>, uri: String) -> Result<(), String> {
+        let peer = self.peer().await?;
+        self.resource_watch.watch(&self.server, &peer, uri).await
     }
 
     pub(crate) fn server(&self) -> &str {
@@ -269,6 +284,7 @@ impl Link {
             tools_changed: self.tools_changed.clone(),
             announced: relayed.capabilities(),
             requests: Arc::clone(&self.requests),
+            resource_updates: self.resource_watch.updates().clone(),
         };
         let started = tokio::time::timeout(
             self.start_timeout,
@@ -299,6 +315,7 @@ impl Link {
                     peer.clone(),
                     self.tools_changed.clone(),
                 );
+                self.resource_watch.rewatch(&self.server, &peer);
                 state.running = Some(connected);
                 self.set_health(Health::Running);
                 state.relay_watch = self.watch_relay(&relayed);

@@ -11,6 +11,7 @@ pub(crate) mod http_failure;
 pub(crate) mod link;
 pub(crate) mod memory;
 pub(crate) mod notices;
+pub(crate) mod resource_watch;
 pub(crate) mod start;
 pub(crate) mod stdio;
 pub(crate) mod upstream;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
-    ProtocolVersion, ServerNotification, SubscriptionFilter,
+    ProtocolVersion, ResourceUpdatedNotificationParam, ServerNotification, SubscriptionFilter,
 };
 #[expect(
     deprecated,
@@ -16,7 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::{InboundStreamOrigin, NotificationContext, RequestContext};
 use rmcp::{ClientHandler, Peer, RoleClient};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::source::requests::upstream_requests::UpstreamRequests;
 
@@ -31,6 +31,8 @@ pub(crate) struct Notices {
     pub(crate) tools_changed: watch::Sender<u64>,
     pub(crate) announced: ClientCapabilities,
     pub(crate) requests: Arc<UpstreamRequests>,
+    /// Where the server's `notifications/resources/updated` go.
+    pub(crate) resource_updates: broadcast::Sender<String>,
 }
 
 impl ClientHandler for Notices {
@@ -68,6 +70,14 @@ impl ClientHandler for Notices {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         self.requests.sampling(params, context).await
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.resource_updates.send(params.uri);
     }
 
     #[expect(

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
 
 use rmcp::model::{Prompt, Resource, ResourceTemplate};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::source::offers::offered::PromptsAndResources;
 use crate::source::offers::uri_template::{matches_template, scheme_of};
@@ -21,6 +21,10 @@ pub(crate) struct Offers {
     pub(super) refreshing: tokio::sync::Mutex<()>,
     pub(super) prompts_changed: watch::Sender<u64>,
     pub(super) resources_changed: watch::Sender<u64>,
+    /// The URIs of the watched resources that changed, whichever server announced them.
+    pub(super) resources_updated: broadcast::Sender<String>,
+    /// The servers whose updates are passed on to `resources_updated` (by their link).
+    pub(super) forwarding: Mutex<HashSet<usize>>,
 }
 
 #[derive(Default)]
@@ -57,6 +61,8 @@ impl Offers {
             refreshing: tokio::sync::Mutex::new(()),
             prompts_changed: watch::Sender::new(0),
             resources_changed: watch::Sender::new(0),
+            resources_updated: broadcast::Sender::new(256),
+            forwarding: Mutex::default(),
         }
     }
 

@@ -2,14 +2,15 @@
 //! [`ResourceProvider`], each request routed to the source that offers its prompt or URI.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lazytool_runtime::ToolContext;
 use rmcp::model::{ErrorData, JsonObject, Prompt, Reference, Resource, ResourceTemplate};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::offers::completion::CompletionFuture;
 use crate::offers::prompts::{PromptFuture, PromptProvider};
-use crate::offers::resources::{ReadFuture, ResourceProvider};
+use crate::offers::resources::{ReadFuture, ResourceProvider, WatchFuture};
 use crate::source::catalog::McpCatalog;
 use crate::source::offers::offered::PromptsAndResources;
 
@@ -117,6 +118,53 @@ impl ResourceProvider for McpCatalog {
 
     fn changes(&self) -> Option<watch::Receiver<u64>> {
         Some(self.offers().resources_changed.subscribe())
+    }
+
+    fn updates(&self) -> Option<broadcast::Receiver<String>> {
+        Some(self.offers().resources_updated.subscribe())
+    }
+
+    fn watch(&self, uri: String) -> WatchFuture<'_> {
+        Box::pin(async move {
+            let offers = self.offers();
+            let Some(source) = offers
+                .owner_of(&uri)
+                .and_then(|index| offers.sources.get(index))
+            else {
+                return Err(self.unknown_resource(&uri));
+            };
+            let source = source.source();
+            // This server's updates reach the catalog's subscribers from now on.
+            let link = source.link();
+            let new = (offers.forwarding.lock())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(Arc::as_ptr(link) as usize);
+            if new {
+                let mut updates = link.resource_watch().updates().subscribe();
+                let catalog = offers.resources_updated.clone();
+                tokio::spawn(async move {
+                    loop {
+                        match updates.recv().await {
+                            Ok(uri) => {
+                                let _ = catalog.send(uri);
+                            }
+                            Err(broadcast::error::RecvError::Lagged(_)) => {}
+                            Err(broadcast::error::RecvError::Closed) => return,
+                        }
+                    }
+                });
+            }
+            link.watch_resource(uri).await.map_err(|error| {
+                ErrorData::internal_error(
+                    format!(
+                        "the MCP server `{}` could not be asked for the resource's updates: {}",
+                        source.name,
+                        link.redact(&error)
+                    ),
+                    None,
+                )
+            })
+        })
     }
 
     fn complete(
