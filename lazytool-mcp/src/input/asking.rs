@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 use serde_json::Value;
 
 use super::round::{self, RoundEnd, RoundInput};
-use super::session::SessionInput;
+use super::session::{SessionInput, has};
 use crate::principal::Principal;
 use crate::server::McpServer;
 
@@ -51,8 +51,17 @@ impl Asking {
                 round: None,
             });
         }
-        let binding = round::binding(principal.name(), asked.method, asked.name, asked.arguments);
         let capabilities = context.client_capabilities().unwrap_or_default();
+        // A client that can be asked nothing, and brings no state, gets no input-required
+        // result: its round needs no binding (the arguments are not written out).
+        let can_answer = ["elicitation", "sampling", "roots"]
+            .iter()
+            .any(|capability| has(&capabilities, capability));
+        let binding = if can_answer || asked.state.is_some() {
+            round::binding(principal.name(), asked.method, asked.name, asked.arguments)
+        } else {
+            Vec::new()
+        };
         let input = Arc::new(RoundInput::begin(
             server,
             &binding,

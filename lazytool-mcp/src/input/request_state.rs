@@ -13,9 +13,10 @@ use serde_json::Value;
 /// How long a `requestState` may be answered, unless the server says otherwise.
 pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
 
-/// The most states the server remembers as answered at once (each for its TTL); past it, an
-/// input-required result waits for room rather than forget which states were used.
-const MAX_REMEMBERED: usize = 1 << 20;
+/// The most states the server remembers as answered at once (each for its TTL, 32 bytes or
+/// so each); past it, a round is refused until room frees rather than forget which states
+/// were used.
+const MAX_REMEMBERED: usize = 1 << 18;
 
 /// What a sealed state carries.
 #[derive(Serialize, Deserialize)]
@@ -23,7 +24,7 @@ struct Sealed {
     /// The answers so far, by key.
     answers: BTreeMap<String, Value>,
     /// Unique to this state: a state is accepted once.
-    nonce: String,
+    nonce: u128,
 }
 
 /// The server's sealing of request states.
@@ -37,8 +38,8 @@ pub(crate) struct RequestStates {
 /// Nonces with their expiry, oldest first (all live for the same TTL, so in expiry order).
 #[derive(Default)]
 struct Answered {
-    nonces: HashSet<String>,
-    by_expiry: VecDeque<(Instant, String)>,
+    nonces: HashSet<u128>,
+    by_expiry: VecDeque<(Instant, u128)>,
 }
 
 impl RequestStates {
@@ -78,7 +79,7 @@ impl RequestStates {
             .map_err(|error| ErrorData::internal_error(format!("no randomness: {error}"), None))?;
         let sealed = Sealed {
             answers,
-            nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
+            nonce: u128::from_le_bytes(nonce),
         };
         let options = SealOptions::new().associated_data(binding).ttl(self.ttl);
         self.codec
@@ -123,7 +124,7 @@ impl RequestStates {
                 None,
             ));
         }
-        answered.nonces.insert(opened.nonce.clone());
+        answered.nonces.insert(opened.nonce);
         answered.by_expiry.push_back((now + self.ttl, opened.nonce));
         Ok(opened.answers)
     }
