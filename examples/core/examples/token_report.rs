@@ -10,7 +10,9 @@
 //! `SessionOptions::examples(false)` sends them, where the catalog gives `inputExamples`),
 //! and eager vs names mode over a fixed 10-request conversation: the 5 lazy tools used are the first 5 of the catalog; 1 is
 //! discovered after request 1, 2 after request 2 and 2 after request 5. The lazy total counts
-//! the tools JSON of every request plus the JSON of every discovery result.
+//! the tools JSON of every request plus the JSON of every discovery result. Last, what MCP's
+//! `tools/list` costs with the schemas as declared (what MCP sends, SEP-2106) and as the
+//! canonical form the providers' renderings start from.
 
 use lazytool_runtime::provider::anthropic;
 use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
@@ -120,6 +122,26 @@ async fn measure(registry: &Registry, catalog_order: &[String], format: Format) 
     }
 }
 
+/// The tokens of every tool as MCP lists it, with its input schema as declared and as its
+/// canonical form.
+fn schema_forms(registry: &Registry) -> (usize, usize) {
+    let listed = |declared: bool| {
+        let tools: Vec<Value> = registry
+            .tools()
+            .map(|tool| {
+                let schema = if declared {
+                    tool.declared_input_schema()
+                } else {
+                    tool.input_schema()
+                };
+                json!({"name": tool.name(), "description": tool.description(), "inputSchema": schema})
+            })
+            .collect();
+        count_json_tokens(&json!({ "tools": tools }))
+    };
+    (listed(true), listed(false))
+}
+
 fn percent(part: usize, whole: usize) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
@@ -179,6 +201,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         last = Some(figures);
     }
+    let (declared, canonical) = schema_forms(&registry);
+    println!(
+        "\nMCP tools/list (every tool, name, description and input schema), o200k_base tokens"
+    );
+    println!("| schemas as declared (sent) | canonical | canonical / declared |");
+    println!("|---:|---:|---:|");
+    println!(
+        "| {declared} | {canonical} | {:.1}% |",
+        percent(canonical, declared)
+    );
     if let Some(figures) = last {
         println!(
             "token_report: eager={} names={} search={} auto={} cumulative_eager={} cumulative_lazy={} call_through={}",
