@@ -31,7 +31,10 @@ use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 pub use audit::open_audit;
 pub use check::{check, definition_tokens};
 pub use cli::{Cli, Command, HttpServing};
-pub use config::{AuditSettings, Config, ConfigError, Fingerprints, parse, parse_with_token_store};
+pub use config::{
+    AuditSettings, Config, ConfigError, Fingerprints, RequestStateSettings, parse,
+    parse_with_token_store,
+};
 pub use lock::lock;
 pub use login::login;
 

@@ -160,10 +160,18 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
             move |name| catalog.withheld_tool(name)
         })
         .relay(relay.clone());
-    let server = match audit.clone() {
+    let mut server = match audit.clone() {
         Some(audit) => server.audit(audit),
         None => server,
     };
+    if let Some(settings) = &config.request_state {
+        if let Some(key) = &settings.key {
+            server = server.request_state_key(key.clone().into_bytes())?;
+        }
+        if let Some(ttl) = settings.ttl {
+            server = server.request_state_ttl(ttl);
+        }
+    }
     let mut reloader = Reloader {
         principals: Reloader::principals_text(&cli),
         cli: &cli,

@@ -15,7 +15,7 @@ use crate::served;
 
 const TARGET: &str = "lazytool::reload";
 /// Sections read only at the start.
-const AT_START: &[&str] = &["mode", "listing", "search", "code", "audit"];
+const AT_START: &[&str] = &["mode", "listing", "search", "code", "audit", "requestState"];
 
 /// What a reload needs of the running gateway.
 pub(crate) struct Reloader<'a> {

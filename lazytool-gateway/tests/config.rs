@@ -733,3 +733,38 @@ fn code_mode_takes_its_discovery_and_limits_from_the_code_section() {
         ["$.lazytool.code: applies only with `\"mode\": \"code\"`"]
     );
 }
+
+#[test]
+fn the_request_state_key_and_ttl_are_read_and_a_short_key_is_refused() {
+    let text = r#"{"mcpServers": {}, "lazytool": {"requestState": {"key": "0123456789abcdef0123456789abcdef", "ttlMs": 60000}}}"#;
+    let settings = parse(text, env)
+        .expect("valid")
+        .request_state
+        .expect("the section");
+    assert_eq!(
+        settings.key.as_deref(),
+        Some("0123456789abcdef0123456789abcdef")
+    );
+    assert_eq!(settings.ttl, Some(std::time::Duration::from_secs(60)));
+    let none = parse(r#"{"mcpServers": {}}"#, env).expect("valid");
+    assert_eq!(none.request_state, None);
+
+    let bad = r#"{"mcpServers": {}, "lazytool": {"requestState": {"key": "short", "ttlMs": 0, "rotate": true}}}"#;
+    let problems = parse(bad, env).expect_err("invalid").problems;
+    assert!(
+        problems
+            .iter()
+            .any(|problem| problem.starts_with("$.lazytool.requestState.key: the key has 5 bytes")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|problem| problem.starts_with("$.lazytool.requestState.ttlMs:")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|problem| problem.contains("rotate")),
+        "{problems:?}"
+    );
+}

@@ -13,6 +13,7 @@ mod jsonc;
 mod limits;
 mod oauth;
 mod reader;
+mod request_state;
 mod settings;
 mod shapes;
 
@@ -26,6 +27,7 @@ use serde_json::{Map, Value};
 pub use audit::AuditSettings;
 pub use fingerprint::Fingerprints;
 use reader::{Reader, child};
+pub use request_state::RequestStateSettings;
 
 /// A parsed configuration.
 ///
@@ -65,6 +67,8 @@ pub struct Config {
     /// ```
     #[cfg(feature = "code-mode")]
     pub code: Option<lazytool_runtime::CodeMode>,
+    /// `lazytool.requestState`: the key and TTL of input-required results' `requestState`.
+    pub request_state: Option<RequestStateSettings>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -181,6 +185,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "limits",
     "audit",
     "code",
+    "requestState",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -259,6 +264,7 @@ impl Reader<'_> {
             audit: None,
             #[cfg(feature = "code-mode")]
             code: None,
+            request_state: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -312,6 +318,11 @@ impl Reader<'_> {
             && let Some(audit) = self.object(audit, "$.lazytool.audit")
         {
             config.audit = Some(self.audit(audit, "$.lazytool.audit"));
+        }
+        if let Some(section) = lazytool.get("requestState")
+            && let Some(section) = self.object(section, "$.lazytool.requestState")
+        {
+            config.request_state = Some(self.request_state(section));
         }
         let start = self.millis(
             lazytool.get("startTimeoutMs"),

@@ -17,6 +17,7 @@ from pathlib import Path
 import anyio
 import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -137,10 +138,11 @@ async def test_a_2026_07_28_server_asks_with_input_required(tmp_path: Path) -> N
             assert not greeted.is_error, text(greeted)
             assert text(greeted) == "hello Ada Lovelace, 2 + 2 = four"
     # A client without those capabilities: the gateway announced none, so the server says
-    # what is missing itself.
+    # what is missing itself (-32021), and the client gets that error as the server gave it.
     async with stdio_client(parameters) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            refused = await session.call_tool("modern__greet", {})
-            assert refused.is_error
-            assert "did not declare the form elicitation capability" in text(refused), text(refused)
+            with pytest.raises(MCPError) as refused:
+                await session.call_tool("modern__greet", {})
+            assert refused.value.code == -32021, refused.value
+            assert "did not declare the form elicitation capability" in str(refused.value), refused.value
