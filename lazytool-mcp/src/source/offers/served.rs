@@ -13,6 +13,7 @@ use crate::offers::prompts::{PromptFuture, PromptProvider};
 use crate::offers::resources::{ReadFuture, ResourceProvider, WatchFuture};
 use crate::source::catalog::McpCatalog;
 use crate::source::offers::offered::PromptsAndResources;
+use crate::source::slots::Cached;
 
 impl McpCatalog {
     /// Each source's name and what it offers besides tools, as fetched last (at the start,
@@ -57,11 +58,7 @@ impl PromptProvider for McpCatalog {
         context: HashMap<String, String>,
     ) -> CompletionFuture<'_> {
         Box::pin(async move {
-            let offers = self.offers();
-            let owner = offers.state().merged.prompt_owner.get(&prompt).copied();
-            let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
-                return Err(self.unknown_prompt(&prompt));
-            };
+            let source = self.prompt_source(&prompt)?;
             let reference = Reference::for_prompt(prompt);
             source
                 .source()
@@ -77,11 +74,7 @@ impl PromptProvider for McpCatalog {
         context: ToolContext,
     ) -> PromptFuture<'_> {
         Box::pin(async move {
-            let offers = self.offers();
-            let owner = offers.state().merged.prompt_owner.get(&name).copied();
-            let Some(source) = owner.and_then(|index| offers.sources.get(index)) else {
-                return Err(self.unknown_prompt(&name));
-            };
+            let source = self.prompt_source(&name)?;
             source
                 .source()
                 .get_prompt_in(&name, arguments, &context)
@@ -105,13 +98,7 @@ impl ResourceProvider for McpCatalog {
 
     fn read_resource(&self, uri: String) -> ReadFuture<'_> {
         Box::pin(async move {
-            let offers = self.offers();
-            let Some(source) = offers
-                .owner_of(&uri)
-                .and_then(|index| offers.sources.get(index))
-            else {
-                return Err(self.unknown_resource(&uri));
-            };
+            let source = self.resource_source(&uri)?;
             source.source().read_resource(&uri).await
         })
     }
@@ -127,12 +114,7 @@ impl ResourceProvider for McpCatalog {
     fn watch(&self, uri: String) -> WatchFuture<'_> {
         Box::pin(async move {
             let offers = self.offers();
-            let Some(source) = offers
-                .owner_of(&uri)
-                .and_then(|index| offers.sources.get(index))
-            else {
-                return Err(self.unknown_resource(&uri));
-            };
+            let source = self.resource_source(&uri)?;
             let source = source.source();
             // This server's updates reach the catalog's subscribers from now on.
             let link = source.link();
@@ -195,5 +177,25 @@ impl ResourceProvider for McpCatalog {
 
     fn unknown_resource(&self, uri: &str) -> ErrorData {
         ErrorData::resource_not_found(format!("no server offers the resource `{uri}`"), None)
+    }
+}
+
+impl McpCatalog {
+    /// The source that offers the prompt `name`, or the unknown-prompt error.
+    fn prompt_source(&self, name: &str) -> Result<Arc<Cached>, ErrorData> {
+        let offers = self.offers();
+        let owner = offers.state().merged.prompt_owner.get(name).copied();
+        owner
+            .and_then(|index| offers.sources.get(index))
+            .ok_or_else(|| self.unknown_prompt(name))
+    }
+
+    /// The source a resource `uri` is read from, or the unknown-resource error.
+    fn resource_source(&self, uri: &str) -> Result<Arc<Cached>, ErrorData> {
+        let offers = self.offers();
+        offers
+            .owner_of(uri)
+            .and_then(|index| offers.sources.get(index))
+            .ok_or_else(|| self.unknown_resource(uri))
     }
 }
