@@ -228,7 +228,7 @@ fn a_typo_of_a_key_names_the_closest_known_key() {
             "$.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
             "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `uri` a typo of `url`?",
             "$.mcpServers.none: needs `command` (a child process) or `url` (streamable HTTP)",
-            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit, code)",
+            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit, code, requestState)",
             "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
             "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
         ]
