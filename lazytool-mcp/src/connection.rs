@@ -509,7 +509,7 @@ impl ServerHandler for McpConnection {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        crate::offers::completion::complete(&self.server, &principal(&context), request).await
+        offers::complete(&self.server, &principal(&context), request).await
     }
 
     // 2025-11-25 only: a 2026-07-28 request asks for logs in its own `_meta`. rmcp marks MCP

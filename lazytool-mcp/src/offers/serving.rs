@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use lazytool_runtime::{Registry, ToolContext};
 use rmcp::model::{
-    ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsRequestMethod,
-    ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
-    ListResourcesRequestMethod, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
+    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    Reference,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer};
@@ -270,4 +271,69 @@ fn changes_of(server: &McpServer) -> Vec<(List, watch::Receiver<u64>)> {
             Some((list, changes))
         })
         .collect()
+}
+
+/// Answers `completion/complete` (a prompt's argument, a template's parameter) from the provider of the prompt or template it names; one the
+/// requester may not see is answered as one that does not exist.
+pub(crate) async fn complete(
+    server: &McpServer,
+    principal: &Principal,
+    request: CompleteRequestParams,
+) -> Result<CompleteResult, ErrorData> {
+    let context = request
+        .context
+        .and_then(|context| context.arguments)
+        .unwrap_or_default();
+    let argument = request.argument;
+    let values = match request.r#ref {
+        Reference::Prompt(prompt) => {
+            let provider = server.prompt_provider().ok_or_else(no_completion)?;
+            let offered = provider
+                .prompts()
+                .iter()
+                .any(|offered| offered.name == prompt.name);
+            if !offered || !server.offers_to(principal, &prompt.name) {
+                return Err(provider.unknown_prompt(&prompt.name));
+            }
+            provider
+                .complete(prompt.name, argument.name, argument.value, context)
+                .await?
+        }
+        Reference::Resource(template) => {
+            let provider = server.resource_provider().ok_or_else(no_completion)?;
+            let offered = (provider.resource_templates().iter())
+                .any(|offered| offered.uri_template == template.uri);
+            if !offered || !server.offers_to(principal, &template.uri) {
+                return Err(ErrorData::invalid_params(
+                    format!("no resource template `{}`", template.uri),
+                    None,
+                ));
+            }
+            provider
+                .complete(template.uri, argument.name, argument.value, context)
+                .await?
+        }
+        _ => {
+            return Err(ErrorData::invalid_params(
+                "a completion's `ref` must be a `ref/prompt` or a `ref/resource`",
+                None,
+            ));
+        }
+    };
+    Ok(CompleteResult::new(bounded(values)))
+}
+
+/// At most [`CompletionInfo::MAX_VALUES`] values, the rest counted.
+fn bounded(mut values: Vec<String>) -> CompletionInfo {
+    let total = values.len();
+    values.truncate(CompletionInfo::MAX_VALUES);
+    let mut info = CompletionInfo::default();
+    info.has_more = Some(total > values.len());
+    info.total = u32::try_from(total).ok();
+    info.values = values;
+    info
+}
+
+fn no_completion() -> ErrorData {
+    ErrorData::method_not_found::<rmcp::model::CompleteRequestMethod>()
 }
