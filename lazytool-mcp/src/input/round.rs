@@ -16,7 +16,7 @@ use super::session::has;
 use crate::server::McpServer;
 
 /// The error code of a request that needs a capability the client did not declare.
-const MISSING_CAPABILITY: ErrorCode = ErrorCode(-32021);
+pub(crate) const MISSING_CAPABILITY: ErrorCode = ErrorCode(-32021);
 
 /// The input of one round, and what the tool asked of it.
 pub(crate) struct RoundInput {

@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use crate::call_note::{self, Refused};
 use crate::content::McpContent;
+use crate::input::round::MISSING_CAPABILITY;
 use crate::limit::LimitScope;
 use crate::limit::limiter::Limiter;
 use crate::request::McpRequest;
@@ -22,9 +23,6 @@ use crate::source::connection::link::Link;
 use crate::source::lock::Pins;
 use crate::source::offers::naming::exposed_name;
 use crate::source::requests::upstream_requests::Unanswered;
-
-/// The JSON-RPC error of a request that needs a client capability it did not declare.
-const MISSING_CAPABILITY: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32021);
 
 /// How many times a call is sent again with answers to a server's `input_required`.
 pub(crate) const MAX_INPUT_ROUNDS: usize = 8;

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 use tokio::time::Instant;
 
+use crate::input::session::has;
 use crate::log_level::LogLevel;
 use crate::request::McpRequest;
 use crate::source::requests::elicitor::Elicitor;
@@ -71,10 +72,7 @@ impl Kind {
     }
 
     fn announced_by(self, capabilities: &ClientCapabilities) -> bool {
-        match self {
-            Kind::Sampling => capabilities.sampling.is_some(),
-            Kind::Elicitation => capabilities.elicitation.is_some(),
-        }
+        has(capabilities, self.capability())
     }
 }
 
