@@ -1,4 +1,4 @@
-//! The discovery protocol, rule by rule (DESIGN.md "Discovery protocol").
+//! The discovery protocol, rule by rule (lazytool-runtime's guide, "Discovery protocol").
 
 use lazytool_runtime::{
     DISCOVERY_TOOL_NAME, DiscoveredSet, DiscoveryListing, Registry, Session, SessionOptions,
