@@ -5,7 +5,8 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, Tool, ToolContext, ToolErrorKind,
+    CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, SessionOptions, Tool, ToolContext,
+    ToolErrorKind,
 };
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
@@ -23,6 +24,7 @@ use rmcp::{Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::access_epoch::AccessEpoch;
 use crate::audit::{AuditLine, CallAudit};
 use crate::call_note::{self, Refused};
 use crate::call_result::call_result;
@@ -82,28 +84,105 @@ pub struct McpConnection {
 
 struct Bound {
     principal: Principal,
-    /// Replaced when the catalog changes ([`McpServer::live`](crate::McpServer::live)).
+    /// Replaced when the catalog changes ([`McpServer::live`](crate::McpServer::live)) and
+    /// when a request's claims or access rules grant other tools.
     session: Mutex<Followed>,
 }
 
 struct Followed {
     session: Arc<Session>,
     catalog: watch::Receiver<Registry>,
+    /// The principal, with the claims, whose request last chose the session's tools, and
+    /// under which access rules.
+    held_to: (Principal, AccessEpoch),
+    /// Which of the registry's tools `held_to` may use, in the registry's order; empty when
+    /// the server gates nothing.
+    granted: Vec<bool>,
+}
+
+/// Whether a request changed what the session lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Relisted {
+    Same,
+    Changed,
 }
 
 impl Bound {
-    /// The session, first moved to the current catalog if it changed.
-    fn session(&self) -> Arc<Session> {
-        // Every update is one assignment: consistent even after a panic elsewhere.
-        let mut followed = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        if followed.catalog.has_changed().unwrap_or(false) {
-            let registry = followed.catalog.borrow_and_update().clone();
-            let (session, change) = followed.session.with_registry(&registry);
-            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, changed = ?change.changed, "a connection moved to the changed catalog");
-            followed.session = Arc::new(session);
+    fn new(server: &McpServer, principal: &Principal, epoch: AccessEpoch) -> Self {
+        let mut catalog = server.catalog();
+        let registry = catalog.borrow_and_update().clone();
+        let options = server.options_for(principal);
+        let granted = granted(server, &registry, &options);
+        Bound {
+            principal: principal.clone(),
+            session: Mutex::new(Followed {
+                session: Arc::new(registry.session_with(options)),
+                catalog,
+                held_to: (principal.clone(), epoch),
+                granted,
+            }),
         }
+    }
+
+    /// The session as it stands, first moved to the current catalog if it changed.
+    fn session(&self, server: &McpServer) -> Arc<Session> {
+        let mut followed = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        followed.follow_catalog(server);
         Arc::clone(&followed.session)
     }
+
+    /// The session for a request of `principal` (the bound one) under `epoch`: moved to the
+    /// current catalog if it changed, and to the tools the request's claims and rules grant
+    /// if they grant others than the last request's did, keeping what was discovered and is
+    /// still granted.
+    fn session_for(
+        &self,
+        server: &McpServer,
+        principal: &Principal,
+        epoch: AccessEpoch,
+    ) -> (Arc<Session>, Relisted) {
+        // Every update is one assignment: consistent even after a panic elsewhere.
+        let mut followed = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        followed.follow_catalog(server);
+        let (held, held_epoch) = &followed.held_to;
+        if *held_epoch == epoch && held.same_claims(principal) {
+            return (Arc::clone(&followed.session), Relisted::Same);
+        }
+        followed.held_to = (principal.clone(), epoch);
+        let registry = followed.session.registry().clone();
+        let options = server.options_for(principal);
+        let granted = granted(server, &registry, &options);
+        if granted == followed.granted {
+            return (Arc::clone(&followed.session), Relisted::Same);
+        }
+        let discovered = followed.session.discovered();
+        let session = Session::resume(&registry, &discovered, options);
+        tracing::info!(target: "lazytool::mcp", principal = principal.name(), "a session's tools changed with its principal's claims or access rules");
+        followed.session = Arc::new(session);
+        followed.granted = granted;
+        (Arc::clone(&followed.session), Relisted::Changed)
+    }
+}
+
+impl Followed {
+    fn follow_catalog(&mut self, server: &McpServer) {
+        if self.catalog.has_changed().unwrap_or(false) {
+            let registry = self.catalog.borrow_and_update().clone();
+            let (session, change) = self.session.with_registry(&registry);
+            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, changed = ?change.changed, "a connection moved to the changed catalog");
+            self.session = Arc::new(session);
+            self.granted = granted(server, &registry, &server.options_for(&self.held_to.0));
+        }
+    }
+}
+
+/// Which of `registry`'s tools `options` allow, in the registry's order; empty when the
+/// server gates nothing, so that an ungated server never walks its tools per request.
+fn granted(server: &McpServer, registry: &Registry, options: &SessionOptions) -> Vec<bool> {
+    if !server.is_gated() {
+        return Vec::new();
+    }
+    registry.tools().map(|tool| options.allows(tool)).collect()
 }
 
 impl McpConnection {
@@ -134,29 +213,24 @@ impl McpConnection {
     /// assert_eq!(discovered, Some(Vec::new()));
     /// ```
     pub fn session(&self) -> Option<Arc<Session>> {
-        self.bound.get().map(Bound::session)
+        self.bound.get().map(|bound| bound.session(&self.server))
     }
 
     /// Creates the stateful session for `principal`, unless one exists.
     pub(crate) fn bind(&self, principal: &Principal) {
-        self.stateful(principal).ok();
+        self.stateful(principal, AccessEpoch::default()).ok();
     }
 
-    /// The stateful session, created for `principal` by its first request.
-    fn stateful(&self, principal: &Principal) -> Result<Arc<Session>, ErrorData> {
-        let bound = self.bound.get_or_init(|| {
-            let mut catalog = self.server.catalog();
-            let registry = catalog.borrow_and_update().clone();
-            Bound {
-                principal: principal.clone(),
-                session: Mutex::new(Followed {
-                    session: Arc::new(registry.session_with(self.server.options_for(principal))),
-                    catalog,
-                }),
-            }
-        });
+    /// The stateful session, created for `principal` by its first request, with the tools
+    /// this request of `principal` under `epoch` may use, and whether they changed.
+    fn stateful(
+        &self,
+        principal: &Principal,
+        epoch: AccessEpoch,
+    ) -> Result<(Arc<Session>, Relisted), ErrorData> {
+        let bound = (self.bound).get_or_init(|| Bound::new(&self.server, principal, epoch));
         if bound.principal == *principal {
-            Ok(bound.session())
+            Ok(bound.session_for(&self.server, principal, epoch))
         } else {
             tracing::warn!(target: "lazytool::mcp", principal = principal.name(), "refusing a request for another principal's session");
             Err(ErrorData::invalid_request(
@@ -166,18 +240,27 @@ impl McpConnection {
         }
     }
 
-    /// The session answering one request: the connection's own, or for a stateless request
-    /// a fresh call-through one (cheap: ungated sessions share their presentation).
+    /// The session answering one request: the connection's own, held to the request's
+    /// claims (its client told when that changed its tools), or for a stateless request a
+    /// fresh call-through one (cheap: ungated sessions share their presentation).
     fn session_for(&self, context: &RequestContext<RoleServer>) -> Result<Served, ErrorData> {
         let principal = principal(context);
         if is_stateless(context) {
             let options = self.server.options_for(&principal).call_through(true);
-            Ok(Served::Stateless(Box::new(
+            return Ok(Served::Stateless(Box::new(
                 self.server.registry().session_with(options),
-            )))
-        } else {
-            self.stateful(&principal).map(Served::Stateful)
+            )));
         }
+        let (session, relisted) = self.stateful(&principal, access_epoch(context))?;
+        if relisted == Relisted::Changed {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+                }
+            });
+        }
+        Ok(Served::Stateful(session))
     }
 }
 
@@ -236,6 +319,16 @@ fn principal(context: &RequestContext<RoleServer>) -> Principal {
         .unwrap_or_else(Principal::anonymous)
 }
 
+/// The access rules the HTTP guard authenticated the request under; on stdio, the only ones.
+fn access_epoch(context: &RequestContext<RoleServer>) -> AccessEpoch {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<AccessEpoch>())
+        .copied()
+        .unwrap_or_default()
+}
+
 impl McpServer {
     /// A new connection with a fresh session for the anonymous principal, for serving over
     /// another rmcp transport.
@@ -286,7 +379,7 @@ impl ServerHandler for McpConnection {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        self.stateful(&principal(&context))?;
+        self.stateful(&principal(&context), access_epoch(&context))?;
         self.announce_catalog_changes(context.peer.clone());
         offers::announce_changes(&self.server, &context.peer, &self.input_closed);
         (self.subscriptions).forward_updates(

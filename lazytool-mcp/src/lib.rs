@@ -86,6 +86,7 @@
 #[doc = include_str!("../README.md")]
 struct CrateReadmeDoctests;
 
+mod access_epoch;
 mod audit;
 mod call_note;
 mod call_result;
@@ -125,7 +126,7 @@ pub use log_level::{LogLevel, UnknownLogLevel};
 pub use offers::completion::CompletionFuture;
 pub use offers::prompts::{PromptFuture, PromptProvider};
 pub use offers::resources::{ReadFuture, ResourceProvider, WatchFuture};
-pub use principal::Principal;
+pub use principal::{ISSUER_PRINCIPAL_PREFIX, Principal};
 pub use request::McpRequest;
 pub use server::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL,
@@ -154,7 +155,7 @@ pub use streamable_http::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits,
     MCP_PATH, METRICS_PATH, McpHttp, McpHttpService, OpenFilesLimit, OriginPattern,
-    OriginPatternError, READYZ_PATH, Readiness, raise_open_files_limit,
+    OriginPatternError, PublicUrlError, READYZ_PATH, Readiness, raise_open_files_limit,
 };
 #[cfg(feature = "oidc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]

@@ -11,8 +11,14 @@ use rmcp::model::JsonObject;
 /// custom authenticator returned, or [`Principal::anonymous`] when the server requires no
 /// token (and on stdio), or the subject of a JWT an OIDC issuer signed, with its claims.
 /// [`McpServer::allow_for`](crate::McpServer::allow_for) turns it into the tools a request
-/// may use. Two principals are equal when their names are: the claims of one subject's
-/// successive tokens may differ.
+/// may use.
+///
+/// Two principals are equal when they come from the same source and have the same name: a
+/// static token's principal `alice` and the OIDC subject `alice` are two principals, which
+/// share no session, limit or quota. An issuer's principal is named `oidc:NAME`
+/// ([`from_issuer`](Principal::from_issuer)), in configuration, audit lines and metrics
+/// alike. The claims of one subject's successive tokens may differ: they are not compared,
+/// and each request is held to the claims of the token it carried.
 ///
 /// ```
 /// use lazytool_mcp::Principal;
@@ -24,12 +30,17 @@ use rmcp::model::JsonObject;
 #[derive(Clone)]
 pub struct Principal {
     name: Arc<str>,
+    /// The issuer whose token named the principal, if an issuer did.
+    issuer: Option<Arc<str>>,
     claims: Option<Arc<JsonObject>>,
 }
 
+/// How an issuer's principals are named: `oidc:` and the principal's claim.
+pub const ISSUER_PRINCIPAL_PREFIX: &str = "oidc:";
+
 impl PartialEq for Principal {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
+        self.name == other.name && self.issuer == other.issuer
     }
 }
 
@@ -52,6 +63,7 @@ impl Principal {
     pub fn new(name: impl Into<Arc<str>>) -> Self {
         Principal {
             name: name.into(),
+            issuer: None,
             claims: None,
         }
     }
@@ -70,7 +82,49 @@ impl Principal {
     pub fn with_claims(name: impl Into<Arc<str>>, claims: JsonObject) -> Self {
         Principal {
             name: name.into(),
+            issuer: None,
             claims: Some(Arc::new(claims)),
+        }
+    }
+
+    /// The principal an OpenID Connect issuer's token names: `subject` (the value of the
+    /// principal's claim) under `issuer`, named `oidc:SUBJECT`, with the token's claims. It
+    /// never equals a principal of another source, whatever its name.
+    ///
+    /// ```
+    /// use lazytool_mcp::Principal;
+    ///
+    /// let alice = Principal::from_issuer("https://id.example", "alice", Default::default());
+    /// assert_eq!(alice.name(), "oidc:alice");
+    /// assert_eq!(alice.issuer(), Some("https://id.example"));
+    /// assert_ne!(alice, Principal::new("alice"));
+    /// assert_ne!(alice, Principal::new("oidc:alice"));
+    /// ```
+    pub fn from_issuer(issuer: impl Into<Arc<str>>, subject: &str, claims: JsonObject) -> Self {
+        Principal {
+            name: format!("{ISSUER_PRINCIPAL_PREFIX}{subject}").into(),
+            issuer: Some(issuer.into()),
+            claims: Some(Arc::new(claims)),
+        }
+    }
+
+    /// The issuer whose token named the principal ([`from_issuer`](Principal::from_issuer)),
+    /// if one did.
+    ///
+    /// ```
+    /// assert_eq!(lazytool_mcp::Principal::new("ci").issuer(), None);
+    /// ```
+    pub fn issuer(&self) -> Option<&str> {
+        self.issuer.as_deref()
+    }
+
+    /// Whether `other` is the same principal holding the same claims: a request whose token's
+    /// claims differ from the last one's may be allowed other tools.
+    pub(crate) fn same_claims(&self, other: &Principal) -> bool {
+        match (&self.claims, &other.claims) {
+            (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs) || mine == theirs,
+            (None, None) => true,
+            _ => false,
         }
     }
 
@@ -96,7 +150,7 @@ impl Principal {
         ANONYMOUS.clone()
     }
 
-    /// The principal's name.
+    /// The principal's name: as given, or `oidc:NAME` for an issuer's principal.
     ///
     /// ```
     /// use lazytool_mcp::Principal;

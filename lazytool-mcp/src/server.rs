@@ -542,6 +542,11 @@ impl McpServer {
     }
 
     /// The session options for requests of `principal`.
+    /// Whether some principals may not use some tools.
+    pub(crate) fn is_gated(&self) -> bool {
+        self.gate.is_some()
+    }
+
     pub(crate) fn options_for(&self, principal: &Principal) -> SessionOptions {
         let Some(gate) = &self.gate else {
             return self.options.clone();

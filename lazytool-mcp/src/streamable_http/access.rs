@@ -5,6 +5,7 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::auth::Authentication;
+use crate::access_epoch::AccessEpoch;
 use crate::limit::PrincipalLimits;
 use crate::server::{Gate, OffersGate};
 
@@ -20,22 +21,33 @@ pub(crate) struct Access {
     pub(crate) offers: Option<OffersGate>,
 }
 
-/// The access every request of one `McpHttp` reads.
+/// The access every request of one `McpHttp` reads, and how many times it was replaced.
 #[derive(Clone, Default)]
-pub(crate) struct AccessCell(Arc<RwLock<Arc<Access>>>);
+pub(crate) struct AccessCell(Arc<RwLock<(Arc<Access>, AccessEpoch)>>);
 
 impl AccessCell {
     pub(crate) fn new(access: Access) -> Self {
-        AccessCell(Arc::new(RwLock::new(Arc::new(access))))
+        AccessCell(Arc::new(RwLock::new((
+            Arc::new(access),
+            AccessEpoch::default(),
+        ))))
     }
 
     /// The access now: a request keeps what it read, whatever replaces it meanwhile.
     pub(crate) fn now(&self) -> Arc<Access> {
+        self.now_with_epoch().0
+    }
+
+    /// The access now and its version.
+    pub(crate) fn now_with_epoch(&self) -> (Arc<Access>, AccessEpoch) {
         // Replaced by one assignment: consistent after a panic elsewhere.
-        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+        let held = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        (Arc::clone(&held.0), held.1)
     }
 
     pub(crate) fn set(&self, access: Access) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(access);
+        let mut held = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        let epoch = AccessEpoch(held.1.0.wrapping_add(1));
+        *held = (Arc::new(access), epoch);
     }
 }

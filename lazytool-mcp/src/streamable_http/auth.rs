@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::challenge::{Challenge, Unauthenticated};
+use super::forwarded::Edge;
 #[cfg(feature = "oidc")]
 use super::oidc::{MAX_TOKEN_BYTES, Oidc, TokenRefusal};
 use crate::principal::Principal;
@@ -96,12 +97,12 @@ impl Authentication {
     }
 
     /// The answer to a request refused for `why`.
-    pub(crate) fn challenge(&self, parts: &Parts, why: &Unauthenticated) -> Challenge {
+    pub(crate) fn challenge(&self, parts: &Parts, why: &Unauthenticated, edge: &Edge) -> Challenge {
         #[cfg(feature = "oidc")]
-        return super::protected_resource::challenge(self.oidc.as_ref(), parts, why);
+        return super::protected_resource::challenge(self.oidc.as_ref(), parts, why, edge);
         #[cfg(not(feature = "oidc"))]
         {
-            let _ = (parts, why);
+            let _ = (parts, why, edge);
             Challenge::missing()
         }
     }

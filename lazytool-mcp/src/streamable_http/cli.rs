@@ -84,6 +84,19 @@ pub struct HttpArgs {
     #[cfg(feature = "oidc")]
     #[arg(long, value_name = "AUD", requires = "oidc_issuer")]
     pub audience: Option<String>,
+    /// The URL clients reach this server at, `https://HOST[:PORT][/PATH]` (behind a proxy
+    /// that ends TLS, say): the protected-resource metadata names it followed by /mcp
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+    /// A proxy whose X-Forwarded-For/-Proto/-Host (or Forwarded) headers are read, as an
+    /// address or a CIDR range (repeatable); every other peer's are ignored
+    #[arg(long = "trusted-proxy", value_name = "CIDR", value_parser = parse_cidr)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The most failed authentications a client address may have a minute (at once, then
+    /// refilled evenly) before it gets 429 without its token being checked; 0: no limit
+    /// (default 60)
+    #[arg(long, value_name = "N")]
+    pub max_failed_auth_per_minute: Option<u32>,
 }
 
 /// Why [`HttpArgs`] cannot be applied: a file that cannot be read or is invalid.
@@ -134,6 +147,11 @@ impl HttpArgs {
     /// assert!(error.to_string().contains("/no/such/principals.toml"));
     /// ```
     pub fn prepare(&self) -> Result<PreparedHttp, HttpArgsError> {
+        if let Some(url) = &self.public_url {
+            // Checked here so that a bad URL stops the binary before it starts anything.
+            super::forwarded::checked_public_url(url)
+                .map_err(|error| HttpArgsError(format!("--public-url: {error}")))?;
+        }
         let principals = match &self.principals {
             Some(path) => Some(
                 Principals::from_file(path).map_err(|error| HttpArgsError(error.to_string()))?,
@@ -184,6 +202,12 @@ impl HttpArgs {
             (self.principals.is_some(), "--principals"),
             #[cfg(feature = "oidc")]
             (self.oidc_issuer.is_some(), "--oidc-issuer"),
+            (self.public_url.is_some(), "--public-url"),
+            (!self.trusted_proxies.is_empty(), "--trusted-proxy"),
+            (
+                self.max_failed_auth_per_minute.is_some(),
+                "--max-failed-auth-per-minute",
+            ),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -333,6 +357,20 @@ impl PreparedHttp {
         for origin in &args.allowed_origins {
             http = http.allow_origin(origin.clone());
         }
+        if let Some(url) = &args.public_url {
+            // `prepare` checked it.
+            http = match http.clone().public_url(url) {
+                Ok(with_url) => with_url,
+                Err(_) => http,
+            };
+        }
+        for proxies in &args.trusted_proxies {
+            http = http.trusted_proxy(*proxies);
+        }
+        if let Some(per_minute) = args.max_failed_auth_per_minute {
+            let rate = crate::limit::Rate::new(f64::from(per_minute) / 60.0, per_minute);
+            http = http.failed_authentication_limit(rate.ok());
+        }
         let mut limits = http.limits;
         if let Some(max) = args.max_sessions {
             limits = limits.max_sessions(max);
@@ -373,6 +411,14 @@ pub fn parse_listen_addr(addr: &str) -> Result<std::net::SocketAddr, String> {
             .parse()
             .map_err(|_| format!("`{addr}` is not an address like 127.0.0.1:8080 or a port")),
     }
+}
+
+/// An address or a CIDR range: `10.0.0.0/8`, `192.0.2.7`, `::1`.
+fn parse_cidr(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("`{text}` is neither an address nor a CIDR range like 10.0.0.0/8"))
 }
 
 /// A duration: a number and a unit (`ms`, `s`, `m`, `h`), or a number of seconds.
@@ -423,5 +469,25 @@ mod tests {
         for bad in ["", "ten", "5d", "-1s", "1e400s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn proxies_are_addresses_or_ranges_and_a_public_url_is_checked_first() {
+        assert_eq!(
+            parse_cidr("10.0.0.0/8").map(|net| net.to_string()),
+            Ok("10.0.0.0/8".to_owned())
+        );
+        assert_eq!(
+            parse_cidr("192.0.2.7").map(|net| net.to_string()),
+            Ok("192.0.2.7/32".to_owned())
+        );
+        assert!(parse_cidr("10.0.0.0/33").is_err());
+        assert!(parse_cidr("proxy.internal").is_err());
+        let args = HttpArgs {
+            public_url: Some("tools.example.com".to_owned()),
+            ..HttpArgs::default()
+        };
+        let error = args.prepare().expect_err("not a URL clients use");
+        assert!(error.to_string().starts_with("--public-url:"), "{error}");
     }
 }

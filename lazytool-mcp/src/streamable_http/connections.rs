@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::refusal;
 use super::drain::Drain;
+use super::forwarded::PeerAddress;
 use super::idle::{IdleConnections, Tracked};
 use super::limits::HttpLimits;
 use super::metrics::{HttpMetrics, Refusal};
@@ -70,7 +71,7 @@ pub(crate) async fn serve(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut stop = std::pin::pin!(stop);
     loop {
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             () = &mut stop => break,
             _ = tick.tick() => continue,
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
@@ -108,7 +109,7 @@ pub(crate) async fn serve(
         let tracked = Arc::new(idle.open());
         let shed = tracked.shed.clone();
         let closed = tracked.closed.clone();
-        let service = tracking(service.clone(), tracked);
+        let service = tracking(service.clone(), tracked, PeerAddress(peer));
         let connection = http.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         let metrics = metrics.clone();
@@ -148,17 +149,20 @@ pub(crate) async fn serve(
     drain.finish().await;
 }
 
-/// `service`, marking the connection busy while a request's answer is being sent.
+/// `service`, marking the connection busy while a request's answer is being sent, and
+/// telling each request the connection's peer.
 fn tracking(
     service: TowerToHyperService<Router>,
     tracked: Arc<Tracked>,
+    peer: PeerAddress,
 ) -> impl hyper::service::Service<
     Request<Incoming>,
     Response = Response<Body>,
     Error = Infallible,
     Future = impl Future<Output = Result<Response<Body>, Infallible>> + Send,
 > + Clone {
-    hyper::service::service_fn(move |request| {
+    hyper::service::service_fn(move |mut request: Request<Incoming>| {
+        request.extensions_mut().insert(peer);
         let working = tracked.working();
         let answer = hyper::service::Service::call(&service, request);
         async move {

@@ -141,8 +141,9 @@ impl Guard {
         );
         let drained = self.drain.shutdown.clone().cancelled_owned();
         let response = match self.gate.check(&parts).await {
-            Ok(principal) => {
+            Ok((principal, epoch)) => {
                 parts.extensions.insert(principal.clone());
+                parts.extensions.insert(epoch);
                 self.admit(parts, body, principal, &mut answer).await
             }
             Err(refused) => refused.response(),

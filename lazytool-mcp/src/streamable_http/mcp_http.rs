@@ -16,6 +16,8 @@ use tokio::sync::Semaphore;
 use super::access::{Access, AccessCell};
 use super::auth::Authentication;
 use super::drain::Drain;
+use super::failed_auth::{self, FailedAuthentications};
+use super::forwarded::Edge;
 use super::gate::Gate;
 use super::guard::Guard;
 use super::guard::McpHttpService;
@@ -99,6 +101,10 @@ pub struct McpHttp {
     pub(super) access: Option<AccessCell>,
     /// The application's pages ([`McpHttp::page`]).
     pages: Vec<(&'static str, Render)>,
+    /// The URL clients use and the proxies whose forwarded headers count.
+    pub(super) edge: Edge,
+    /// Failed authentication per client address, shared by every route's gate.
+    pub(super) failed_auth: Arc<FailedAuthentications>,
 }
 
 impl McpHttp {
@@ -130,6 +136,8 @@ impl McpHttp {
             call_limits: None,
             access: None,
             pages: Vec::new(),
+            edge: Edge::default(),
+            failed_auth: Arc::new(FailedAuthentications::new(failed_auth::default_rate())),
         }
     }
 
@@ -223,13 +231,11 @@ impl McpHttp {
             self.server = self
                 .server
                 .allow_for(move |principal, tool| {
-                    principal
-                        .claims()
+                    issuer_claims(principal)
                         .is_none_or(|claims| super::oidc::allows(&rules, claims, tool.name()))
                 })
                 .allow_offers_for(move |principal, name| {
-                    principal
-                        .claims()
+                    issuer_claims(principal)
                         .is_none_or(|claims| super::oidc::allows(&offers, claims, name))
                 });
         }
@@ -488,6 +494,8 @@ impl McpHttp {
             access,
             metrics: self.metrics.clone(),
             audit: self.server.audit_log().cloned(),
+            edge: self.edge.clone(),
+            failed_auth: Arc::clone(&self.failed_auth),
         })
     }
 
@@ -540,7 +548,7 @@ impl McpHttp {
         });
         #[cfg(feature = "oidc")]
         let router = match &self.auth.oidc {
-            Some(oidc) => super::protected_resource::route(router, oidc),
+            Some(oidc) => super::protected_resource::route(router, oidc, self.gate()),
             None => router,
         };
         router
@@ -564,6 +572,13 @@ impl std::fmt::Debug for McpHttp {
             .field("readiness", &self.readiness)
             .finish_non_exhaustive()
     }
+}
+
+/// The claims of an issuer's principal; `None` for a principal of another source, which the
+/// issuer's rules do not restrict.
+#[cfg(feature = "oidc")]
+fn issuer_claims(principal: &Principal) -> Option<&rmcp::model::JsonObject> {
+    principal.issuer().and(principal.claims())
 }
 
 /// `GET /metrics`: the registry in Prometheus text, to callers the gate lets through.

@@ -55,6 +55,8 @@ pub(crate) enum Refusal {
     Connections,
     /// A principal's `tools/call` over its limits.
     CallLimit,
+    /// A client address past its limit on failed authentication.
+    FailedAuthentication,
 }
 
 impl Refusal {
@@ -72,6 +74,7 @@ impl Refusal {
             Refusal::ShuttingDown => "shutting_down",
             Refusal::Connections => "connections",
             Refusal::CallLimit => "call_limit",
+            Refusal::FailedAuthentication => "failed_authentication",
         }
     }
 }

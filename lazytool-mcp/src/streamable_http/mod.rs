@@ -14,6 +14,8 @@ mod cli;
 mod coalesce;
 mod connections;
 mod drain;
+mod failed_auth;
+mod forwarded;
 mod gate;
 mod guard;
 mod health;
@@ -40,6 +42,7 @@ mod trail_metrics;
 pub use access_reload::AccessReload;
 #[cfg(feature = "cli")]
 pub use cli::{HttpArgs, HttpArgsError, PreparedHttp, TOKEN_ENV, parse_listen_addr};
+pub use forwarded::PublicUrlError;
 pub use guard::McpHttpService;
 pub use health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
 pub use limits::{

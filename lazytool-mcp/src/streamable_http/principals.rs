@@ -10,7 +10,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::mcp_http::McpHttp;
-use crate::principal::Principal;
+use crate::principal::{ISSUER_PRINCIPAL_PREFIX, Principal};
 use crate::server::McpServer;
 
 /// Principals read from a file: who each bearer token is, and which tools each may use.
@@ -168,6 +168,11 @@ impl Principals {
                     )),
                 }
             }
+            if name.starts_with(ISSUER_PRINCIPAL_PREFIX) {
+                problems.push(format!(
+                    "principals.{name}: names starting with `{ISSUER_PRINCIPAL_PREFIX}` are an OpenID Connect issuer's principals; give this one another name"
+                ));
+            }
             if digests.is_empty() {
                 problems.push(format!(
                     "principals.{name}: no token; give `tokens` or `tokenSha256`"
@@ -308,7 +313,8 @@ mod tests {
             r#"{"principals": {
                 "a": {"tokens": ["same"], "allow": ["[x"]},
                 "b": {"tokens": ["same"], "tokenSha256": ["beef"]},
-                "c": {}
+                "c": {},
+                "oidc:alice": {"tokens": ["alice"]}
             }}"#,
         )
         .expect_err("invalid");
@@ -318,6 +324,7 @@ mod tests {
             "principals.b.tokenSha256[0]: not a SHA-256 digest",
             "principals.b: a token of `a` too",
             "principals.c: no token",
+            "principals.oidc:alice: names starting with `oidc:`",
         ] {
             assert!(text.contains(part), "{part}: {text}");
         }

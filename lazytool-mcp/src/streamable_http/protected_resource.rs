@@ -3,11 +3,15 @@
 //! [`METADATA_PATH`] and its form suffixed with MCP's path (§3.1), and the
 //! `WWW-Authenticate` challenge of a 401 or 403 pointing at it (§5.1, RFC 6750 §3).
 
+use std::sync::Arc;
+
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
 use http::{HeaderValue, StatusCode, Uri};
 
 use super::challenge::{Challenge, Unauthenticated};
+use super::forwarded::Edge;
+use super::gate::Gate;
 use super::oidc::Oidc;
 
 /// Where the protected-resource metadata is served (and, followed by
@@ -15,11 +19,16 @@ use super::oidc::Oidc;
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// The challenge for a request `why` refused; with an issuer, pointing at the metadata.
-pub(crate) fn challenge(oidc: Option<&Oidc>, parts: &Parts, why: &Unauthenticated) -> Challenge {
+pub(crate) fn challenge(
+    oidc: Option<&Oidc>,
+    parts: &Parts,
+    why: &Unauthenticated,
+    edge: &Edge,
+) -> Challenge {
     let Some(oidc) = oidc else {
         return Challenge::missing();
     };
-    let metadata = metadata_url(&resource_url(oidc, parts));
+    let metadata = metadata_url(&resource_url(oidc, parts, edge));
     let mut params = Vec::new();
     let (status, message) = match why {
         Unauthenticated::Missing => (StatusCode::UNAUTHORIZED, Challenge::missing().message),
@@ -53,29 +62,32 @@ pub(crate) fn challenge(oidc: Option<&Oidc>, parts: &Parts, why: &Unauthenticate
     }
 }
 
-/// `router` with `GET` [`METADATA_PATH`] and its form suffixed with MCP's path.
-pub(crate) fn route(router: axum::Router, oidc: &Oidc) -> axum::Router {
+/// `router` with `GET` [`METADATA_PATH`] and its form suffixed with MCP's path, behind the
+/// same Origin and Host checks as every other route (no token: clients read it to learn
+/// where to get one).
+pub(crate) fn route(router: axum::Router, oidc: &Oidc, gate: Arc<Gate>) -> axum::Router {
     let suffixed = format!("{METADATA_PATH}{}", oidc.mcp_path());
-    let (bare, with_path) = (oidc.clone(), oidc.clone());
+    let served = Arc::new((oidc.clone(), gate));
+    let answer = move |request: axum::extract::Request| {
+        let served = Arc::clone(&served);
+        async move {
+            let (oidc, gate) = &*served;
+            let parts = request.into_parts().0;
+            match gate.check_origin_and_host(&parts) {
+                Ok(()) => document(oidc, &parts, &gate.edge),
+                Err(refused) => refused.response(),
+            }
+        }
+    };
     router
-        .route(
-            METADATA_PATH,
-            axum::routing::get(move |request: axum::extract::Request| async move {
-                document(&bare, &request.into_parts().0)
-            }),
-        )
-        .route(
-            &suffixed,
-            axum::routing::get(move |request: axum::extract::Request| async move {
-                document(&with_path, &request.into_parts().0)
-            }),
-        )
+        .route(METADATA_PATH, axum::routing::get(answer.clone()))
+        .route(&suffixed, axum::routing::get(answer))
 }
 
 /// `GET /.well-known/oauth-protected-resource[/mcp]`: the RFC 9728 metadata.
-fn document(oidc: &Oidc, parts: &Parts) -> Response {
+fn document(oidc: &Oidc, parts: &Parts, edge: &Edge) -> Response {
     let mut metadata = serde_json::json!({
-        "resource": resource_url(oidc, parts),
+        "resource": resource_url(oidc, parts, edge),
         "authorization_servers": [oidc.issuer_url()],
         "bearer_methods_supported": ["header"],
         "resource_name": "lazytool MCP server",
@@ -91,17 +103,14 @@ fn document(oidc: &Oidc, parts: &Parts) -> Response {
         .into_response()
 }
 
-/// The URL clients reach MCP at: configured, or `http://` with the request's `Host` (the
-/// guard has checked it).
-fn resource_url(oidc: &Oidc, parts: &Parts) -> String {
+/// The URL clients reach MCP at: the issuer's configured resource, else the server's public
+/// URL, a trusted proxy's forwarded scheme and host, or `http://` with the request's `Host`
+/// (the gate has checked it), followed by MCP's path.
+fn resource_url(oidc: &Oidc, parts: &Parts, edge: &Edge) -> String {
     if let Some(resource) = oidc.configured_resource() {
         return resource.to_owned();
     }
-    let host = (parts.headers.get(http::header::HOST))
-        .and_then(|host| host.to_str().ok())
-        .or_else(|| parts.uri.authority().map(|authority| authority.as_str()))
-        .unwrap_or("localhost");
-    format!("http://{host}{}", oidc.mcp_path())
+    format!("{}{}", edge.base_url(parts), oidc.mcp_path())
 }
 
 /// The metadata's URL for `resource`: the well-known path between its authority and its

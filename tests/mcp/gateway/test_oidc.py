@@ -119,7 +119,9 @@ def serving(issuer: str, work: Path, mode: str = "names", sections: dict | None 
     with log.open("w") as sink:
         process = subprocess.Popen(
             [str(GATEWAY), "--config", str(work / "gateway.json"), "--http", "127.0.0.1:0", "-vv",
-             "--oidc-issuer", issuer, "--audience", AUDIENCE, "--token", STATIC_TOKEN],
+             "--oidc-issuer", issuer, "--audience", AUDIENCE, "--token", STATIC_TOKEN,
+             # Floods of bad tokens are these tests' input; test_identities.py limits them.
+             "--max-failed-auth-per-minute", "0"],
             stderr=sink,
         )
     # For a test that reloads the configuration (SIGHUP).
@@ -444,7 +446,7 @@ async def test_a_reload_applies_new_rules_to_the_next_request(issuer: str, tmp_p
 
 async def test_a_team_setup_limits_and_audits_the_tokens_principal(issuer: str, tmp_path: Path) -> None:
     """The team setup of the gateway guide's team chapter, end to end: a principal from the
-    provider's token (its `sub`) over `lazytool.limits`' rate gets the JSON-RPC error naming
+    provider's token (its `sub`, written `oidc:SUB`) over `lazytool.limits`' rate gets the JSON-RPC error naming
     it and when to retry, and the audit trail names it in its login, its calls and the
     refusal, with no token in it."""
     audit = tmp_path / "audit.jsonl"
@@ -457,8 +459,8 @@ async def test_a_team_setup_limits_and_audits_the_tokens_principal(issuer: str, 
             with pytest.raises(MCPError) as refused:
                 await client.call_tool("everything__echo", {"message": "over"})
     assert refused.value.code == -32000
-    assert refused.value.message.startswith("rate limit of principal `admin` reached (0.01 calls/s, burst 2); retry in "), refused.value.message
-    assert refused.value.data["name"] == "admin" and refused.value.data["retryAfterSeconds"] >= 1, refused.value.data
+    assert refused.value.message.startswith("rate limit of principal `oidc:admin` reached (0.01 calls/s, burst 2); retry in "), refused.value.message
+    assert refused.value.data["name"] == "oidc:admin" and refused.value.data["retryAfterSeconds"] >= 1, refused.value.data
 
     deadline = time.monotonic() + 30
     while not (audit.exists() and '"outcome":"refused"' in audit.read_text()) and time.monotonic() < deadline:
@@ -467,9 +469,9 @@ async def test_a_team_setup_limits_and_audits_the_tokens_principal(issuer: str, 
     lines = [json.loads(line) for line in text.splitlines()]
     logins = [line for line in lines if line["event"] == "login"]
     calls = [line for line in lines if line["event"] == "call"]
-    assert [line["principal"] for line in logins] == ["admin"], lines
+    assert [line["principal"] for line in logins] == ["oidc:admin"], lines
     assert [(line["principal"], line["tool"], line["outcome"]) for line in calls] == [
-        ("admin", "everything__echo", "ok"), ("admin", "everything__echo", "ok"),
-        ("admin", "everything__echo", "refused")], calls
+        ("oidc:admin", "everything__echo", "ok"), ("oidc:admin", "everything__echo", "ok"),
+        ("oidc:admin", "everything__echo", "refused")], calls
     assert calls[2]["errorKind"] == "rate_limit", calls[2]
     assert token not in text and token.split(".")[2] not in text

@@ -98,7 +98,7 @@ async fn tokens_of_each_algorithm_name_their_subject() {
             .verify(&sign(algorithm, &claims()))
             .await
             .unwrap_or_else(|refusal| panic!("{algorithm:?}: {refusal:?}"));
-        assert_eq!(principal.name(), "alice");
+        assert_eq!(principal.name(), "oidc:alice");
         assert_eq!(
             principal.claims().and_then(|claims| claims.get("scope")),
             Some(&json!("openid mcp"))
@@ -116,7 +116,7 @@ async fn tokens_of_each_algorithm_name_their_subject() {
     let principal = named.verify(&sign(Algorithm::ES256, &email)).await;
     assert_eq!(
         principal.map(|principal| principal.name().to_owned()),
-        Ok("alice@example.com".to_owned())
+        Ok("oidc:alice@example.com".to_owned())
     );
 }
 

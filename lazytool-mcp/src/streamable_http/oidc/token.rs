@@ -113,7 +113,7 @@ impl Oidc {
                 reason: format!("the token lacks the scope `{}`", missing.join(" ")),
             });
         }
-        Ok(Principal::with_claims(name, claims))
+        Ok(Principal::from_issuer(self.issuer.as_str(), &name, claims))
     }
 
     fn reason(&self, kind: &ErrorKind) -> String {
