@@ -16,10 +16,9 @@ use std::time::Duration;
 use lru::LruCache;
 use tokio::time::Instant;
 
-use super::mcp_http::McpHttp;
 use crate::limit::Rate;
 
-/// The default of [`McpHttp::failed_authentication_limit`]: 60 failures a minute per client
+/// The default of [`McpHttp::failed_authentication_limit`](crate::McpHttp::failed_authentication_limit): 60 failures a minute per client
 /// address, all at once if they come so, then one a second.
 pub(crate) fn default_rate() -> Option<Rate> {
     Rate::new(1.0, 60).ok()
@@ -132,29 +131,6 @@ impl Drop for Attempt<'_> {
         if !self.failed {
             self.limits.give_back(self.address);
         }
-    }
-}
-
-impl McpHttp {
-    /// Limits failed authentication per client address (a missing, unknown, expired or
-    /// otherwise refused token): past `rate`, an address gets `429` with `Retry-After`
-    /// before its token is checked, until its bucket has room again, and its refusals are
-    /// written to the audit trail once every 10 s (with the count of those that were not).
-    /// `None` lifts the limit. Default: 60 a minute, all at once if they come so, then one a
-    /// second. Behind a
-    /// proxy, name it with [`trusted_proxy`](McpHttp::trusted_proxy), or every client counts
-    /// as the proxy's address.
-    ///
-    /// ```
-    /// use lazytool_mcp::Rate;
-    ///
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// let http = server.http().bearer_token("s3cret").failed_authentication_limit(Some(Rate::new(0.5, 10)?));
-    /// # Ok::<(), lazytool_mcp::InvalidLimit>(())
-    /// ```
-    pub fn failed_authentication_limit(mut self, rate: Option<Rate>) -> Self {
-        self.failed_auth = std::sync::Arc::new(FailedAuthentications::new(rate));
-        self
     }
 }
 

@@ -1,14 +1,13 @@
 //! Who a request comes from and which URL its client used, behind proxies or not: the
 //! connection's peer address, the forwarded headers of the proxies the server trusts
-//! ([`McpHttp::trusted_proxy`]) and the URL clients use ([`McpHttp::public_url`]).
+//! ([`McpHttp::trusted_proxy`](crate::McpHttp::trusted_proxy)) and the URL clients use
+//! ([`McpHttp::public_url`](crate::McpHttp::public_url)).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use http::request::Parts;
 use ipnet::IpNet;
-
-use super::mcp_http::McpHttp;
 
 /// The address of the connection a request came on, as the server accepted it.
 #[derive(Clone, Copy, Debug)]
@@ -36,44 +35,6 @@ impl std::fmt::Display for PublicUrlError {
 
 impl std::error::Error for PublicUrlError {}
 
-impl McpHttp {
-    /// The URL clients reach this server at (scheme, host, and a path prefix if a proxy
-    /// adds one), e.g. `https://tools.example.com`: the protected-resource metadata's
-    /// `resource` is it followed by MCP's path, unless the issuer configures its own
-    /// [`Oidc::resource`](crate::Oidc::resource). Without it, the URL is read from the
-    /// forwarded headers of a [trusted proxy](McpHttp::trusted_proxy), else `http://` and the
-    /// request's checked `Host`.
-    ///
-    /// ```
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// let http = server.http().public_url("https://tools.example.com")?;
-    /// assert!(lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap())
-    ///     .http().public_url("tools.example.com").is_err());
-    /// # Ok::<(), lazytool_mcp::PublicUrlError>(())
-    /// ```
-    pub fn public_url(mut self, url: &str) -> Result<Self, PublicUrlError> {
-        self.edge.public_url = Some(checked_public_url(url)?);
-        Ok(self)
-    }
-
-    /// Reads `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host` (or `Forwarded`)
-    /// from connections of `proxies` (repeatable): the client's address for the limit on
-    /// failed authentication ([`McpHttp::failed_authentication_limit`]), and the URL for the
-    /// protected-resource metadata. The forwarded headers of any other peer are ignored: a
-    /// client cannot claim another's address. `X-Forwarded-For` is read from its right end,
-    /// skipping trusted proxies.
-    ///
-    /// ```
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// let http = server.http().trusted_proxy("10.0.0.0/8".parse()?).trusted_proxy("127.0.0.1/32".parse()?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn trusted_proxy(mut self, proxies: IpNet) -> Self {
-        Arc::make_mut(&mut self.edge.trusted).push(proxies);
-        self
-    }
-}
-
 /// `url` if it is a URL clients can use, `https://HOST[:PORT][/PATH]` (or `http://`),
 /// without its trailing `/`.
 pub(crate) fn checked_public_url(url: &str) -> Result<Arc<str>, PublicUrlError> {
@@ -93,6 +54,14 @@ pub(crate) fn checked_public_url(url: &str) -> Result<Arc<str>, PublicUrlError> 
 }
 
 impl Edge {
+    pub(crate) fn set_public_url(&mut self, url: Arc<str>) {
+        self.public_url = Some(url);
+    }
+
+    pub(crate) fn trust(&mut self, proxies: IpNet) {
+        Arc::make_mut(&mut self.trusted).push(proxies);
+    }
+
     fn trusts(&self, address: IpAddr) -> bool {
         let address = canonical(address);
         self.trusted.iter().any(|net| net.contains(&address))

@@ -548,7 +548,7 @@ impl McpHttp {
         });
         #[cfg(feature = "oidc")]
         let router = match &self.auth.oidc {
-            Some(oidc) => super::protected_resource::route(router, oidc, self.gate()),
+            Some(oidc) => super::metadata_route::route(router, oidc, self.gate()),
             None => router,
         };
         router

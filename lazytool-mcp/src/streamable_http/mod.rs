@@ -14,6 +14,7 @@ mod cli;
 mod coalesce;
 mod connections;
 mod drain;
+mod edge_settings;
 mod failed_auth;
 mod forwarded;
 mod gate;
@@ -23,6 +24,8 @@ mod host;
 mod idle;
 mod limits;
 mod mcp_http;
+#[cfg(feature = "oidc")]
+mod metadata_route;
 mod metrics;
 #[cfg(feature = "oidc")]
 mod oidc;

@@ -3,15 +3,12 @@
 //! [`METADATA_PATH`] and its form suffixed with MCP's path (§3.1), and the
 //! `WWW-Authenticate` challenge of a 401 or 403 pointing at it (§5.1, RFC 6750 §3).
 
-use std::sync::Arc;
-
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
 use http::{HeaderValue, StatusCode, Uri};
 
 use super::challenge::{Challenge, Unauthenticated};
 use super::forwarded::Edge;
-use super::gate::Gate;
 use super::oidc::Oidc;
 
 /// Where the protected-resource metadata is served (and, followed by
@@ -62,30 +59,8 @@ pub(crate) fn challenge(
     }
 }
 
-/// `router` with `GET` [`METADATA_PATH`] and its form suffixed with MCP's path, behind the
-/// same Origin and Host checks as every other route (no token: clients read it to learn
-/// where to get one).
-pub(crate) fn route(router: axum::Router, oidc: &Oidc, gate: Arc<Gate>) -> axum::Router {
-    let suffixed = format!("{METADATA_PATH}{}", oidc.mcp_path());
-    let served = Arc::new((oidc.clone(), gate));
-    let answer = move |request: axum::extract::Request| {
-        let served = Arc::clone(&served);
-        async move {
-            let (oidc, gate) = &*served;
-            let parts = request.into_parts().0;
-            match gate.check_origin_and_host(&parts) {
-                Ok(()) => document(oidc, &parts, &gate.edge),
-                Err(refused) => refused.response(),
-            }
-        }
-    };
-    router
-        .route(METADATA_PATH, axum::routing::get(answer.clone()))
-        .route(&suffixed, axum::routing::get(answer))
-}
-
 /// `GET /.well-known/oauth-protected-resource[/mcp]`: the RFC 9728 metadata.
-fn document(oidc: &Oidc, parts: &Parts, edge: &Edge) -> Response {
+pub(crate) fn document(oidc: &Oidc, parts: &Parts, edge: &Edge) -> Response {
     let mut metadata = serde_json::json!({
         "resource": resource_url(oidc, parts, edge),
         "authorization_servers": [oidc.issuer_url()],
