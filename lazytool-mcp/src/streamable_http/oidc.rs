@@ -5,6 +5,7 @@ mod issuer;
 mod keys;
 mod rules;
 mod token;
+mod token_kind;
 
 pub use error::OidcError;
 pub use issuer::{DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, Oidc};

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::error::OidcError;
 use super::keys::{Keys, Source};
 use super::rules::ClaimRule;
+use super::token_kind::Accepted;
 
 /// The default clock skew allowed on `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(60);
@@ -19,11 +20,16 @@ pub const DEFAULT_KEY_REFRESH: Duration = Duration::from_secs(3600);
 /// The issuer's discovery document (`/.well-known/openid-configuration`) gives its key set
 /// (`jwks_uri`), fetched by [`discover`](Oidc::discover) (or by the first token), again once it
 /// is older than [`key_refresh`](Oidc::key_refresh) or a token names a key (`kid`) it lacks,
-/// and never more often than once every 10 s. A token is accepted when it is at most
-/// [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), signed with RS256, ES256 or EdDSA by a key of
-/// the set (`none` and HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not expired
-/// (`exp`) nor early (`nbf`) beyond the [`leeway`](Oidc::leeway), with the
-/// [principal's claim](Oidc::principal_claim) and the [required scopes](Oidc::require_scopes).
+/// and never more often than once every 10 s.
+///
+/// A token is accepted when it is at most [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), of a
+/// `typ` an access token has (`at+jwt`, `JWT` or none; only `at+jwt` with
+/// [`access_tokens_only`](Oidc::access_tokens_only)), signed with RS256, ES256 or EdDSA by a
+/// key of the set that is for signatures (not `use` `enc`, `key_ops` with `verify` if given;
+/// `none` and HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not
+/// expired (`exp`) nor early (`nbf`) beyond the [`leeway`](Oidc::leeway), no ID token (no
+/// `nonce` nor `at_hash` claim), with the [principal's claim](Oidc::principal_claim) and the
+/// [required scopes](Oidc::require_scopes).
 /// Its principal is named by that claim and carries the token's claims
 /// ([`Principal::claims`](crate::Principal::claims)); [`rule`](Oidc::rule)s decide what it
 /// may use. Every refusal is a 401 (a missing scope: 403 `insufficient_scope`) saying what
@@ -49,6 +55,7 @@ pub struct Oidc {
     pub(super) audiences: Vec<String>,
     pub(super) leeway: Duration,
     pub(super) principal_claim: String,
+    pub(super) accepted_types: Accepted,
     scopes: Vec<String>,
     rules: Arc<Vec<ClaimRule>>,
     resource: Option<String>,
@@ -76,6 +83,7 @@ impl Oidc {
             audiences: Vec::new(),
             leeway: DEFAULT_LEEWAY,
             principal_claim: "sub".to_owned(),
+            accepted_types: Accepted::default(),
             scopes: Vec::new(),
             rules: Arc::default(),
             resource: None,
@@ -122,6 +130,22 @@ impl Oidc {
     /// ```
     pub fn require_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts only tokens whose `typ` header is `at+jwt` (or `application/at+jwt`, in any
+    /// case): the access tokens of RFC 9068, which an issuer's other JWTs (ID tokens, logout
+    /// tokens) cannot be mistaken for. By default a plain `JWT` or no `typ` (optional in RFC
+    /// 7519, and what many issuers' access tokens have) is accepted too; any other `typ`
+    /// (`dpop+jwt`, `logout+jwt`, `secevent+jwt`, ...) never is.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com")
+    ///     .audience("lazytool")
+    ///     .access_tokens_only();
+    /// ```
+    pub fn access_tokens_only(mut self) -> Self {
+        self.accepted_types = Accepted::AccessOnly;
         self
     }
 
@@ -242,6 +266,10 @@ impl std::fmt::Debug for Oidc {
             .field("leeway", &self.leeway)
             .field("principal_claim", &self.principal_claim)
             .field("scopes", &self.scopes)
+            .field(
+                "access_tokens_only",
+                &(self.accepted_types == Accepted::AccessOnly),
+            )
             .field("rules", &self.rules.len())
             .finish_non_exhaustive()
     }
