@@ -33,7 +33,11 @@ impl Reader<'_> {
             );
             return None;
         };
-        let mut oidc = Oidc::issuer(self.string(issuer, &issuer_path)?);
+        let issuer = self.string(issuer, &issuer_path)?;
+        if let Err(error) = Oidc::check_issuer_url(&issuer) {
+            self.problem(&issuer_path, error);
+        }
+        let mut oidc = Oidc::issuer(issuer);
         match settings.get("audience") {
             Some(audience) => {
                 let audience_path = child(path, "audience");
@@ -187,11 +191,12 @@ mod tests {
         ] {
             assert!(text.contains(part), "{part}:\n{text}");
         }
-        let bad = r#"{"mcpServers": {}, "lazytool": {"oidc": {"issuer": "https://id.example", "audience": "a",
+        let bad = r#"{"mcpServers": {}, "lazytool": {"oidc": {"issuer": "http://id.example", "audience": "a",
             "tokenTypes": ["JWT", "dpop+jwt", 3]}}}"#;
         let error = crate::parse(bad, |_| None).expect_err("problems");
         let text = error.problems.join("\n");
         for part in [
+            "$.lazytool.oidc.issuer: the issuer `http://id.example` is not an https:// URL",
             "$.lazytool.oidc.tokenTypes[1]: `dpop+jwt` is no type of access token",
             "$.lazytool.oidc.tokenTypes[2]: expected a string",
             "$.lazytool.oidc.tokenTypes: needs `at+jwt`",

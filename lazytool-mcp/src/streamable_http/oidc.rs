@@ -1,6 +1,7 @@
 //! Bearer tokens that are JWTs of an OpenID Connect issuer: [`Oidc`] (feature `oidc`).
 
 mod error;
+mod https_url;
 mod issuer;
 mod keys;
 mod rules;

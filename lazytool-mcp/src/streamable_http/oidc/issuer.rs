@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::OidcError;
+use super::https_url;
 use super::keys::{Keys, Source};
 use super::rules::ClaimRule;
 use super::token_kind::Accepted;
@@ -20,7 +21,9 @@ pub const DEFAULT_KEY_REFRESH: Duration = Duration::from_secs(3600);
 /// The issuer's discovery document (`/.well-known/openid-configuration`) gives its key set
 /// (`jwks_uri`), fetched by [`discover`](Oidc::discover) (or by the first token), again once it
 /// is older than [`key_refresh`](Oidc::key_refresh) or a token names a key (`kid`) it lacks,
-/// and never more often than once every 10 s.
+/// and never more often than once every 10 s. The issuer's URL, its `jwks_uri` and any
+/// redirect on the way must be `https://` ([`check_issuer_url`](Oidc::check_issuer_url);
+/// plain `http://` only on loopback, for tests).
 ///
 /// A token is accepted when it is at most [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), of a
 /// `typ` an access token has (`at+jwt`, `JWT` or none; only `at+jwt` with
@@ -55,6 +58,8 @@ pub struct Oidc {
     pub(super) audiences: Vec<String>,
     pub(super) leeway: Duration,
     pub(super) principal_claim: String,
+    /// Why the issuer's URL cannot be used, found when it is given.
+    pub(super) issuer_problem: Option<OidcError>,
     pub(super) accepted_types: Accepted,
     scopes: Vec<String>,
     rules: Arc<Vec<ClaimRule>>,
@@ -66,7 +71,9 @@ pub struct Oidc {
 
 impl Oidc {
     /// Tokens of the issuer at `url` (its `iss`, exactly), for no audience yet: add one with
-    /// [`audience`](Oidc::audience).
+    /// [`audience`](Oidc::audience). A `url` that is not `https://` (nor `http://` on
+    /// loopback) is reported by [`discover`](Oidc::discover), and every token is then refused;
+    /// [`check_issuer_url`](Oidc::check_issuer_url) tells before.
     ///
     /// ```
     /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").audience("lazytool");
@@ -79,6 +86,7 @@ impl Oidc {
                 Source::Issuer(issuer.clone()),
                 DEFAULT_KEY_REFRESH,
             )),
+            issuer_problem: Oidc::check_issuer_url(&issuer).err(),
             issuer,
             audiences: Vec::new(),
             leeway: DEFAULT_LEEWAY,
@@ -185,6 +193,23 @@ impl Oidc {
         self
     }
 
+    /// Why `url` cannot be an issuer's, if it cannot: it must be an `https://` URL, or
+    /// `http://` on a loopback address (`127.0.0.1`, `[::1]`, `localhost`), since keys fetched
+    /// in the clear could be replaced on the way. [`discover`](Oidc::discover) checks it too,
+    /// and the `jwks_uri` the issuer names.
+    ///
+    /// ```
+    /// use lazytool_mcp::Oidc;
+    ///
+    /// assert!(Oidc::check_issuer_url("https://login.example.com/realms/acme").is_ok());
+    /// assert!(Oidc::check_issuer_url("http://127.0.0.1:8080").is_ok());
+    /// let error = Oidc::check_issuer_url("http://login.example.com").unwrap_err();
+    /// assert!(error.to_string().contains("is not an https:// URL"));
+    /// ```
+    pub fn check_issuer_url(url: &str) -> Result<(), OidcError> {
+        https_url::check(url, "issuer")
+    }
+
     /// The issuer's URL.
     ///
     /// ```
@@ -195,7 +220,8 @@ impl Oidc {
     }
 
     /// Fetches the issuer's discovery document and key set now: an unreachable or wrong
-    /// issuer, or no audience, is an error before serving starts.
+    /// issuer, one not `https://` ([`check_issuer_url`](Oidc::check_issuer_url)) or whose
+    /// `jwks_uri` is not, or no audience, is an error before serving starts.
     ///
     /// ```rust,no_run
     /// # async fn run() -> Result<(), lazytool_mcp::OidcError> {
@@ -204,6 +230,9 @@ impl Oidc {
     /// # Ok(()) }
     /// ```
     pub async fn discover(&self) -> Result<(), OidcError> {
+        if let Some(problem) = &self.issuer_problem {
+            return Err(problem.clone());
+        }
         if self.audiences.is_empty() {
             return Err(OidcError(format!(
                 "the tokens of {} need an audience (`aud`) to be checked against: give one",
@@ -243,6 +272,7 @@ impl Oidc {
                 Source::Issuer(issuer.clone()),
                 DEFAULT_KEY_REFRESH,
             ));
+            self.issuer_problem = Oidc::check_issuer_url(&issuer).err();
             self.issuer = issuer;
         }
         if let Some(audience) = audience {

@@ -67,6 +67,11 @@ impl Oidc {
                 "this server has no audience to check tokens against; its operator must configure one",
             ));
         }
+        if let Some(problem) = &self.issuer_problem {
+            return Err(TokenRefusal::invalid(format!(
+                "this server cannot check tokens: {problem}; its operator must fix the issuer"
+            )));
+        }
         if !looks_like_jwt(token) {
             return Err(TokenRefusal::invalid(
                 "the token is neither a token this server knows nor a JWT",
