@@ -87,7 +87,7 @@ mod tests {
             let error = check(bad, "issuer").expect_err(bad).to_string();
             assert!(error.contains(&format!("`{bad}`")), "{error}");
         }
-        let error = check("http://id.example", "key set (`jwks_uri`)").unwrap_err();
+        let error = check("http://id.example", "key set (`jwks_uri`)").expect_err("http");
         assert!(
             error
                 .to_string()

@@ -101,7 +101,7 @@ mod tests {
     fn an_unprintable_type_is_not_repeated() {
         let long = "x".repeat(200);
         for typ in [long.as_str(), "a\"b\nc", "é+jwt"] {
-            let refusal = check_type(Some(typ), Accepted::AccessOrPlain).unwrap_err();
+            let refusal = check_type(Some(typ), Accepted::AccessOrPlain).expect_err(typ);
             assert!(
                 refusal
                     .reason
