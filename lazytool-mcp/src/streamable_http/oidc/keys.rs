@@ -1,7 +1,7 @@
-//! The issuer's signing keys: its discovery document read once for `jwks_uri` (over
-//! `https://`, as the key set, loopback excepted), the key set fetched then, again (in the background) when it is older than the refresh period, or when
-//! a token names a key it lacks, and never more often than once per [`MIN_REFETCH`],
-//! whatever the flood.
+//! The issuer's signing keys: its discovery document read once for `jwks_uri` (both over
+//! `https://`, loopback excepted), the key set fetched then, again (in the background) when
+//! it is older than the refresh period, or when a token names a key it lacks, and never more
+//! often than once per [`MIN_REFETCH`], whatever the flood.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
