@@ -15,6 +15,7 @@ const OIDC_KEYS: &[&str] = &[
     "requiredScopes",
     "resource",
     "rules",
+    "tokenTypes",
 ];
 
 const RULE_KEYS: &[&str] = &["when", "allow", "deny"];
@@ -32,7 +33,11 @@ impl Reader<'_> {
             );
             return None;
         };
-        let mut oidc = Oidc::issuer(self.string(issuer, &issuer_path)?);
+        let issuer = self.string(issuer, &issuer_path)?;
+        if let Err(error) = Oidc::check_issuer_url(&issuer) {
+            self.problem(&issuer_path, error);
+        }
+        let mut oidc = Oidc::issuer(issuer);
         match settings.get("audience") {
             Some(audience) => {
                 let audience_path = child(path, "audience");
@@ -62,6 +67,11 @@ impl Reader<'_> {
         {
             oidc = oidc.resource(resource);
         }
+        if let Some(types) = settings.get("tokenTypes")
+            && self.access_tokens_only(types, &child(path, "tokenTypes"))
+        {
+            oidc = oidc.access_tokens_only();
+        }
         let rules_path = child(path, "rules");
         match settings.get("rules") {
             None => {}
@@ -78,6 +88,38 @@ impl Reader<'_> {
             ),
         }
         Some(oidc)
+    }
+
+    /// `tokenTypes`: the `typ`s accepted, `["at+jwt"]` (access tokens only) or
+    /// `["at+jwt", "JWT"]` (the default); whether access tokens only.
+    fn access_tokens_only(&mut self, value: &Value, path: &str) -> bool {
+        let Value::Array(items) = value else {
+            self.strings(value, path);
+            return false;
+        };
+        let (mut access, mut plain) = (false, false);
+        for (index, item) in items.iter().enumerate() {
+            let item_path = format!("{path}[{index}]");
+            let Some(typ) = self.string(item, &item_path) else {
+                continue;
+            };
+            let lower = typ.to_ascii_lowercase();
+            match lower.strip_prefix("application/").unwrap_or(&lower) {
+                "at+jwt" => access = true,
+                "jwt" => plain = true,
+                _ => self.problem(
+                    &item_path,
+                    format!("`{typ}` is no type of access token: expected `at+jwt` or `JWT`"),
+                ),
+            }
+        }
+        if !access {
+            self.problem(
+                path,
+                "needs `at+jwt`, the type of RFC 9068 access tokens: [\"at+jwt\"] accepts only those, [\"at+jwt\", \"JWT\"] (the default) plain JWTs and tokens with no `typ` too",
+            );
+        }
+        access && !plain
     }
 
     /// One rule: `{"when": {"CLAIM": "VALUE", ...}, "allow": [...], "deny": [...]}`.
@@ -118,6 +160,25 @@ mod tests {
         let config = crate::parse(good, |_| None).expect("a valid section");
         let oidc = config.oidc.expect("an issuer");
         assert_eq!(oidc.issuer_url(), "https://id.example");
+        assert!(!format!("{oidc:?}").contains("access_tokens_only: true"));
+        for (types, access_only) in [
+            (r#"["at+jwt"]"#, true),
+            (r#"["application/AT+JWT"]"#, true),
+            (r#"["at+jwt", "JWT"]"#, false),
+        ] {
+            let text = format!(
+                r#"{{"mcpServers": {{}}, "lazytool": {{"oidc": {{"issuer": "http://127.0.0.1:9000", "audience": "a", "tokenTypes": {types}}}}}}}"#
+            );
+            let oidc = crate::parse(&text, |_| None)
+                .expect(types)
+                .oidc
+                .expect("an issuer");
+            let debug = format!("{oidc:?}");
+            assert!(
+                debug.contains(&format!("access_tokens_only: {access_only}")),
+                "{types}: {debug}"
+            );
+        }
         let bad = r#"{"mcpServers": {}, "lazytool": {"oidc": {"issuer": "https://id.example", "rules": [{"allow": ["[x"], "when": {"groups": 3}}, 5], "audiance": "x"}}}"#;
         let error = crate::parse(bad, |_| None).expect_err("problems");
         let text = error.problems.join("\n");
@@ -129,6 +190,31 @@ mod tests {
             "$.lazytool.oidc.audiance",
         ] {
             assert!(text.contains(part), "{part}:\n{text}");
+        }
+        let bad = r#"{"mcpServers": {}, "lazytool": {"oidc": {"issuer": "http://id.example", "audience": "a",
+            "tokenTypes": ["JWT", "dpop+jwt", 3]}}}"#;
+        let error = crate::parse(bad, |_| None).expect_err("problems");
+        let text = error.problems.join("\n");
+        for part in [
+            "$.lazytool.oidc.issuer: the issuer `http://id.example` is not an https:// URL",
+            "$.lazytool.oidc.tokenTypes[1]: `dpop+jwt` is no type of access token",
+            "$.lazytool.oidc.tokenTypes[2]: expected a string",
+            "$.lazytool.oidc.tokenTypes: needs `at+jwt`",
+        ] {
+            assert!(text.contains(part), "{part}:\n{text}");
+        }
+        for types in ["[]", r#""at+jwt""#] {
+            let text = format!(
+                r#"{{"mcpServers": {{}}, "lazytool": {{"oidc": {{"issuer": "https://id.example", "audience": "a", "tokenTypes": {types}}}}}}}"#
+            );
+            let error = crate::parse(&text, |_| None).expect_err(types);
+            assert!(
+                error
+                    .problems
+                    .join("\n")
+                    .contains("$.lazytool.oidc.tokenTypes"),
+                "{types}"
+            );
         }
     }
 }

@@ -74,9 +74,9 @@ pub struct HttpArgs {
     /// over tool, prompt and resource names: a JSON or TOML file
     #[arg(long, value_name = "FILE")]
     pub principals: Option<PathBuf>,
-    /// Also accept bearer tokens that are JWTs of this OpenID Connect issuer (its `iss`),
-    /// checked against its key set; clients learn it from
-    /// /.well-known/oauth-protected-resource. Needs --audience
+    /// Also accept bearer tokens that are JWTs of this OpenID Connect issuer (its `iss`, an
+    /// https:// URL; http:// on loopback only), checked against its key set; clients learn
+    /// it from /.well-known/oauth-protected-resource. Needs --audience
     #[cfg(feature = "oidc")]
     #[arg(long, value_name = "URL", requires = "audience")]
     pub oidc_issuer: Option<String>,
@@ -137,8 +137,9 @@ impl HttpArgs {
         Ok(self.prepare()?.apply(server))
     }
 
-    /// Reads the files the flags name (token, principals) now, so that a binary reports a
-    /// bad one before it starts anything; [`PreparedHttp::apply`] then cannot fail.
+    /// Reads the files the flags name (token, principals) now, and checks `--oidc-issuer`'s
+    /// URL ([`Oidc::check_issuer_url`](crate::Oidc::check_issuer_url)), so that a binary
+    /// reports a bad one before it starts anything; [`PreparedHttp::apply`] then cannot fail.
     ///
     /// ```
     /// let mut args = lazytool_mcp::HttpArgs::default();
@@ -158,6 +159,11 @@ impl HttpArgs {
             ),
             None => None,
         };
+        #[cfg(feature = "oidc")]
+        if let Some(issuer) = &self.oidc_issuer {
+            super::oidc::Oidc::check_issuer_url(issuer)
+                .map_err(|error| HttpArgsError(format!("--oidc-issuer: {error}")))?;
+        }
         Ok(PreparedHttp {
             args: self.clone(),
             principals,
@@ -489,5 +495,26 @@ mod tests {
         };
         let error = args.prepare().expect_err("not a URL clients use");
         assert!(error.to_string().starts_with("--public-url:"), "{error}");
+    }
+
+    #[cfg(feature = "oidc")]
+    #[test]
+    fn an_oidc_issuer_in_the_clear_is_refused_loopback_excepted() {
+        let mut args = HttpArgs {
+            oidc_issuer: Some("http://login.example.com".into()),
+            audience: Some("lazytool".into()),
+            ..HttpArgs::default()
+        };
+        let error = args.prepare().err().map(|error| error.to_string());
+        assert!(
+            (error.as_deref()).is_some_and(|error| error.starts_with(
+                "--oidc-issuer: the issuer `http://login.example.com` is not an https:// URL"
+            )),
+            "{error:?}"
+        );
+        for good in ["https://login.example.com", "http://127.0.0.1:9000"] {
+            args.oidc_issuer = Some(good.into());
+            assert!(args.prepare().is_ok(), "{good}");
+        }
     }
 }

@@ -1,10 +1,12 @@
 //! Bearer tokens that are JWTs of an OpenID Connect issuer: [`Oidc`] (feature `oidc`).
 
 mod error;
+mod https_url;
 mod issuer;
 mod keys;
 mod rules;
 mod token;
+mod token_kind;
 
 pub use error::OidcError;
 pub use issuer::{DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, Oidc};

@@ -89,9 +89,10 @@ def node_server(package: str, *args: str) -> dict:
 
 
 @contextmanager
-def serving(issuer: str, work: Path, mode: str = "names", sections: dict | None = None) -> Iterator[tuple[str, Path]]:
-    """The gateway with the provider's issuer (flags) and rules (config), and any other
-    `lazytool` `sections`; its URL and log."""
+def serving(issuer: str, work: Path, mode: str = "names", sections: dict | None = None,
+            oidc: dict | None = None) -> Iterator[tuple[str, Path]]:
+    """The gateway with the provider's issuer (flags) and rules (config), any more `oidc`
+    settings, and any other `lazytool` `sections`; its URL and log."""
     assert GATEWAY.is_file(), f"{GATEWAY} is missing: run `cargo build -p lazytool-gateway` first"
     config = {
         "mcpServers": {
@@ -110,6 +111,7 @@ def serving(issuer: str, work: Path, mode: str = "names", sections: dict | None 
                     {"when": {"scope": "tools:read"}, "allow": ["time__*", "everything__get-sum"]},
                     {"when": {"sub": "reader"}, "deny": ["everything__get-sum"]},
                 ],
+                **(oidc or {}),
             },
             **(sections or {}),
         },
@@ -156,11 +158,47 @@ async def token_of(issuer: str, client: str, scope: str = "mcp") -> str:
         return answer.json()["access_token"]
 
 
-async def signed(issuer: str, claims: dict, alg: str = "RS256", kid: str | None = None) -> str:
-    """A token signed with the provider's own key, of any claims."""
+async def signed(issuer: str, claims: dict, alg: str = "RS256", kid: str | None = None,
+                 typ: str | None = "at+jwt") -> str:
+    """A token signed with the provider's own key, of any claims and `typ` (None: no `typ`)."""
     async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
-        answer = await http.post(f"{issuer}/test/sign", json={"alg": alg, "kid": kid, "claims": claims})
+        answer = await http.post(f"{issuer}/test/sign", json={"alg": alg, "kid": kid, "typ": typ, "claims": claims})
         return answer.json()["token"]
+
+
+async def id_token_of(issuer: str, login: str) -> str:
+    """A real ID token of the provider: the authorization code flow (with PKCE and a
+    `nonce`) of the client whose id is the gateway's audience, so that the ID token's `aud`
+    names the gateway, through the provider's development login and consent pages."""
+    redirect_uri = "http://127.0.0.1/callback"
+    verifier = b64(os.urandom(32))
+    params = {
+        "client_id": AUDIENCE, "response_type": "code", "scope": "openid", "redirect_uri": redirect_uri,
+        "state": "state", "nonce": b64(os.urandom(12)),
+        "code_challenge": b64(hashlib.sha256(verifier.encode()).digest()), "code_challenge_method": "S256",
+    }
+    async with httpx2.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as http:
+        answer = await http.get(f"{issuer}/auth", params=params)
+        for _ in range(10):
+            assert answer.is_redirect, (answer.status_code, answer.text)
+            location = str(answer.url.join(answer.headers["location"]))
+            if location.startswith(redirect_uri):
+                code = httpx2.URL(location).params["code"]
+                break
+            if "/interaction/" in location:
+                page = await http.get(location)
+                prompt = re.search(r'name="prompt" value="(\w+)"', page.text)
+                assert prompt, page.text
+                answer = await http.post(location, data={"prompt": prompt[1], "login": login, "password": "any"})
+            else:
+                answer = await http.get(location)
+        else:
+            raise AssertionError("the provider never redirected back with a code")
+        answer = await http.post(f"{issuer}/token", auth=(AUDIENCE, f"{AUDIENCE}-secret"), data={
+            "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": verifier,
+        })
+        assert answer.status_code == 200, answer.text
+        return answer.json()["id_token"]
 
 
 async def jwks_fetches(issuer: str) -> int:
@@ -475,3 +513,95 @@ async def test_a_team_setup_limits_and_audits_the_tokens_principal(issuer: str, 
         ("oidc:admin", "everything__echo", "refused")], calls
     assert calls[2]["errorKind"] == "rate_limit", calls[2]
     assert token not in text and token.split(".")[2] not in text
+
+
+async def test_an_id_token_of_the_provider_is_no_access_token(gateway: tuple[str, Path], issuer: str) -> None:
+    """A real ID token, from a person's login through the authorization code flow, of the
+    client whose id is the gateway's audience: issuer, audience, signature and expiry all
+    fit, yet it was meant for that client, not for the gateway: 401, saying so, and the
+    gateway's log holds no part of it."""
+    url, log = gateway
+    token = await id_token_of(issuer, "alice")
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert claims["aud"] == AUDIENCE and claims["iss"] == issuer and "nonce" in claims, claims
+    answer = await post(url, token)
+    assert answer.status_code == 401, answer.text
+    reason = "an ID token is not an access token (the token carries `nonce`)"
+    assert reason in answer.json()["error"]["message"], answer.text
+    assert 'error="invalid_token"' in answer.headers["www-authenticate"]
+    assert reason in answer.headers["www-authenticate"]
+    assert token.split(".")[1] not in log.read_text() and token.split(".")[2] not in log.read_text()
+
+
+async def test_tokens_of_other_types_than_access_tokens_are_refused(gateway: tuple[str, Path], issuer: str) -> None:
+    """By default a token's `typ` may be at+jwt (the provider's own access tokens), JWT or
+    none; a DPoP proof, a logout token or a security event token is refused, whatever it
+    claims. No token, accepted or refused, reaches the gateway's log."""
+    url, log = gateway
+    real = await token_of(issuer, "admin")
+    assert jwt.get_unverified_header(real)["typ"] == "at+jwt"
+    claims = {"iss": issuer, "aud": AUDIENCE, "sub": "admin", "exp": int(time.time()) + 300, "scope": "mcp"}
+    tokens = [real]
+    assert (await post(url, real)).status_code == 200
+    for typ in ["JWT", "application/at+jwt", None]:
+        tokens.append(await signed(issuer, claims, typ=typ))
+        answer = await post(url, tokens[-1])
+        assert answer.status_code == 200, (typ, answer.text)
+    for typ in ["dpop+jwt", "logout+jwt", "secevent+jwt"]:
+        tokens.append(await signed(issuer, claims, typ=typ))
+        answer = await post(url, tokens[-1])
+        assert answer.status_code == 401, (typ, answer.text)
+        reason = f"the token's type (`typ`: {typ}) is not an access token's; this server accepts at+jwt, JWT or none"
+        assert reason in answer.json()["error"]["message"], answer.text
+    logged = log.read_text()
+    assert all(token.split(".")[2] not in logged for token in tokens)
+
+
+async def test_a_rule_matches_a_claims_whole_value(gateway: tuple[str, Path], issuer: str) -> None:
+    """`padded`'s `groups` is the string "staff admins": the rule `{"groups": "admins"}`
+    does not apply to it (only `scope` and `scp` are lists of words), and no other rule
+    does, so it sees nothing, while `admin` (`groups: ["admins"]`) sees everything."""
+    url, _ = gateway
+    token = await token_of(issuer, "padded")
+    assert jwt.decode(token, options={"verify_signature": False})["groups"] == "staff admins"
+    assert await listed(url, token) == {}
+    assert "time__get_current_time" in await listed(url, await token_of(issuer, "admin"))
+
+
+async def test_access_tokens_only_accepts_the_providers_access_tokens(issuer: str, tmp_path: Path) -> None:
+    """`"tokenTypes": ["at+jwt"]`: the provider's real access tokens (oidc-provider 9.13.3
+    gives its JWT access tokens `typ: at+jwt`, RFC 9068) serve as before; the same claims as
+    a plain `JWT`, or with no `typ`, are refused."""
+    with serving(issuer, tmp_path, oidc={"tokenTypes": ["at+jwt"]}) as (url, _):
+        token = await token_of(issuer, "admin")
+        assert jwt.get_unverified_header(token)["typ"] == "at+jwt"
+        assert "time__get_current_time" in await listed(url, token)
+        claims = {"iss": issuer, "aud": AUDIENCE, "sub": "admin", "exp": int(time.time()) + 300, "scope": "mcp"}
+        for typ, reason in [("JWT", "the token's type (`typ`: JWT) is not at+jwt"),
+                            (None, "the token has no type (`typ`)")]:
+            answer = await post(url, await signed(issuer, claims, typ=typ))
+            assert answer.status_code == 401, (typ, answer.text)
+            assert reason in answer.json()["error"]["message"], answer.text
+            assert "only access tokens of type at+jwt" in answer.headers["www-authenticate"]
+
+
+def test_an_issuer_in_the_clear_stops_the_gateway_before_it_serves(tmp_path: Path) -> None:
+    """An issuer over plain http (not on loopback), from `--oidc-issuer` or from the
+    configuration: the gateway exits at once, naming it, before fetching anything."""
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": {}, "lazytool": {"oidc": {"issuer": "https://id.example", "audience": "a"}}}))
+    flag = subprocess.run(
+        [str(GATEWAY), "--config", str(config), "--http", "127.0.0.1:0",
+         "--oidc-issuer", "http://id.example", "--audience", AUDIENCE],
+        capture_output=True, text=True, timeout=TIMEOUT,
+    )
+    assert flag.returncode != 0
+    assert "--oidc-issuer: the issuer `http://id.example` is not an https:// URL" in flag.stderr, flag.stderr
+    config.write_text(json.dumps({"mcpServers": {}, "lazytool": {"oidc": {"issuer": "http://id.example", "audience": "a"}}}))
+    configured = subprocess.run(
+        [str(GATEWAY), "--config", str(config), "--http", "127.0.0.1:0"],
+        capture_output=True, text=True, timeout=TIMEOUT,
+    )
+    assert configured.returncode != 0
+    assert "$.lazytool.oidc.issuer: the issuer `http://id.example` is not an https:// URL" in configured.stderr, \
+        configured.stderr

@@ -4,8 +4,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::OidcError;
+use super::https_url;
 use super::keys::{Keys, Source};
 use super::rules::ClaimRule;
+use super::token_kind::Accepted;
 
 /// The default clock skew allowed on `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(60);
@@ -19,11 +21,18 @@ pub const DEFAULT_KEY_REFRESH: Duration = Duration::from_secs(3600);
 /// The issuer's discovery document (`/.well-known/openid-configuration`) gives its key set
 /// (`jwks_uri`), fetched by [`discover`](Oidc::discover) (or by the first token), again once it
 /// is older than [`key_refresh`](Oidc::key_refresh) or a token names a key (`kid`) it lacks,
-/// and never more often than once every 10 s. A token is accepted when it is at most
-/// [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), signed with RS256, ES256 or EdDSA by a key of
-/// the set (`none` and HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not expired
-/// (`exp`) nor early (`nbf`) beyond the [`leeway`](Oidc::leeway), with the
-/// [principal's claim](Oidc::principal_claim) and the [required scopes](Oidc::require_scopes).
+/// and never more often than once every 10 s. The issuer's URL, its `jwks_uri` and any
+/// redirect on the way must be `https://` ([`check_issuer_url`](Oidc::check_issuer_url);
+/// plain `http://` only on loopback, for tests).
+///
+/// A token is accepted when it is at most [`MAX_TOKEN_BYTES`](crate::MAX_TOKEN_BYTES), of a
+/// `typ` an access token has (`at+jwt`, `JWT` or none; only `at+jwt` with
+/// [`access_tokens_only`](Oidc::access_tokens_only)), signed with RS256, ES256 or EdDSA by a
+/// key of the set that is for signatures (not `use` `enc`, `key_ops` with `verify` if given;
+/// `none` and HMAC are refused), of the issuer (`iss`), for one of the audiences (`aud`), not
+/// expired (`exp`) nor early (`nbf`) beyond the [`leeway`](Oidc::leeway), no ID token (no
+/// `nonce` nor `at_hash` claim), with the [principal's claim](Oidc::principal_claim) and the
+/// [required scopes](Oidc::require_scopes).
 /// Its principal is named by that claim and carries the token's claims
 /// ([`Principal::claims`](crate::Principal::claims)); [`rule`](Oidc::rule)s decide what it
 /// may use. Every refusal is a 401 (a missing scope: 403 `insufficient_scope`) saying what
@@ -49,6 +58,9 @@ pub struct Oidc {
     pub(super) audiences: Vec<String>,
     pub(super) leeway: Duration,
     pub(super) principal_claim: String,
+    /// Why the issuer's URL cannot be used, found when it is given.
+    pub(super) issuer_problem: Option<OidcError>,
+    pub(super) accepted_types: Accepted,
     scopes: Vec<String>,
     rules: Arc<Vec<ClaimRule>>,
     resource: Option<String>,
@@ -59,7 +71,9 @@ pub struct Oidc {
 
 impl Oidc {
     /// Tokens of the issuer at `url` (its `iss`, exactly), for no audience yet: add one with
-    /// [`audience`](Oidc::audience).
+    /// [`audience`](Oidc::audience). A `url` that is not `https://` (nor `http://` on
+    /// loopback) is reported by [`discover`](Oidc::discover), and every token is then refused;
+    /// [`check_issuer_url`](Oidc::check_issuer_url) tells before.
     ///
     /// ```
     /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com").audience("lazytool");
@@ -72,10 +86,12 @@ impl Oidc {
                 Source::Issuer(issuer.clone()),
                 DEFAULT_KEY_REFRESH,
             )),
+            issuer_problem: Oidc::check_issuer_url(&issuer).err(),
             issuer,
             audiences: Vec::new(),
             leeway: DEFAULT_LEEWAY,
             principal_claim: "sub".to_owned(),
+            accepted_types: Accepted::default(),
             scopes: Vec::new(),
             rules: Arc::default(),
             resource: None,
@@ -125,6 +141,22 @@ impl Oidc {
         self
     }
 
+    /// Accepts only tokens whose `typ` header is `at+jwt` (or `application/at+jwt`, in any
+    /// case): the access tokens of RFC 9068, which an issuer's other JWTs (ID tokens, logout
+    /// tokens) cannot be mistaken for. By default a plain `JWT` or no `typ` (optional in RFC
+    /// 7519, and what many issuers' access tokens have) is accepted too; any other `typ`
+    /// (`dpop+jwt`, `logout+jwt`, `secevent+jwt`, ...) never is.
+    ///
+    /// ```
+    /// let oidc = lazytool_mcp::Oidc::issuer("https://login.example.com")
+    ///     .audience("lazytool")
+    ///     .access_tokens_only();
+    /// ```
+    pub fn access_tokens_only(mut self) -> Self {
+        self.accepted_types = Accepted::AccessOnly;
+        self
+    }
+
     /// Adds a rule from claims to names (see [`ClaimRule`]). With no rule, every valid token
     /// may use everything; with rules, what some rule that applies opens and none closes.
     ///
@@ -161,6 +193,23 @@ impl Oidc {
         self
     }
 
+    /// Why `url` cannot be an issuer's, if it cannot: it must be an `https://` URL, or
+    /// `http://` on a loopback address (`127.0.0.1`, `[::1]`, `localhost`), since keys fetched
+    /// in the clear could be replaced on the way. [`discover`](Oidc::discover) checks it too,
+    /// and the `jwks_uri` the issuer names.
+    ///
+    /// ```
+    /// use lazytool_mcp::Oidc;
+    ///
+    /// assert!(Oidc::check_issuer_url("https://login.example.com/realms/acme").is_ok());
+    /// assert!(Oidc::check_issuer_url("http://127.0.0.1:8080").is_ok());
+    /// let error = Oidc::check_issuer_url("http://login.example.com").unwrap_err();
+    /// assert!(error.to_string().contains("is not an https:// URL"));
+    /// ```
+    pub fn check_issuer_url(url: &str) -> Result<(), OidcError> {
+        https_url::check(url, "issuer")
+    }
+
     /// The issuer's URL.
     ///
     /// ```
@@ -171,7 +220,8 @@ impl Oidc {
     }
 
     /// Fetches the issuer's discovery document and key set now: an unreachable or wrong
-    /// issuer, or no audience, is an error before serving starts.
+    /// issuer, one not `https://` ([`check_issuer_url`](Oidc::check_issuer_url)) or whose
+    /// `jwks_uri` is not, or no audience, is an error before serving starts.
     ///
     /// ```rust,no_run
     /// # async fn run() -> Result<(), lazytool_mcp::OidcError> {
@@ -180,6 +230,9 @@ impl Oidc {
     /// # Ok(()) }
     /// ```
     pub async fn discover(&self) -> Result<(), OidcError> {
+        if let Some(problem) = &self.issuer_problem {
+            return Err(problem.clone());
+        }
         if self.audiences.is_empty() {
             return Err(OidcError(format!(
                 "the tokens of {} need an audience (`aud`) to be checked against: give one",
@@ -219,6 +272,7 @@ impl Oidc {
                 Source::Issuer(issuer.clone()),
                 DEFAULT_KEY_REFRESH,
             ));
+            self.issuer_problem = Oidc::check_issuer_url(&issuer).err();
             self.issuer = issuer;
         }
         if let Some(audience) = audience {
@@ -242,6 +296,10 @@ impl std::fmt::Debug for Oidc {
             .field("leeway", &self.leeway)
             .field("principal_claim", &self.principal_claim)
             .field("scopes", &self.scopes)
+            .field(
+                "access_tokens_only",
+                &(self.accepted_types == Accepted::AccessOnly),
+            )
             .field("rules", &self.rules.len())
             .finish_non_exhaustive()
     }

@@ -1,7 +1,7 @@
-//! The issuer's signing keys: its discovery document read once for `jwks_uri`, the key set
-//! fetched then, again (in the background) when it is older than the refresh period, or when
-//! a token names a key it lacks, and never more often than once per [`MIN_REFETCH`],
-//! whatever the flood.
+//! The issuer's signing keys: its discovery document read once for `jwks_uri` (both over
+//! `https://`, loopback excepted), the key set fetched then, again (in the background) when
+//! it is older than the refresh period, or when a token names a key it lacks, and never more
+//! often than once per [`MIN_REFETCH`], whatever the flood.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -13,6 +13,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use super::error::OidcError;
+use super::https_url;
 
 /// The least time between two fetches of the key set.
 pub(crate) const MIN_REFETCH: Duration = Duration::from_secs(10);
@@ -63,7 +64,7 @@ impl Keys {
         let client = match source {
             Source::Issuer(_) => reqwest::Client::builder()
                 .timeout(FETCH_TIMEOUT)
-                .redirect(reqwest::redirect::Policy::limited(3))
+                .redirect(https_url::redirects())
                 .build()
                 .ok(),
             #[cfg(test)]
@@ -149,6 +150,7 @@ impl Keys {
         let jwks_uri = match &fetches.jwks_uri {
             Some(uri) => uri.clone(),
             None => {
+                https_url::check(issuer, "issuer")?;
                 let url = format!(
                     "{}/.well-known/openid-configuration",
                     issuer.trim_end_matches('/')
@@ -160,6 +162,8 @@ impl Keys {
                         discovery.issuer
                     )));
                 }
+                https_url::check(&discovery.jwks_uri, "issuer's key set (`jwks_uri`)")
+                    .map_err(|error| OidcError(format!("{url}: {error}")))?;
                 fetches.jwks_uri = Some(discovery.jwks_uri.clone());
                 discovery.jwks_uri
             }
@@ -182,8 +186,14 @@ impl Keys {
             .send()
             .await
             .map_err(|error| {
+                // reqwest's message leaves out why a redirect was refused.
+                let why = (error.is_redirect())
+                    .then(|| std::error::Error::source(&error))
+                    .flatten()
+                    .map(|why| format!(" ({why})"))
+                    .unwrap_or_default();
                 OidcError(format!(
-                    "cannot fetch the issuer's {what} at {url}: {error}"
+                    "cannot fetch the issuer's {what} at {url}: {error}{why}"
                 ))
             })?;
         if !response.status().is_success() {

@@ -14,8 +14,10 @@ use super::error::OidcError;
 /// closes it. With rules configured, a token to which none applies may use nothing; with none
 /// configured, every valid token may use everything (as `--token`'s principal may).
 ///
-/// A condition on a claim holds when the claim is that string, holds it among its
-/// space-separated words (`scope`), or is an array holding it (`groups`, `roles`).
+/// A condition on a claim holds when the claim is that whole string (`"boss@corp"` is not
+/// `"x boss@corp"`), is an array with an element equal to it (`groups`, `roles`), or is the
+/// number or boolean it spells (`"true"`, `"7"`). Only `scope` and `scp`, space-separated
+/// lists (RFC 8693 §4.2, RFC 9068 §2.2.3), hold each of their words.
 ///
 /// ```
 /// use lazytool_mcp::ClaimRule;
@@ -44,10 +46,12 @@ impl ClaimRule {
         ClaimRule::default()
     }
 
-    /// Applies only to tokens whose claim `claim` is or holds `value`.
+    /// Applies only to tokens whose claim `claim` is `value`, or holds it as an array
+    /// element or, for `scope` and `scp`, as one of their space-separated words.
     ///
     /// ```
     /// let ops = lazytool_mcp::ClaimRule::new().when("roles", "ops").when("scope", "mcp");
+    /// let boss = lazytool_mcp::ClaimRule::new().when("email", "boss@corp"); // not "x boss@corp"
     /// ```
     pub fn when(mut self, claim: impl Into<String>, value: impl Into<String>) -> Self {
         self.when.push((claim.into(), value.into()));
@@ -85,7 +89,7 @@ impl ClaimRule {
 
     fn applies(&self, claims: &JsonObject) -> bool {
         (self.when.iter())
-            .all(|(claim, value)| claims.get(claim).is_some_and(|held| holds(held, value)))
+            .all(|(claim, value)| (claims.get(claim)).is_some_and(|held| holds(claim, held, value)))
     }
 }
 
@@ -105,10 +109,21 @@ pub(crate) fn allows(rules: &[ClaimRule], claims: &JsonObject, name: &str) -> bo
     opened
 }
 
-fn holds(held: &Value, value: &str) -> bool {
+/// Whether the claim `claim`, `held`, holds `value`.
+fn holds(claim: &str, held: &Value, value: &str) -> bool {
     match held {
-        Value::String(text) => text == value || text.split(' ').any(|word| word == value),
-        Value::Array(items) => items.iter().any(|item| item.as_str() == Some(value)),
+        Value::String(words) if matches!(claim, "scope" | "scp") => words
+            .split(' ')
+            .any(|word| !word.is_empty() && word == value),
+        Value::Array(items) => items.iter().any(|item| is(item, value)),
+        _ => is(held, value),
+    }
+}
+
+/// Whether the string, number or boolean `held` is `value`.
+fn is(held: &Value, value: &str) -> bool {
+    match held {
+        Value::String(text) => text == value,
         Value::Bool(flag) => flag.to_string() == value,
         Value::Number(number) => number.to_string() == value,
         _ => false,
@@ -157,5 +172,49 @@ mod tests {
         assert!(!allows(&rules, &nobody, "shop__getItems"));
         assert!(allows(&[], &nobody, "shop__purge"));
         Ok(())
+    }
+
+    #[test]
+    fn when_matches_whole_values_and_splits_only_scopes() {
+        let applies = |claim: &str, value: &str, held: Value| {
+            ClaimRule::new()
+                .when(claim, value)
+                .applies(&JsonObject::from_iter([(claim.to_owned(), held)]))
+        };
+        assert!(applies("email", "boss@corp", "boss@corp".into()));
+        for padded in [
+            "x boss@corp",
+            "boss@corp x",
+            " boss@corp",
+            "boss@corp ",
+            "boss@corp\tx",
+        ] {
+            assert!(!applies("email", "boss@corp", padded.into()), "{padded:?}");
+        }
+        assert!(!applies("sub", "bot", "a bot".into()));
+        assert!(!applies("groups", "admins", "staff admins".into()));
+        assert!(applies(
+            "groups",
+            "admins",
+            serde_json::json!(["staff", "admins"])
+        ));
+        assert!(!applies(
+            "groups",
+            "admins",
+            serde_json::json!(["staff admins"])
+        ));
+        assert!(applies("roles", "7", serde_json::json!([7, "x"])));
+        for scopes in ["openid mcp", "mcp", "mcp  openid"] {
+            assert!(applies("scope", "mcp", scopes.into()), "{scopes}");
+            assert!(applies("scp", "mcp", scopes.into()), "{scopes}");
+        }
+        assert!(!applies("scope", "", "openid  mcp".into()));
+        assert!(!applies("scope", "openid mcp", "openid mcp".into()));
+        assert!(applies("scp", "mcp", serde_json::json!(["openid", "mcp"])));
+        assert!(!applies("scp", "mcp", serde_json::json!(["openid mcp"])));
+        assert!(applies("email_verified", "true", true.into()));
+        assert!(applies("level", "3", 3.into()));
+        assert!(!applies("level", "3", serde_json::json!({"value": 3})));
+        assert!(!applies("missing", "x", Value::Null));
     }
 }

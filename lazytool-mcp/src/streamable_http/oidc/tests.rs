@@ -1,12 +1,13 @@
 //! The validator against tokens signed with fixed test keys (`test_keys/`, made with
-//! `openssl genpkey`): one refusal per bad input, and a flood of unknown keys fetching the
-//! key set at most once per 10 s.
+//! `openssl genpkey`): one refusal per bad input (keys not for signatures, `typ`s of no
+//! access token, ID tokens, issuers in the clear among them), and a flood of unknown keys
+//! fetching the key set at most once per 10 s.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::jwk::{Jwk, JwkSet, KeyOperations, PublicKeyUse};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
@@ -44,6 +45,14 @@ fn key_set() -> JwkSet {
     JwkSet { keys }
 }
 
+/// An [`Oidc`] of `issuer` whose key set is `keys`.
+fn oidc_with(issuer: &str, keys: JwkSet) -> Oidc {
+    let source = Source::Fixed(Arc::new(move || Ok(keys.clone())));
+    Oidc::issuer(issuer)
+        .audience(AUDIENCE)
+        .with_keys(Keys::new(source, Duration::from_secs(3600)))
+}
+
 /// An [`Oidc`] whose key set comes from [`key_set`], counting the fetches.
 fn oidc(fetches: &Arc<AtomicU64>) -> Oidc {
     let counted = Arc::clone(fetches);
@@ -67,6 +76,14 @@ fn claims() -> Value {
 fn sign(algorithm: Algorithm, claims: &Value) -> String {
     let mut header = Header::new(algorithm);
     header.kid = Some(kid(algorithm));
+    jsonwebtoken::encode(&header, claims, &signing_key(algorithm)).expect("a signed token")
+}
+
+/// A token of `claims` whose header says `typ` (none for `None`).
+fn typed(algorithm: Algorithm, typ: Option<&str>, claims: &Value) -> String {
+    let mut header = Header::new(algorithm);
+    header.kid = Some(kid(algorithm));
+    header.typ = typ.map(str::to_owned);
     jsonwebtoken::encode(&header, claims, &signing_key(algorithm)).expect("a signed token")
 }
 
@@ -385,4 +402,225 @@ async fn a_stale_key_set_is_refreshed_without_holding_up_known_keys() {
         tokio::task::yield_now().await;
     }
     assert_eq!(fetches.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_key_for_another_use_than_signatures_never_verifies() {
+    let mut keys = key_set();
+    for jwk in &mut keys.keys {
+        match jwk
+            .common
+            .key_algorithm
+            .map(|alg| format!("{alg:?}"))
+            .as_deref()
+        {
+            Some("RS256") => jwk.common.public_key_use = Some(PublicKeyUse::Encryption),
+            Some("ES256") => jwk.common.key_operations = Some(vec![KeyOperations::Sign]),
+            _ => {
+                jwk.common.public_key_use = Some(PublicKeyUse::Signature);
+                jwk.common.key_operations = Some(vec![KeyOperations::Verify]);
+            }
+        }
+    }
+    let oidc = oidc_with(ISSUER, keys.clone());
+    let reason = refusal(&oidc, &sign(Algorithm::RS256, &claims())).await;
+    assert!(
+        reason.contains("the token's key is for encryption (`use`: enc)"),
+        "{reason}"
+    );
+    let reason = refusal(&oidc, &sign(Algorithm::ES256, &claims())).await;
+    assert!(
+        reason.contains("may not verify signatures: its `key_ops` in the issuer's key set are [sign], without verify"),
+        "{reason}"
+    );
+    assert!(
+        oidc.verify(&sign(Algorithm::EdDSA, &claims()))
+            .await
+            .is_ok()
+    );
+
+    for jwk in &mut keys.keys {
+        jwk.common.public_key_use = Some(PublicKeyUse::Other("wrap".into()));
+        jwk.common.key_operations = Some(vec![KeyOperations::Verify, KeyOperations::Sign]);
+    }
+    let oidc = oidc_with(ISSUER, keys.clone());
+    let reason = refusal(&oidc, &sign(Algorithm::ES256, &claims())).await;
+    assert!(reason.contains("(`use`: wrap, not sig)"), "{reason}");
+    for jwk in &mut keys.keys {
+        jwk.common.public_key_use = None;
+    }
+    let oidc = oidc_with(ISSUER, keys);
+    assert!(
+        oidc.verify(&sign(Algorithm::ES256, &claims()))
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn access_token_types_are_accepted_and_others_refused() {
+    let oidc = oidc(&Arc::default());
+    let strict = oidc.clone().access_tokens_only();
+    for typ in ["at+jwt", "application/at+jwt", "AT+JWT"] {
+        let token = typed(Algorithm::ES256, Some(typ), &claims());
+        assert!(oidc.verify(&token).await.is_ok(), "{typ}");
+        assert!(strict.verify(&token).await.is_ok(), "{typ}");
+    }
+    for typ in [Some("JWT"), Some("jwt"), None] {
+        let token = typed(Algorithm::RS256, typ, &claims());
+        assert!(oidc.verify(&token).await.is_ok(), "{typ:?}");
+        let reason = refusal(&strict, &token).await;
+        let expected = match typ {
+            Some(typ) => format!("the token's type (`typ`: {typ}) is not at+jwt"),
+            None => "the token has no type (`typ`)".to_owned(),
+        };
+        assert!(reason.starts_with(&expected), "{reason}");
+        assert!(
+            reason.contains("only access tokens of type at+jwt"),
+            "{reason}"
+        );
+    }
+    for typ in [
+        "dpop+jwt",
+        "logout+jwt",
+        "secevent+jwt",
+        "token-introspection+jwt",
+    ] {
+        let token = typed(Algorithm::EdDSA, Some(typ), &claims());
+        for (oidc, accepted) in [(&oidc, "at+jwt, JWT or none"), (&strict, "at+jwt only")] {
+            let reason = refusal(oidc, &token).await;
+            assert_eq!(
+                reason,
+                format!(
+                    "the token's type (`typ`: {typ}) is not an access token's; this server accepts {accepted}"
+                )
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_id_token_is_not_an_access_token() {
+    let oidc = oidc(&Arc::default());
+    for claim in ["nonce", "at_hash"] {
+        // An ID token of a client whose id is the audience, otherwise valid.
+        let id_token = with(|c| {
+            c.insert(claim.into(), json!("n-0S6_WzA2Mj"));
+            c.remove("scope");
+        });
+        let token = typed(Algorithm::RS256, Some("JWT"), &id_token);
+        let refused = oidc.verify(&token).await.expect_err("an ID token");
+        assert!(!refused.insufficient_scope);
+        assert_eq!(
+            refused.reason,
+            format!(
+                "an ID token is not an access token (the token carries `{claim}`); present an access token the issuer gave for this server"
+            )
+        );
+    }
+    // Refused as an ID token before the missing scope is looked at.
+    let scoped = oidc.clone().require_scopes(["mcp"]);
+    let id_token = with(|c| {
+        c.insert("nonce".into(), json!("abc"));
+        c.remove("scope");
+    });
+    let refused = scoped.verify(&sign(Algorithm::ES256, &id_token)).await;
+    assert!(refused.is_err_and(|refused| !refused.insufficient_scope));
+}
+
+#[tokio::test]
+async fn an_issuer_in_the_clear_is_refused_loopback_excepted() {
+    for issuer in [
+        "http://id.example",
+        "http://127.0.0.1.id.example",
+        "id.example",
+    ] {
+        let oidc = oidc_with(issuer, key_set());
+        let error = oidc.discover().await.expect_err(issuer).to_string();
+        assert!(
+            error.starts_with(&format!("the issuer `{issuer}` is not")),
+            "{error}"
+        );
+        let token = sign(
+            Algorithm::RS256,
+            &with(|c| {
+                c.insert("iss".into(), json!(issuer));
+            }),
+        );
+        let reason = refusal(&oidc, &token).await;
+        assert!(
+            reason.starts_with("this server cannot check tokens: the issuer"),
+            "{reason}"
+        );
+        assert_eq!(
+            Oidc::check_issuer_url(issuer).map_err(|error| error.to_string()),
+            Err(error)
+        );
+    }
+    for issuer in [
+        "http://127.0.0.1:8080",
+        "http://[::1]:8080/realms/x",
+        "http://localhost:3000",
+    ] {
+        let oidc = oidc_with(issuer, key_set());
+        assert_eq!(oidc.discover().await, Ok(()), "{issuer}");
+        let token = sign(
+            Algorithm::RS256,
+            &with(|c| {
+                c.insert("iss".into(), json!(issuer));
+            }),
+        );
+        assert!(oidc.verify(&token).await.is_ok(), "{issuer}");
+    }
+}
+
+/// An issuer on a free port of 127.0.0.1 whose discovery document names `jwks_uri`, or
+/// redirects to `redirect`; its URL.
+async fn loopback_issuer(jwks_uri: &'static str, redirect: Option<&'static str>) -> String {
+    use axum::response::IntoResponse as _;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let issuer = format!("http://{}", listener.local_addr().expect("an address"));
+    let document = json!({"issuer": issuer, "jwks_uri": jwks_uri});
+    let discovery = move || async move {
+        match redirect {
+            Some(to) => axum::response::Redirect::temporary(to).into_response(),
+            None => (
+                [(http::header::CONTENT_TYPE, "application/json")],
+                document.to_string(),
+            )
+                .into_response(),
+        }
+    };
+    let router = axum::Router::new().route(
+        "/.well-known/openid-configuration",
+        axum::routing::get(discovery),
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    issuer
+}
+
+#[tokio::test]
+async fn a_key_set_in_the_clear_or_a_redirect_to_it_is_refused() {
+    let issuer = loopback_issuer("http://keys.example/jwks", None).await;
+    let error = Oidc::issuer(&issuer).audience(AUDIENCE).discover().await;
+    let error = error.expect_err("a key set over http").to_string();
+    assert!(
+        error.contains(
+            "the issuer's key set (`jwks_uri`) `http://keys.example/jwks` is not an https:// URL"
+        ),
+        "{error}"
+    );
+    let issuer = loopback_issuer(
+        "https://keys.example/jwks",
+        Some("http://id.example/.well-known/openid-configuration"),
+    )
+    .await;
+    let error = Oidc::issuer(&issuer).audience(AUDIENCE).discover().await;
+    let error = error.expect_err("a redirect to http").to_string();
+    assert!(
+        error.contains("(a redirect to `http://id.example/.well-known/openid-configuration`, which is not https://)"),
+        "{error}"
+    );
 }

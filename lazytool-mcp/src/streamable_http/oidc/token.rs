@@ -1,15 +1,17 @@
-//! One bearer token checked as a JWT of the issuer: its size, its `alg`, its key, its
-//! signature, then `iss`, `aud`, `exp` and `nbf` (with the clock skew), the principal's claim
-//! and the required scopes. A refusal says what was wrong with this token only.
+//! One bearer token checked as a JWT of the issuer: its size, its `alg`, its `typ`, its key
+//! (of the set, for signatures), its signature, then `iss`, `aud`, `exp` and `nbf` (with the
+//! clock skew), that it is no ID token, the principal's claim and the required scopes. A
+//! refusal says what was wrong with this token only, and never repeats the token.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
+use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, KeyOperations, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use rmcp::model::JsonObject;
 
 use super::issuer::Oidc;
+use super::token_kind::{check_type, refuse_id_token};
 use crate::principal::Principal;
 
 /// The longest bearer token read, in bytes: longer ones are refused before any parsing.
@@ -22,6 +24,9 @@ const ACCEPTED_ALGORITHMS: [Algorithm; 3] = [Algorithm::RS256, Algorithm::ES256,
 /// The longest principal name taken from a claim.
 const MAX_NAME_CHARS: usize = 256;
 
+/// The longest value of a token's header or of the issuer's key set repeated in a refusal.
+const MAX_SHOWN_CHARS: usize = 40;
+
 /// Why a token is refused: `invalid_token` (401) or `insufficient_scope` (403), and what was
 /// wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +36,7 @@ pub(crate) struct TokenRefusal {
 }
 
 impl TokenRefusal {
-    fn invalid(reason: impl Into<String>) -> Self {
+    pub(super) fn invalid(reason: impl Into<String>) -> Self {
         TokenRefusal {
             insufficient_scope: false,
             reason: reason.into(),
@@ -62,6 +67,11 @@ impl Oidc {
                 "this server has no audience to check tokens against; its operator must configure one",
             ));
         }
+        if let Some(problem) = &self.issuer_problem {
+            return Err(TokenRefusal::invalid(format!(
+                "this server cannot check tokens: {problem}; its operator must fix the issuer"
+            )));
+        }
         if !looks_like_jwt(token) {
             return Err(TokenRefusal::invalid(
                 "the token is neither a token this server knows nor a JWT",
@@ -71,6 +81,7 @@ impl Oidc {
         let header = jsonwebtoken::decode_header(token).map_err(|error| {
             TokenRefusal::invalid(format!("the token's header is malformed: {error}"))
         })?;
+        check_type(header.typ.as_deref(), self.accepted_types)?;
         let kid = header.kid.as_deref();
         let Some(jwk) = self.keys.find(kid).await else {
             return Err(TokenRefusal::invalid(match kid {
@@ -90,6 +101,7 @@ impl Oidc {
         let claims = jsonwebtoken::decode::<JsonObject>(token, &key, &validation)
             .map_err(|error| TokenRefusal::invalid(self.reason(error.kind())))?
             .claims;
+        refuse_id_token(&claims)?;
         let name = match claims.get(&self.principal_claim) {
             Some(serde_json::Value::String(name))
                 if !name.is_empty() && name.chars().count() <= MAX_NAME_CHARS =>
@@ -195,8 +207,10 @@ fn algorithm_of(token: &str) -> Result<Algorithm, TokenRefusal> {
         })
 }
 
-/// The decoding key of `jwk`, if the key is of the kind `algorithm` needs.
+/// The decoding key of `jwk`, if the key is for signatures and of the kind `algorithm`
+/// needs.
 fn key_for(jwk: &Jwk, algorithm: Algorithm) -> Result<DecodingKey, TokenRefusal> {
+    for_signatures(jwk)?;
     let fits = matches!(
         (&jwk.algorithm, algorithm),
         (AlgorithmParameters::RSA(_), Algorithm::RS256)
@@ -211,6 +225,48 @@ fn key_for(jwk: &Jwk, algorithm: Algorithm) -> Result<DecodingKey, TokenRefusal>
     }
     DecodingKey::from_jwk(jwk)
         .map_err(|_| TokenRefusal::invalid("the token's key in the issuer's key set is unusable"))
+}
+
+/// Refuses a key the issuer published for another use than verifying signatures (RFC 7517
+/// §4.2, §4.3): its `use` other than `sig`, or its `key_ops` without `verify`.
+fn for_signatures(jwk: &Jwk) -> Result<(), TokenRefusal> {
+    match &jwk.common.public_key_use {
+        None | Some(PublicKeyUse::Signature) => {}
+        Some(PublicKeyUse::Encryption) => {
+            return Err(TokenRefusal::invalid(
+                "the token's key is for encryption (`use`: enc) in the issuer's key set, never for verifying signatures",
+            ));
+        }
+        Some(PublicKeyUse::Other(other)) => {
+            return Err(TokenRefusal::invalid(format!(
+                "the token's key is not for signatures in the issuer's key set (`use`: {}, not sig)",
+                shown(other).unwrap_or("another")
+            )));
+        }
+    }
+    match &jwk.common.key_operations {
+        Some(operations) if !operations.contains(&KeyOperations::Verify) => {
+            let named: Vec<String> = (operations.iter().take(8))
+                .map(|operation| match serde_json::to_value(operation) {
+                    Ok(serde_json::Value::String(name)) => shown(&name).unwrap_or("?").to_owned(),
+                    _ => "?".to_owned(),
+                })
+                .collect();
+            Err(TokenRefusal::invalid(format!(
+                "the token's key may not verify signatures: its `key_ops` in the issuer's key set are [{}], without verify",
+                named.join(", ")
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `text` (from a token's header or the issuer's key set) when it can be repeated in a
+/// refusal as it is: short printable ASCII, nothing to escape in a header.
+pub(super) fn shown(text: &str) -> Option<&str> {
+    let printable =
+        (text.bytes()).all(|byte| byte.is_ascii_graphic() && !matches!(byte, b'"' | b'\\'));
+    (!text.is_empty() && text.len() <= MAX_SHOWN_CHARS && printable).then_some(text)
 }
 
 /// Whether the token's `scope` (space-separated) or `scp` (an array or a string) holds `scope`.

@@ -5,9 +5,14 @@
 // Clients (client_credentials, secret `<id>-secret`) get RFC 9068 JWT access tokens for
 // AUDIENCE, whatever `resource` they name, signed with the key of their algorithm
 // (RS256, ES256 or EdDSA, generated at start); `groups` comes from the table below;
-// `stranger`'s tokens are for another audience. Test-only routes: `GET /test/jwks-fetches`
-// counts the key set's fetches; `POST /test/sign {"alg", "kid"?, "claims"}` signs any
-// claims with the provider's key (expired, early, wrong-issuer and malformed tokens).
+// `stranger`'s tokens are for another audience. Access tokens in JWT format have
+// `typ: at+jwt` (RFC 9068; oidc-provider's lib/models/formats/jwt.js). The client whose id
+// is AUDIENCE (secret `<AUDIENCE>-secret`) logs a person in with the authorization code flow
+// through the development login and consent pages (any login, any password): its ID tokens
+// name AUDIENCE in `aud`, as an access token for the gateway would. Test-only routes:
+// `GET /test/jwks-fetches` counts the key set's fetches; `POST /test/sign {"alg", "kid"?,
+// "typ"?, "claims"}` signs any claims with the provider's key (expired, early, wrong-issuer
+// and malformed tokens), with `typ` at+jwt unless given (`null`: no `typ`).
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
@@ -33,6 +38,8 @@ const clients = {
   nobody: ['EdDSA', [], 'mcp'],
   stranger: ['RS256', ['admins'], 'mcp'],
   unscoped: ['RS256', ['admins'], ''],
+  // A string, not an array: a rule `{"groups": "admins"}` must not find `admins` in it.
+  padded: ['RS256', 'staff admins', 'mcp'],
 };
 
 const server = createServer();
@@ -40,21 +47,32 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {
-  clients: Object.entries(clients).map(([id, [alg, , scope]]) => ({
-    client_id: id,
-    client_secret: `${id}-secret`,
-    grant_types: ['client_credentials'],
-    redirect_uris: [],
-    response_types: [],
-    scope: scope || undefined,
-    token_endpoint_auth_method: 'client_secret_basic',
-    access_token_signed_response_alg: alg,
-  })),
+  clients: [
+    ...Object.entries(clients).map(([id, [alg, , scope]]) => ({
+      client_id: id,
+      client_secret: `${id}-secret`,
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      scope: scope || undefined,
+      token_endpoint_auth_method: 'client_secret_basic',
+      access_token_signed_response_alg: alg,
+    })),
+    {
+      client_id: audience,
+      client_secret: `${audience}-secret`,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'RS256',
+    },
+  ],
   jwks: { keys: jwks },
   scopes: ['openid', 'mcp', 'tools:read'],
   features: {
     clientCredentials: { enabled: true },
-    devInteractions: { enabled: false },
+    devInteractions: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => 'urn:lazytool:gateway',
@@ -64,7 +82,7 @@ const provider = new Provider(issuer, {
         audience: client.clientId === 'stranger' ? 'another-api' : audience,
         accessTokenTTL: 300,
         accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: clients[client.clientId][0] } },
+        jwt: { sign: { alg: clients[client.clientId]?.[0] ?? 'RS256' } },
       }),
     },
   },
@@ -85,10 +103,10 @@ server.on('request', async (request, response) => {
   if (path === '/test/sign' && request.method === 'POST') {
     let body = '';
     for await (const chunk of request) body += chunk;
-    const { alg, kid, claims } = JSON.parse(body);
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg, kid: kid ?? `${alg}-key`, typ: 'at+jwt' })
-      .sign(keys[alg]);
+    const { alg, kid, typ, claims } = JSON.parse(body);
+    const header = { alg, kid: kid ?? `${alg}-key`, typ: typ === undefined ? 'at+jwt' : typ };
+    if (header.typ === null) delete header.typ;
+    const token = await new SignJWT(claims).setProtectedHeader(header).sign(keys[alg]);
     response.setHeader('content-type', 'application/json');
     response.end(JSON.stringify({ token }));
     return;
