@@ -55,6 +55,8 @@ pub(crate) mod lease;
 #[cfg(any(feature = "server-http", feature = "client"))]
 mod limit_script;
 mod redacted_url;
+#[cfg(test)]
+pub(crate) mod redis_server;
 #[cfg(any(feature = "server-http", feature = "client"))]
 pub(crate) mod shared_admission;
 mod shared_store;

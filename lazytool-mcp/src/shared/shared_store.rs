@@ -430,3 +430,114 @@ fn replica_id() -> String {
     }
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::num::NonZeroU32;
+
+    use super::*;
+    use crate::limit::{CallQuota, LimitScope, Rate};
+    use crate::shared::redis_server::RedisServer;
+
+    #[test]
+    fn only_redis_urls_are_taken_and_none_shows_its_password() {
+        for url in [
+            "http://:pw@cache:6379",
+            "unix:///run/redis.sock",
+            "cache:6379",
+            "",
+        ] {
+            let error = SharedStore::new(url).expect_err("not a redis URL");
+            assert!(
+                error.to_string().contains("must start with redis://"),
+                "{error}"
+            );
+            assert!(!error.to_string().contains("pw@"), "{error}");
+        }
+        let store = SharedStore::new("REDISS://:pw@cache:6380").expect("rediss, any case");
+        assert!(!format!("{store:?}").contains("pw"));
+        let bad_port = SharedStore::new("redis://:pw@cache:notaport").expect_err("no port");
+        assert!(!bad_port.to_string().contains(":pw@"), "{bad_port}");
+    }
+
+    #[test]
+    fn keys_are_namespaced() {
+        let store = SharedStore::new("redis://127.0.0.1").expect("a redis URL");
+        assert_eq!(
+            store.key(&["bucket", "principal", "alice"]),
+            "lazytool:bucket:principal:alice"
+        );
+        let store = store.key_prefix("team-a:");
+        assert_eq!(store.key(&["session", "42"]), "team-a:session:42");
+    }
+
+    #[tokio::test]
+    async fn every_key_written_is_under_the_prefix_and_expires() {
+        let Some(redis) = RedisServer::start() else {
+            return;
+        };
+        let store = SharedStore::new(redis.url())
+            .expect("a redis URL")
+            .key_prefix("test:");
+        let quota = CallQuota::default()
+            .rate(Rate::new(2.0, 10).expect("as set up"))
+            .max_in_flight(NonZeroU32::new(3).expect("as set up"));
+        let keys = store.limit_keys(LimitScope::Principal, "alice");
+        let lease = Duration::from_secs(60);
+        store
+            .check_limit(&keys, quota, &store.call_id(), lease)
+            .await
+            .expect("the store answers");
+        let all: Vec<String> = store
+            .run(|mut connection| async move {
+                redis::cmd("KEYS")
+                    .arg("*")
+                    .query_async(&mut connection)
+                    .await
+            })
+            .await
+            .expect("the store answers");
+        assert_eq!(all.len(), 2, "{all:?}");
+        for key in all {
+            assert!(key.starts_with("test:"), "{key}");
+            let mut pttl = redis::cmd("PTTL");
+            pttl.arg(&key);
+            let ttl: i64 = store
+                .run(|mut connection| async move { pttl.query_async(&mut connection).await })
+                .await
+                .expect("the store answers");
+            // The bucket: refilled from empty in 5 s, plus a second; the leases: 61 s.
+            let expected = if key.contains("bucket") {
+                6_000
+            } else {
+                61_000
+            };
+            assert!(ttl > 0 && ttl <= expected, "{key}: {ttl} ms");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_store_made_while_redis_is_down_works_once_it_is_up() {
+        let Some(mut redis) = RedisServer::start() else {
+            return;
+        };
+        redis.kill();
+        let store = SharedStore::new(redis.url()).expect("a redis URL");
+        assert!(!store.check().await.up);
+        let down = store
+            .run(ping)
+            .await
+            .expect_err("known down: fails at once");
+        assert!(!down.reason.is_empty());
+        redis.restart();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !store.health().up {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the probe saw it back"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        store.run(ping).await.expect("up again");
+    }
+}
