@@ -149,7 +149,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| limits decided | calls | p50 (µs) | p99 (µs) |");
     println!("|---|---:|---:|---:|");
     for (path, (p50, p99)) in [("locally", local), ("in Redis (loopback)", shared)] {
-        println!("| {path} | {calls} | {:.1} | {:.1} |", micros(p50), micros(p99));
+        println!(
+            "| {path} | {calls} | {:.1} | {:.1} |",
+            micros(p50),
+            micros(p99)
+        );
     }
     println!(
         "| the store adds | | {:.1} | {:.1} |",
