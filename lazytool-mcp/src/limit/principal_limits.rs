@@ -24,7 +24,7 @@ pub const DEFAULT_MAX_TRACKED_PRINCIPALS: usize = 10_000;
 /// ([`McpHttp::principal_limits`](crate::McpHttp::principal_limits)): a default
 /// [`CallQuota`] and, for some principals by name, their own. Every `tools/call` of a
 /// principal over its limit is refused before it reaches the server: 429 with `Retry-After`
-/// and a JSON-RPC error that says which limit ([`LimitExceeded`]).
+/// and a JSON-RPC error that says which limit ([`LimitExceeded`](crate::LimitExceeded)).
 ///
 /// The buckets of at most [`max_tracked`](Self::max_tracked) principals are kept (10 000 by
 /// default), the least recently seen dropped first, whatever the number of principals; one
