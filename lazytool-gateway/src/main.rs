@@ -91,7 +91,9 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
     // elicitation): upstreams announce it, and pass those requests on to them.
     let relay = Relay::new("lazytool-gateway");
     let configured = std::mem::take(&mut config.servers);
-    let (servers, stale) = served::held(&cli, configured, &mut fingerprints, &relay)?;
+    let shared = config.shared.take();
+    let (servers, stale) =
+        served::held(&cli, configured, &mut fingerprints, &relay, shared.as_ref())?;
     // The HTTP flags' files and the audit file are opened before any server starts: a bad
     // one stops nothing.
     let http = match cli.http.http {
@@ -181,6 +183,7 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         audit: audit.clone(),
         access: None,
         serving: fingerprints,
+        shared: shared.clone(),
     };
     let served = match http {
         // Calls in flight are answered before the upstreams are stopped.
@@ -194,7 +197,9 @@ async fn run(cli: Cli, log: &RedactedStderr) -> Result<ExitCode, Box<dyn std::er
         Some((addr, prepared)) => {
             let upstreams = upstream_metrics(&catalog);
             let issuer = prepared.oidc().map(|oidc| oidc.issuer_url().to_owned());
-            let mut http = served::access(prepared, server, config.principal_limits)
+            served::check_shared(shared.as_ref()).await;
+            let limits = config.principal_limits;
+            let mut http = served::access(prepared, server, limits, shared.as_ref())
                 .register_metrics(move |registry| upstreams.register(registry));
             if let Some(tally) = tally {
                 let page = StatusPage {

@@ -7,7 +7,7 @@
 use std::error::Error;
 
 use lazytool_gateway::{Cli, Fingerprints};
-use lazytool_mcp::{AccessReload, AuditLog, McpCatalog, McpServer, Redactor, Relay};
+use lazytool_mcp::{AccessReload, AuditLog, McpCatalog, McpServer, Redactor, Relay, SharedStore};
 use lazytool_runtime::source::ToolSource;
 
 use crate::log::RedactedStderr;
@@ -15,7 +15,15 @@ use crate::served;
 
 const TARGET: &str = "lazytool::reload";
 /// Sections read only at the start.
-const AT_START: &[&str] = &["mode", "listing", "search", "code", "audit", "requestState"];
+const AT_START: &[&str] = &[
+    "mode",
+    "listing",
+    "search",
+    "code",
+    "audit",
+    "requestState",
+    "shared",
+];
 
 /// What a reload needs of the running gateway.
 pub(crate) struct Reloader<'a> {
@@ -30,6 +38,9 @@ pub(crate) struct Reloader<'a> {
     pub(crate) serving: Fingerprints,
     /// The `--principals` file serving now.
     pub(crate) principals: Option<String>,
+    /// `lazytool.shared` as read at the start: the servers a reload adds count their calls
+    /// there too.
+    pub(crate) shared: Option<SharedStore>,
 }
 
 /// What one reload changed, each kind with its names.
@@ -72,7 +83,9 @@ impl Reloader<'_> {
         let redactor = (configured.iter()).fold(Redactor::default(), |all, server| {
             all.and(&server.upstream().redactor())
         });
-        let (servers, _stale) = served::held(self.cli, configured, &mut fingerprints, &self.relay)?;
+        let shared = self.shared.as_ref();
+        let (servers, _stale) =
+            served::held(self.cli, configured, &mut fingerprints, &self.relay, shared)?;
         let sections = self.serving.changed_sections(&fingerprints);
         let principals = Self::principals_text(self.cli);
         // Everything that can fail is done before anything changes.
@@ -89,7 +102,8 @@ impl Reloader<'_> {
                 }
                 served::discover(&prepared).await?;
                 let server = McpServer::live(self.catalog.live());
-                let http = served::access(prepared, server, config.principal_limits.take());
+                let limits = config.principal_limits.take();
+                let http = served::access(prepared, server, limits, shared);
                 Some((access.clone(), http))
             }
         };

@@ -7,7 +7,7 @@ use std::error::Error;
 use lazytool_gateway::{Cli, Config, Fingerprints};
 use lazytool_mcp::{
     Lock, LockState, McpHttp, McpServer, McpSource, PreparedHttp, PrincipalLimits, Relay,
-    TokenStore,
+    SharedStore, TokenStore,
 };
 use lazytool_runtime::source::ToolSource;
 
@@ -25,13 +25,15 @@ pub(crate) fn read_config(cli: &Cli) -> Result<(Config, Fingerprints), Box<dyn E
 }
 
 /// The servers held to the lock (when there is one), each relaying its requests through
-/// `relay`, and the lock's entries for servers not configured. Each server's lock entry
-/// joins its fingerprint: a server whose pins changed is a changed server.
+/// `relay` and counting its calls in `shared` (`lazytool.shared`), and the lock's entries
+/// for servers not configured. Each server's lock entry joins its fingerprint: a server
+/// whose pins changed is a changed server.
 pub(crate) fn held(
     cli: &Cli,
     servers: Vec<McpSource>,
     fingerprints: &mut Fingerprints,
     relay: &Relay,
+    shared: Option<&SharedStore>,
 ) -> Result<(Vec<McpSource>, Vec<String>), Box<dyn Error>> {
     let lock_path = cli.lock_path();
     // A lock that cannot be read stops everything: serving without it would start every
@@ -74,7 +76,13 @@ pub(crate) fn held(
         }
     };
     let servers = (servers.into_iter())
-        .map(|server| server.relay(relay.clone()))
+        .map(|server| {
+            let server = server.relay(relay.clone());
+            match shared {
+                Some(store) => server.shared_store(store.clone()),
+                None => server,
+            }
+        })
         .collect();
     Ok((servers, stale))
 }
@@ -104,15 +112,30 @@ pub(crate) async fn discover(prepared: &PreparedHttp) -> Result<(), Box<dyn Erro
 }
 
 /// `server` served over HTTP with the flags' access and the configuration's principal
-/// limits.
+/// limits, counted in `shared` when the configuration has `lazytool.shared`.
 pub(crate) fn access(
     prepared: PreparedHttp,
     server: McpServer,
     limits: Option<PrincipalLimits>,
+    shared: Option<&SharedStore>,
 ) -> McpHttp {
     let http = prepared.apply(server);
+    let http = match shared {
+        Some(store) => http.shared_store(store.clone()),
+        None => http,
+    };
     match limits {
         Some(limits) => http.principal_limits(limits),
         None => http,
+    }
+}
+
+/// Asks the store once at the start, to say in the log whether it answers: a store that is
+/// down is logged by the store itself, and the gateway serves all the same.
+pub(crate) async fn check_shared(shared: Option<&SharedStore>) {
+    if let Some(store) = shared
+        && store.check().await.up
+    {
+        tracing::info!(target: "lazytool::shared", store = store.url(), prefix = store.prefix(), on_failure = store.failure_policy().as_str(), "limits are shared with the other replicas through this store");
     }
 }

@@ -228,7 +228,7 @@ fn a_typo_of_a_key_names_the_closest_known_key() {
             "$.mcpServers.time: needs `command` (a child process) or `url` (streamable HTTP); is `comand` a typo of `command`?",
             "$.mcpServers.web: needs `command` (a child process) or `url` (streamable HTTP); is `uri` a typo of `url`?",
             "$.mcpServers.none: needs `command` (a child process) or `url` (streamable HTTP)",
-            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit, code, requestState)",
+            "$.lazytool.idleTimeout: unknown key: did you mean `idleTimeoutMs`? (expected one of: mode, listing, servers, startTimeoutMs, callTimeoutMs, maxDescriptionChars, maxDefinitionBytes, idleTimeoutMs, pin, inheritEnv, search, oidc, limits, audit, code, requestState, shared)",
             "$.lazytool.servers.web.denny: unknown key: did you mean `deny`? (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
             "$.lazytool.servers.web.colour: unknown key (expected one of: allow, deny, eager, prefix, inheritEnv, maxDescriptionChars, maxDefinitionBytes, oauth, idleTimeoutMs, pin, limits)",
         ]
@@ -765,6 +765,74 @@ fn the_request_state_key_and_ttl_are_read_and_a_short_key_is_refused() {
     );
     assert!(
         problems.iter().any(|problem| problem.contains("rotate")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn the_shared_store_is_read_with_its_password_from_the_environment() {
+    let text = r#"{"mcpServers": {"git": {"command": "uvx", "args": ["mcp-server-git"]}}, "lazytool": {
+        "callTimeoutMs": 60000,
+        "shared": {"redis": "redis://:${REDIS_PASSWORD}@10.0.0.5:6379", "onFailure": "refuse", "keyPrefix": "team-a:"}
+    }}"#;
+    let var = |name: &str| (name == "REDIS_PASSWORD").then(|| "p%40ss".to_owned());
+    let store = parse(text, var)
+        .expect("valid")
+        .shared
+        .expect("the section");
+    assert_eq!(store.url(), "redis://:***@10.0.0.5:6379");
+    assert_eq!(store.failure_policy(), lazytool_mcp::FailurePolicy::Refuse);
+    assert_eq!(store.prefix(), "team-a:");
+    assert_eq!(store.leased_call(), std::time::Duration::from_secs(60));
+    // Not even the debug form shows the password.
+    assert!(!format!("{store:?}").contains("p%40ss"));
+
+    let defaults =
+        r#"{"mcpServers": {}, "lazytool": {"shared": {"redis": "rediss://cache.internal:6380"}}}"#;
+    let store = parse(defaults, env)
+        .expect("valid")
+        .shared
+        .expect("the section");
+    assert_eq!(store.failure_policy(), lazytool_mcp::FailurePolicy::Local);
+    assert_eq!(store.prefix(), lazytool_mcp::DEFAULT_KEY_PREFIX);
+    assert!(
+        parse(r#"{"mcpServers": {}}"#, env)
+            .expect("valid")
+            .shared
+            .is_none()
+    );
+}
+
+#[test]
+fn every_problem_of_the_shared_section_is_said_with_its_path() {
+    let unset = r#"{"mcpServers": {}, "lazytool": {"shared": {"redis": "redis://:${REDIS_PASSWORD}@cache:6379"}}}"#;
+    assert_eq!(
+        parse(unset, env).expect_err("invalid").problems,
+        ["$.lazytool.shared.redis: the environment variable `REDIS_PASSWORD` is not set"]
+    );
+    let wrong = r#"{"mcpServers": {}, "lazytool": {"shared": {"redis": "http://:pw@cache:6379", "onFailure": "wait", "keyPrefix": "", "ttl": 1}}}"#;
+    let problems = parse(wrong, env).expect_err("invalid").problems;
+    assert_eq!(problems.len(), 4, "{problems:?}");
+    assert!(
+        problems.iter().all(|problem| !problem.contains(":pw@")),
+        "{problems:?}"
+    );
+    for expected in [
+        "$.lazytool.shared.redis: `http://:***@cache:6379` is not a Redis URL",
+        "$.lazytool.shared.onFailure: ",
+        "$.lazytool.shared.keyPrefix: an empty prefix",
+        "$.lazytool.shared.ttl: unknown key",
+    ] {
+        assert!(
+            problems.iter().any(|problem| problem.starts_with(expected)),
+            "{expected}: {problems:?}"
+        );
+    }
+    let missing = r#"{"mcpServers": {}, "lazytool": {"shared": {}}}"#;
+    let problems = parse(missing, env).expect_err("invalid").problems;
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].starts_with("$.lazytool.shared: needs `redis`"),
         "{problems:?}"
     );
 }

@@ -70,8 +70,9 @@
 //! | `client-http` | streamable HTTP upstreams: `Upstream::url` (implies `client`) | reqwest with rustls |
 //! | `oauth` | MCP authorization of HTTP upstreams: `OAuth`, `login` (implies `client-http`) | oauth2, jsonwebtoken, axum |
 //! | `code-mode` | the runtime's `code-mode`: served sessions with `SessionOptions::code_mode` offer `__lazy__code__` | rquickjs (QuickJS, from source) |
+//! | `redis` | `SharedStore`: limits per principal (`McpHttp::shared_store`) and per upstream server (`McpSource::shared_store`) shared by replicas through Redis | redis (tokio, rustls for `rediss://`) |
 //!
-//! `lazytool-gateway` turns on `cli`, `client-http` and `oauth`, and `code-mode` with its own.
+//! `lazytool-gateway` turns on `cli`, `client-http`, `oauth`, `oidc` and `redis`, and `code-mode` with its own.
 
 #![warn(unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -104,6 +105,8 @@ mod offers;
 mod principal;
 mod request;
 mod server;
+#[cfg(feature = "redis")]
+mod shared;
 mod shutdown_signal;
 #[cfg(feature = "client")]
 mod source;
@@ -131,6 +134,11 @@ pub use request::McpRequest;
 pub use server::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL,
     McpServer,
+};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use shared::{
+    DEFAULT_KEY_PREFIX, FailurePolicy, InvalidStoreUrl, LEASE_MARGIN, SharedStore, StoreHealth,
 };
 pub use shutdown_signal::shutdown_signal;
 #[cfg(feature = "oauth")]

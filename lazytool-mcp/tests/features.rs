@@ -11,6 +11,7 @@ const OAUTH: [&str; 2] = ["oauth2", "jsonwebtoken"];
 const CLI: [&str; 1] = ["clap"];
 const CLIENT: [&str; 1] = ["process-wrap"];
 const CODE_MODE: [&str; 1] = ["rquickjs"];
+const REDIS: [&str; 2] = ["redis", "tokio-rustls"];
 
 const TREE: &str = "tree --offline --locked -p lazytool-mcp -e normal --prefix none --no-default-features --features";
 
@@ -52,6 +53,7 @@ fn a_stdio_server_builds_no_http_stack_nor_client() {
         &CLI,
         &CLIENT,
         &CODE_MODE,
+        &REDIS,
     ]
     .concat();
     assert_builds(&crates, "no feature", &["rmcp", "lazytool-runtime"], &not);
@@ -110,4 +112,11 @@ fn code_mode_adds_the_engine_alone() {
     let crates = crates_with("code-mode");
     let not = [&SERVER_HTTP[..], &CLIENT_HTTP, &OAUTH, &CLI, &CLIENT].concat();
     assert_builds(&crates, "code-mode", &CODE_MODE, &not);
+}
+
+#[test]
+fn redis_adds_the_shared_store_alone() {
+    let crates = crates_with("redis");
+    let not = [&SERVER_HTTP[..], &OAUTH, &CLI, &CLIENT, &["reqwest"]].concat();
+    assert_builds(&crates, "redis", &REDIS, &not);
 }

@@ -16,6 +16,7 @@ mod reader;
 mod request_state;
 mod settings;
 mod shapes;
+mod shared;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,18 @@ pub struct Config {
     pub code: Option<lazytool_runtime::CodeMode>,
     /// `lazytool.requestState`: the key and TTL of input-required results' `requestState`.
     pub request_state: Option<RequestStateSettings>,
+    /// `lazytool.shared`: the Redis every replica shares (`redis`, `onFailure`,
+    /// `keyPrefix`), where the principals' limits and the servers' limits are counted for
+    /// all replicas together. Read only at the start.
+    ///
+    /// ```
+    /// let text = r#"{"mcpServers": {}, "lazytool": {"shared": {"redis": "redis://:${REDIS_PASSWORD}@10.0.0.5:6379", "onFailure": "refuse"}}}"#;
+    /// let config = lazytool_gateway::parse(text, |var| (var == "REDIS_PASSWORD").then(|| "s3cret".to_owned())).unwrap();
+    /// let store = config.shared.unwrap();
+    /// assert_eq!(store.url(), "redis://:***@10.0.0.5:6379");
+    /// assert_eq!(store.failure_policy(), lazytool_mcp::FailurePolicy::Refuse);
+    /// ```
+    pub shared: Option<lazytool_mcp::SharedStore>,
 }
 
 /// Every problem of a configuration, each as `PATH: what is wrong`, in file order, with its
@@ -186,6 +199,7 @@ const LAZYTOOL_KEYS: &[&str] = &[
     "audit",
     "code",
     "requestState",
+    "shared",
 ];
 /// The default of `maxDescriptionChars`.
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
@@ -265,6 +279,7 @@ impl Reader<'_> {
             #[cfg(feature = "code-mode")]
             code: None,
             request_state: None,
+            shared: None,
         };
         let Some(root) = self.object(root, "$") else {
             return config;
@@ -334,6 +349,11 @@ impl Reader<'_> {
             "$.lazytool.callTimeoutMs",
             lazytool_mcp::DEFAULT_CALL_TIMEOUT,
         );
+        if let Some(section) = lazytool.get("shared")
+            && let Some(section) = self.object(section, "$.lazytool.shared")
+        {
+            config.shared = self.shared(section, "$.lazytool.shared", call);
+        }
         let defaults = self.defaults(lazytool, "$.lazytool");
         let settings = match lazytool.get("servers") {
             Some(servers) => self.object(servers, "$.lazytool.servers").unwrap_or(&empty),

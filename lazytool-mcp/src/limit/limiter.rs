@@ -14,15 +14,39 @@ use super::exceeded::{LimitExceeded, LimitKind, LimitScope};
 #[cfg(feature = "client")]
 use super::limits_hit::LimitsHit;
 use super::rate::Rate;
+#[cfg(feature = "redis")]
+use crate::shared::lease::Lease;
 
-/// A call's place among the calls in flight, freed when dropped.
+/// A call's place among the calls in flight, freed when dropped: a place of this replica's
+/// limiter, or a lease in the shared store.
 #[derive(Debug)]
-pub(crate) struct LimitPermit(#[allow(dead_code)] Option<OwnedSemaphorePermit>);
+pub(crate) struct LimitPermit {
+    _place: Option<OwnedSemaphorePermit>,
+    #[cfg(feature = "redis")]
+    _lease: Option<Lease>,
+}
 
 impl LimitPermit {
     #[cfg(feature = "server-http")]
     pub(crate) fn unlimited() -> Self {
-        LimitPermit(None)
+        LimitPermit::local(None)
+    }
+
+    fn local(place: Option<OwnedSemaphorePermit>) -> Self {
+        LimitPermit {
+            _place: place,
+            #[cfg(feature = "redis")]
+            _lease: None,
+        }
+    }
+
+    /// A place the shared store gave (`None`: no cap in flight, nothing to give back).
+    #[cfg(feature = "redis")]
+    pub(crate) fn leased(lease: Option<Lease>) -> Self {
+        LimitPermit {
+            _place: None,
+            _lease: lease,
+        }
     }
 }
 
@@ -45,7 +69,7 @@ pub(crate) struct Refused {
 
 /// How long a client is told to wait when every place in flight is taken: when one frees
 /// cannot be known.
-const IN_FLIGHT_RETRY: Duration = Duration::from_secs(1);
+pub(crate) const IN_FLIGHT_RETRY: Duration = Duration::from_secs(1);
 
 impl Limiter {
     pub(crate) fn new(quota: CallQuota) -> Self {
@@ -61,9 +85,29 @@ impl Limiter {
         }
     }
 
-    #[cfg(feature = "client")]
+    #[cfg(any(feature = "client", feature = "redis"))]
     pub(crate) fn quota(&self) -> CallQuota {
         self.quota
+    }
+
+    /// Counts a refusal decided elsewhere (by the shared store) with this limiter's own.
+    #[cfg(feature = "redis")]
+    pub(crate) fn count_refusal(&self, kind: &LimitKind) {
+        let refused = match kind {
+            LimitKind::Rate(_) => &self.refused.rate,
+            LimitKind::InFlight(_) => &self.refused.in_flight,
+        };
+        refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether none of its places in flight is taken: such a limiter can be forgotten
+    /// without letting its calls in flight be counted again from zero.
+    #[cfg(feature = "server-http")]
+    pub(crate) fn is_idle(&self) -> bool {
+        match (&self.in_flight, self.quota.in_flight_limit()) {
+            (Some(places), Some(max)) => places.available_permits() >= max.get() as usize,
+            _ => true,
+        }
     }
 
     #[cfg(feature = "client")]
@@ -100,7 +144,7 @@ impl Limiter {
             let kind = LimitKind::Rate(rate);
             return Err(LimitExceeded::new(scope, name, kind, wait));
         }
-        Ok(LimitPermit(permit))
+        Ok(LimitPermit::local(permit))
     }
 }
 

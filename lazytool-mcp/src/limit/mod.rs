@@ -3,6 +3,8 @@
 //! [`LimitExceeded`], which says which limit and when to retry.
 
 mod call_quota;
+#[cfg(any(feature = "server-http", feature = "client"))]
+pub(crate) mod call_refusal;
 mod exceeded;
 mod invalid_limit;
 #[cfg(any(feature = "server-http", feature = "client"))]

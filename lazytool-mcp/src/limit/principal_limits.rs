@@ -10,9 +10,12 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 
 use super::call_quota::CallQuota;
-use super::exceeded::{LimitExceeded, LimitScope};
+use super::call_refusal::CallRefusal;
+use super::exceeded::LimitScope;
 use super::limiter::{LimitPermit, Limiter};
 use crate::principal::Principal;
+#[cfg(feature = "redis")]
+use crate::shared::{SharedStore, shared_admission};
 
 /// How many principals' buckets [`PrincipalLimits`] keeps unless told otherwise.
 pub const DEFAULT_MAX_TRACKED_PRINCIPALS: usize = 10_000;
@@ -21,12 +24,19 @@ pub const DEFAULT_MAX_TRACKED_PRINCIPALS: usize = 10_000;
 /// ([`McpHttp::principal_limits`](crate::McpHttp::principal_limits)): a default
 /// [`CallQuota`] and, for some principals by name, their own. Every `tools/call` of a
 /// principal over its limit is refused before it reaches the server: 429 with `Retry-After`
-/// and a JSON-RPC error that says which limit ([`LimitExceeded`]).
+/// and a JSON-RPC error that says which limit ([`LimitExceeded`](crate::LimitExceeded)).
 ///
 /// The buckets of at most [`max_tracked`](Self::max_tracked) principals are kept (10 000 by
 /// default), the least recently seen dropped first, whatever the number of principals; one
-/// dropped starts again with a full bucket. A principal whose quota limits nothing takes no
+/// dropped starts again with a full bucket. A principal with calls in flight is never
+/// dropped (its next call would count its calls in flight from zero): when every principal
+/// kept has calls in flight, the table grows past its bound for as long as that lasts, and
+/// comes back to it as those calls end. A principal whose quota limits nothing takes no
 /// place.
+///
+/// With a [`SharedStore`](crate::SharedStore) ([`McpHttp::shared_store`](crate::McpHttp::shared_store)),
+/// every limit is decided in the store, for every replica at once; these buckets decide
+/// only while the store is down (by its [`FailurePolicy`](crate::FailurePolicy)).
 ///
 /// ```
 /// use std::num::NonZeroU32;
@@ -49,6 +59,9 @@ pub struct PrincipalLimits {
     max_tracked: NonZeroUsize,
     tracked: Arc<Mutex<LruCache<Principal, Arc<Limiter>>>>,
     pub(crate) refusals: Family<PrincipalRefusal, Counter>,
+    /// Where every replica's calls are counted together, when set.
+    #[cfg(feature = "redis")]
+    pub(crate) store: Option<SharedStore>,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -76,6 +89,8 @@ impl PrincipalLimits {
             max_tracked,
             tracked: Arc::new(Mutex::new(LruCache::new(max_tracked))),
             refusals: Family::default(),
+            #[cfg(feature = "redis")]
+            store: None,
         }
     }
 
@@ -137,37 +152,57 @@ impl PrincipalLimits {
         !self.default.is_unlimited() || self.named.values().any(|quota| !quota.is_unlimited())
     }
 
-    /// A place for one more call of `principal`, or which of its limits refuses it.
-    pub(crate) fn admit(&self, principal: &Principal) -> Result<LimitPermit, LimitExceeded> {
+    /// A place for one more call of `principal`, or which of its limits refuses it (or,
+    /// with a shared store that is down under [`FailurePolicy::Refuse`](crate::FailurePolicy),
+    /// that the store is down).
+    pub(crate) async fn admit(&self, principal: &Principal) -> Result<LimitPermit, CallRefusal> {
         let quota = self.quota_of(principal.name());
         if quota.is_unlimited() {
             return Ok(LimitPermit::unlimited());
         }
-        let limiter = {
-            // Each step leaves the table whole: consistent even after a panic elsewhere.
-            let mut tracked = self.tracked.lock().unwrap_or_else(PoisonError::into_inner);
-            match tracked.get(principal) {
-                Some(limiter) => Arc::clone(limiter),
-                None => {
-                    let limiter = Arc::new(Limiter::new(quota));
-                    if let Some((evicted, _)) =
-                        tracked.push(principal.clone(), Arc::clone(&limiter))
-                    {
-                        self.forget(evicted.name());
-                    }
-                    limiter
+        let limiter = self.limiter_of(principal, quota);
+        self.decide(&limiter, principal)
+            .await
+            .inspect_err(|refusal| {
+                #[cfg_attr(not(feature = "redis"), allow(irrefutable_let_patterns))]
+                if let CallRefusal::Limit(exceeded) = refusal {
+                    let labels = PrincipalRefusal {
+                        principal: principal.name().to_owned(),
+                        limit: exceeded.kind().as_str(),
+                    };
+                    self.refusals.get_or_create(&labels).inc();
                 }
-            }
-        };
-        limiter
-            .admit(LimitScope::Principal, principal.name())
-            .inspect_err(|exceeded| {
-                let labels = PrincipalRefusal {
-                    principal: principal.name().to_owned(),
-                    limit: exceeded.kind().as_str(),
-                };
-                self.refusals.get_or_create(&labels).inc();
             })
+    }
+
+    /// Asks the shared store, when there is one, else `limiter`.
+    async fn decide(
+        &self,
+        limiter: &Limiter,
+        principal: &Principal,
+    ) -> Result<LimitPermit, CallRefusal> {
+        let (scope, name) = (LimitScope::Principal, principal.name());
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.store {
+            let longest_call = store.leased_call();
+            return shared_admission::admit(store, limiter, scope, name, longest_call).await;
+        }
+        limiter.admit(scope, name).map_err(CallRefusal::Limit)
+    }
+
+    /// The limiter of `principal`, made with `quota` if it has none yet.
+    fn limiter_of(&self, principal: &Principal, quota: CallQuota) -> Arc<Limiter> {
+        // Each step leaves the table whole: consistent even after a panic elsewhere.
+        let mut tracked = self.tracked.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(limiter) = tracked.get(principal) {
+            return Arc::clone(limiter);
+        }
+        for dropped in make_room(&mut tracked, self.max_tracked) {
+            self.forget(dropped.name());
+        }
+        let limiter = Arc::new(Limiter::new(quota));
+        tracked.put(principal.clone(), Arc::clone(&limiter));
+        limiter
     }
 
     /// Drops a principal's refusal counts with its bucket: the metric's series stay as
@@ -191,6 +226,34 @@ impl PrincipalLimits {
     }
 }
 
+/// Room for one more principal in `tracked`: the least recently seen principals with no call
+/// in flight dropped (and returned) until the table is below `bound`. Principals with calls
+/// in flight are kept whatever the bound, the table's capacity raised past it meanwhile.
+fn make_room(
+    tracked: &mut LruCache<Principal, Arc<Limiter>>,
+    bound: NonZeroUsize,
+) -> Vec<Principal> {
+    let mut dropped = Vec::new();
+    while tracked.len() >= bound.get() {
+        // From the least recently seen; most are idle, so this usually stops at the first.
+        let idle = (tracked.iter().rev())
+            .find(|(_, limiter)| limiter.is_idle())
+            .map(|(principal, _)| principal.clone());
+        let Some(idle) = idle else {
+            break;
+        };
+        tracked.pop(&idle);
+        dropped.push(idle);
+    }
+    let capacity = (tracked.len() + 1).max(bound.get());
+    if tracked.cap().get() != capacity
+        && let Some(capacity) = NonZeroUsize::new(capacity)
+    {
+        tracked.resize(capacity);
+    }
+    dropped
+}
+
 impl std::fmt::Debug for PrincipalLimits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PrincipalLimits")
@@ -203,26 +266,34 @@ impl std::fmt::Debug for PrincipalLimits {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::limit::Rate;
+    use std::num::NonZeroU32;
 
-    #[test]
-    fn each_principal_has_its_own_bucket_and_the_table_stays_bounded() {
+    use super::*;
+    use crate::limit::{LimitKind, Rate};
+
+    #[tokio::test]
+    async fn each_principal_has_its_own_bucket_and_the_table_stays_bounded() {
         let one = CallQuota::default().rate(Rate::new(0.001, 1).expect("as set up"));
         let limits =
             PrincipalLimits::new(one).max_tracked(NonZeroUsize::new(3).expect("as set up"));
         let alice = Principal::new("alice");
-        limits.admit(&alice).expect("as set up");
-        let refused = limits.admit(&alice).expect_err("refused");
+        limits.admit(&alice).await.expect("as set up");
+        let CallRefusal::Limit(refused) = limits.admit(&alice).await.expect_err("refused") else {
+            panic!("refused for its rate");
+        };
         assert_eq!(
             (refused.scope(), refused.name()),
             (LimitScope::Principal, "alice")
         );
         // Another principal still has its call.
-        limits.admit(&Principal::new("bob")).expect("as set up");
+        limits
+            .admit(&Principal::new("bob"))
+            .await
+            .expect("as set up");
         for n in 0..1000 {
             limits
                 .admit(&Principal::new(format!("p{n}")))
+                .await
                 .expect("as set up");
         }
         assert_eq!(limits.tracked_now(), 3);
@@ -234,15 +305,66 @@ mod tests {
         assert!(!limits.refusals.remove(&labels));
     }
 
-    #[test]
-    fn an_exempt_principal_takes_no_place() {
+    #[tokio::test]
+    async fn an_exempt_principal_takes_no_place() {
         let limits =
             PrincipalLimits::new(CallQuota::default().rate(Rate::new(1.0, 1).expect("as set up")))
                 .principal("admin", CallQuota::default());
         for _ in 0..10 {
-            limits.admit(&Principal::new("admin")).expect("as set up");
+            limits
+                .admit(&Principal::new("admin"))
+                .await
+                .expect("as set up");
         }
         assert_eq!(limits.tracked_now(), 0);
         assert!(limits.limits_anyone());
+    }
+
+    #[tokio::test]
+    async fn a_principal_with_calls_in_flight_is_never_dropped_so_its_cap_holds() {
+        let one_at_a_time = CallQuota::default().max_in_flight(NonZeroU32::MIN);
+        let bound = NonZeroUsize::new(2).expect("as set up");
+        let limits = PrincipalLimits::new(one_at_a_time).max_tracked(bound);
+        let alice = Principal::new("alice");
+        let in_flight = limits.admit(&alice).await.expect("as set up");
+        // Cycling through other identities used to drop alice's limiter, and her next call
+        // found a fresh one: two calls in flight under a cap of one.
+        for n in 0..100 {
+            let call = limits.admit(&Principal::new(format!("p{n}"))).await;
+            drop(call.expect("as set up"));
+        }
+        let Err(CallRefusal::Limit(refused)) = limits.admit(&alice).await else {
+            panic!("alice's second call in flight must be refused");
+        };
+        assert_eq!(refused.kind(), LimitKind::InFlight(1));
+        assert_eq!(limits.tracked_now(), 2);
+        drop(in_flight);
+        limits.admit(&alice).await.expect("her call ended");
+    }
+
+    #[tokio::test]
+    async fn the_table_grows_past_its_bound_while_every_principal_is_busy_then_comes_back() {
+        let one_at_a_time = CallQuota::default().max_in_flight(NonZeroU32::MIN);
+        let bound = NonZeroUsize::new(2).expect("as set up");
+        let limits = PrincipalLimits::new(one_at_a_time).max_tracked(bound);
+        let mut calls = Vec::new();
+        for n in 0..5 {
+            let principal = Principal::new(format!("busy{n}"));
+            calls.push(limits.admit(&principal).await.expect("as set up"));
+        }
+        assert_eq!(limits.tracked_now(), 5);
+        for n in 0..5 {
+            let principal = Principal::new(format!("busy{n}"));
+            assert!(
+                limits.admit(&principal).await.is_err(),
+                "busy{n} is at its cap"
+            );
+        }
+        drop(calls);
+        limits
+            .admit(&Principal::new("after"))
+            .await
+            .expect("as set up");
+        assert_eq!(limits.tracked_now(), 2);
     }
 }

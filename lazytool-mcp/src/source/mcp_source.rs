@@ -105,6 +105,9 @@ pub struct McpSource {
     pub(in crate::source) first_use: bool,
     /// `None` unless [`McpSource::call_quota`] limits something.
     pub(in crate::source) limiter: Option<Arc<Limiter>>,
+    /// Set by [`McpSource::shared_store`].
+    #[cfg(feature = "redis")]
+    pub(in crate::source) store: Option<crate::shared::SharedStore>,
     pub(in crate::source) link: std::sync::OnceLock<Arc<Link>>,
     pub(in crate::source) pins: std::sync::OnceLock<Arc<Pins>>,
     pub(in crate::source) listed: std::sync::Mutex<Listed>,
@@ -149,6 +152,8 @@ impl McpSource {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             first_use: true,
             limiter: None,
+            #[cfg(feature = "redis")]
+            store: None,
             link: std::sync::OnceLock::new(),
             pins: std::sync::OnceLock::new(),
             listed: std::sync::Mutex::default(),
@@ -337,6 +342,31 @@ impl McpSource {
     /// ```
     pub fn call_quota(mut self, quota: CallQuota) -> Self {
         self.limiter = (!quota.is_unlimited()).then(|| Arc::new(Limiter::new(quota)));
+        self
+    }
+
+    /// Decides [`call_quota`](McpSource::call_quota)'s limits in `store`, which every
+    /// replica shares: the server's calls are counted together, whichever replica makes
+    /// them, under the key `bucket:server:NAME` and `leases:server:NAME` (`NAME` the source's
+    /// name). A call's place in flight is leased for the source's
+    /// [`call_timeout`](McpSource::call_timeout) plus
+    /// [`LEASE_MARGIN`](crate::LEASE_MARGIN). While the store is down, its
+    /// [`FailurePolicy`](crate::FailurePolicy) decides: this replica's own limits, or the
+    /// call refused as the tool's error. Without a quota, the store is never asked.
+    ///
+    /// ```
+    /// use lazytool_mcp::{CallQuota, McpSource, Rate, SharedStore, Upstream};
+    ///
+    /// let store = SharedStore::new("redis://127.0.0.1:6379").unwrap();
+    /// let github = McpSource::new("github", Upstream::url("https://api.githubcopilot.com/mcp/"))
+    ///     .call_quota(CallQuota::default().rate(Rate::new(10.0, 20).unwrap()))
+    ///     .shared_store(store);
+    /// # drop(github);
+    /// ```
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub fn shared_store(mut self, store: crate::shared::SharedStore) -> Self {
+        self.store = Some(store);
         self
     }
 

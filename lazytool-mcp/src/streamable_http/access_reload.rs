@@ -23,6 +23,9 @@ use super::mcp_http::McpHttp;
 #[derive(Clone)]
 pub struct AccessReload {
     cell: AccessCell,
+    /// The serving server's shared store: a reload's principal limits are decided there.
+    #[cfg(feature = "redis")]
+    store: Option<crate::shared::SharedStore>,
 }
 
 impl std::fmt::Debug for AccessReload {
@@ -39,13 +42,18 @@ impl AccessReload {
     /// from the start), its principal limits (counting from zero) and its server's
     /// restrictions per principal ([`McpServer::allow_for`](crate::McpServer::allow_for),
     /// [`allow_offers_for`](crate::McpServer::allow_offers_for)). Nothing else of `http`
-    /// is taken: its tools, origins, hosts and HTTP limits are the serving one's.
+    /// is taken: its tools, origins, hosts, HTTP limits and shared store are the serving
+    /// one's (its principal limits are decided in the serving one's store).
     pub fn replace_with(&self, mut http: McpHttp) {
         let (tools, offers) = http.server_mut().take_gates();
         let mut call_limits = http.call_limits.take();
         // Refusals keep counting in the series `/metrics` registered at the start.
         if let (Some(limits), Some(old)) = (&mut call_limits, &self.cell.now().call_limits) {
             limits.refusals = old.refusals.clone();
+        }
+        #[cfg(feature = "redis")]
+        if let Some(limits) = &mut call_limits {
+            limits.store = self.store.clone();
         }
         self.cell.set(Access {
             auth: http.auth.clone(),
@@ -86,6 +94,11 @@ impl McpHttp {
                 (offers.now().offers.as_ref()).is_none_or(|allow| allow(principal, name))
             });
         self.access = Some(cell.clone());
-        (self, AccessReload { cell })
+        let reload = AccessReload {
+            cell,
+            #[cfg(feature = "redis")]
+            store: self.shared_store.clone(),
+        };
+        (self, reload)
     }
 }

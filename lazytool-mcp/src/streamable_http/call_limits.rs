@@ -1,5 +1,6 @@
 //! A principal's `tools/call` over its limits, refused by the guard before rmcp sees it: 429
-//! with `Retry-After` and the JSON-RPC error of [`LimitExceeded`], counted and audited.
+//! with `Retry-After` and the JSON-RPC error of [`LimitExceeded`], counted and audited; with
+//! a shared store that is down and refuses meanwhile, 503 with `Retry-After`.
 
 use std::time::Duration;
 
@@ -15,6 +16,7 @@ use crate::audit::{AuditLine, AuditLog, CallRecord, limit_kind};
 use crate::canonical;
 use crate::limit::LimitExceeded;
 use crate::limit::PrincipalLimits;
+use crate::limit::call_refusal::CallRefusal;
 use crate::limit::limiter::LimitPermit;
 use crate::principal::Principal;
 
@@ -41,7 +43,7 @@ struct CallParams {
 
 /// A place for `body`'s call among its principal's, or the answer refusing it. Anything but
 /// a `tools/call` passes; most bodies are told by a scan for the method's name.
-pub(super) fn admit(
+pub(super) async fn admit(
     limits: &PrincipalLimits,
     principal: &Principal,
     parts: &Parts,
@@ -57,9 +59,17 @@ pub(super) fn admit(
     if call.method.as_deref() != Some(TOOLS_CALL) {
         return Ok(None);
     }
-    let exceeded = match limits.admit(principal) {
+    let exceeded = match limits.admit(principal).await {
         Ok(permit) => return Ok(Some(permit)),
-        Err(exceeded) => exceeded,
+        Err(CallRefusal::Limit(exceeded)) => exceeded,
+        #[cfg(feature = "redis")]
+        Err(CallRefusal::StoreDown(down)) => {
+            tracing::debug!(target: "lazytool::mcp", principal = principal.name(), %down, "refusing a limited call while the shared store is down");
+            return Err(Box::new(Refusal {
+                id: call.id,
+                exceeded: Err(down),
+            }));
+        }
     };
     tracing::info!(target: "lazytool::mcp", principal = principal.name(), %exceeded, "refusing a call over its principal's limit");
     if let Some(log) = audit {
@@ -72,14 +82,18 @@ pub(super) fn admit(
     // Boxed: a refusal is rare, and an id (a JSON value) large.
     Err(Box::new(Refusal {
         id: call.id,
-        exceeded,
+        exceeded: Ok(exceeded),
     }))
 }
 
-/// A call refused for its principal's limit: the request's id and the limit.
+/// A call refused for its principal's limit (or, `Err`, because the shared store that keeps
+/// the limits is down): the request's id and why.
 pub(super) struct Refusal {
     id: Option<Value>,
-    exceeded: LimitExceeded,
+    #[cfg(feature = "redis")]
+    exceeded: Result<LimitExceeded, crate::shared::StoreDown>,
+    #[cfg(not(feature = "redis"))]
+    exceeded: Result<LimitExceeded, std::convert::Infallible>,
 }
 
 fn refused_line(
@@ -109,9 +123,16 @@ fn refused_line(
 }
 
 impl Refusal {
-    /// 429, `Retry-After` in whole seconds, and the JSON-RPC error with the call's id.
+    /// 429, `Retry-After` in whole seconds, and the JSON-RPC error with the call's id; 503
+    /// when the shared store is down.
+    #[cfg_attr(not(feature = "redis"), allow(clippy::infallible_destructuring_match))]
     pub(super) fn response(self) -> Response {
-        let exceeded = &self.exceeded;
+        let exceeded = match self.exceeded {
+            Ok(exceeded) => exceeded,
+            #[cfg(feature = "redis")]
+            Err(down) => return store_down(self.id, &down),
+        };
+        let exceeded = &exceeded;
         let error = exceeded.error_data();
         let reply = json!({"jsonrpc": "2.0", "id": self.id, "error": error});
         let mut response = json_response(
@@ -125,3 +146,25 @@ impl Refusal {
         response
     }
 }
+
+/// 503 with `Retry-After: 1` and a JSON-RPC error saying the limits cannot be decided.
+#[cfg(feature = "redis")]
+fn store_down(id: Option<Value>, down: &crate::shared::StoreDown) -> Response {
+    let message = format!(
+        "Service unavailable: {down}, and this server refuses limited calls meanwhile; retry later"
+    );
+    let error = rmcp::model::ErrorData::new(LIMITED, message, None);
+    let reply = json!({"jsonrpc": "2.0", "id": id, "error": error});
+    let mut response = json_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        reply.to_string().into_bytes(),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(1u64));
+    response
+}
+
+/// The JSON-RPC code of a call refused for its limits (as [`LimitExceeded::error_data`]).
+#[cfg(feature = "redis")]
+const LIMITED: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32000);

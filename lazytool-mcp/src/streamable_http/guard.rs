@@ -183,7 +183,7 @@ impl Guard {
                 Ok(Read::Routine(body)) => {
                     if let Some(limits) = &self.gate.access.now().call_limits {
                         let audit = self.gate.audit.as_ref();
-                        match call_limits::admit(limits, &principal, &parts, &body, audit) {
+                        match call_limits::admit(limits, &principal, &parts, &body, audit).await {
                             Ok(place) => answer.call_place = place,
                             Err(refused) => {
                                 self.gate.metrics.refuse(Refusal::CallLimit);

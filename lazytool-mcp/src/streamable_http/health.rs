@@ -81,6 +81,35 @@ pub(crate) fn ready(ready: bool) -> Response {
     }
 }
 
+/// [`ready`], and what the shared store's health changes of it: while the store is down,
+/// `detail` says so, and under [`FailurePolicy::Refuse`] the server is not ready.
+#[cfg(feature = "redis")]
+pub(crate) fn ready_with_store(ready: bool, store: &crate::shared::SharedStore) -> Response {
+    use crate::shared::FailurePolicy;
+
+    if !store.is_down() {
+        return ready_with(ready, Some("shared store up"));
+    }
+    match store.failure_policy() {
+        FailurePolicy::Local => ready_with(ready, Some("shared store down: local limits")),
+        FailurePolicy::Refuse => ready_with(false, Some("shared store down: calls refused")),
+    }
+}
+
+#[cfg(feature = "redis")]
+fn ready_with(ready: bool, detail: Option<&str>) -> Response {
+    let (code, text) = match ready {
+        true => (StatusCode::OK, "ready"),
+        false => (StatusCode::SERVICE_UNAVAILABLE, "not ready"),
+    };
+    let mut body = serde_json::json!({"status": text});
+    if let Some(detail) = detail {
+        body["detail"] = detail.into();
+    }
+    let headers = [(header::CONTENT_TYPE, "application/json")];
+    (code, headers, body.to_string()).into_response()
+}
+
 fn status(code: StatusCode, text: &'static str) -> Response {
     let body = format!("{{\"status\":\"{text}\"}}");
     (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()

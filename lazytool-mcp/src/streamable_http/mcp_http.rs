@@ -105,6 +105,9 @@ pub struct McpHttp {
     pub(super) edge: Edge,
     /// Failed authentication per client address, shared by every route's gate.
     pub(super) failed_auth: Arc<FailedAuthentications>,
+    /// Set by [`McpHttp::shared_store`].
+    #[cfg(feature = "redis")]
+    pub(super) shared_store: Option<crate::shared::SharedStore>,
 }
 
 impl McpHttp {
@@ -138,6 +141,8 @@ impl McpHttp {
             pages: Vec::new(),
             edge: Edge::default(),
             failed_auth: Arc::new(FailedAuthentications::new(failed_auth::default_rate())),
+            #[cfg(feature = "redis")]
+            shared_store: None,
         }
     }
 
@@ -320,6 +325,12 @@ impl McpHttp {
     /// let http = server.http().principal_limits(limits);
     /// ```
     pub fn principal_limits(mut self, limits: PrincipalLimits) -> Self {
+        #[cfg(feature = "redis")]
+        let mut limits = limits;
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.shared_store {
+            limits.store = Some(store.clone());
+        }
         if limits.limits_anyone() {
             if self.call_limits.is_none() {
                 self.metrics
@@ -327,6 +338,43 @@ impl McpHttp {
             }
             self.call_limits = Some(limits);
         }
+        self
+    }
+
+    /// Decides every principal's limits ([`principal_limits`](McpHttp::principal_limits)) in
+    /// `store`, which every replica shares: a principal's calls are counted together,
+    /// whichever replica they reach, by one round trip per `tools/call` (the keys
+    /// `bucket:principal:NAME` and `leases:principal:NAME`, `NAME` the principal's
+    /// [name](crate::Principal::name)). Refusals keep their shape: 429 with `Retry-After`
+    /// and the JSON-RPC error of [`LimitExceeded`](crate::LimitExceeded).
+    ///
+    /// While the store is down, its [`FailurePolicy`](crate::FailurePolicy) decides: each
+    /// replica applies the limits alone (`/readyz` stays 200, its body saying
+    /// `shared store down: local limits`), or limited calls get 503 with `Retry-After`
+    /// (`/readyz` answers 503). `/metrics` has `lazytool_shared_store_up`. The server starts
+    /// whether or not the store answers. Set it before
+    /// [`reloadable_access`](McpHttp::reloadable_access): the limits a reload brings are
+    /// decided in the same store.
+    ///
+    /// ```
+    /// use lazytool_mcp::{CallQuota, PrincipalLimits, Rate, SharedStore};
+    ///
+    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
+    /// let store = SharedStore::new("redis://10.0.0.5:6379").unwrap();
+    /// let limits = PrincipalLimits::new(CallQuota::default().rate(Rate::new(1.0, 60).unwrap()));
+    /// let http = server.http().principal_limits(limits).shared_store(store);
+    /// ```
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub fn shared_store(mut self, store: crate::shared::SharedStore) -> Self {
+        if self.shared_store.is_none() {
+            self.metrics
+                .add_registrar(super::store_metrics::registrar(&store));
+        }
+        if let Some(limits) = &mut self.call_limits {
+            limits.store = Some(store.clone());
+        }
+        self.shared_store = Some(store);
         self
     }
 
@@ -518,6 +566,8 @@ impl McpHttp {
     pub(super) fn router_draining(&self, drain: &Drain) -> axum::Router {
         let readiness = self.readiness.clone();
         let draining = drain.clone();
+        #[cfg(feature = "redis")]
+        let store = self.shared_store.clone();
         let gate = self.gate();
         let registry = Arc::new(self.metrics.registry());
         let router = axum::Router::new()
@@ -526,7 +576,12 @@ impl McpHttp {
             .route(
                 READYZ_PATH,
                 get(move || async move {
-                    health::ready(readiness.is_ready() && !draining.is_draining())
+                    let ready = readiness.is_ready() && !draining.is_draining();
+                    #[cfg(feature = "redis")]
+                    if let Some(store) = &store {
+                        return health::ready_with_store(ready, store);
+                    }
+                    health::ready(ready)
                 }),
             )
             .route(

@@ -40,6 +40,8 @@ mod serve_http;
 mod sessions;
 mod slots;
 mod stateless;
+#[cfg(feature = "redis")]
+mod store_metrics;
 mod trail_metrics;
 
 pub use access_reload::AccessReload;

@@ -60,11 +60,13 @@ def mcp_server() -> list[str]:
     return [str(SERVER), "--wait-tool"]
 
 
-def gateway(work: Path) -> list[str]:
-    """`lazytool-gateway` in front of `mcp_server` (server `shop`) over stdio."""
+def gateway(work: Path, lazytool: dict | None = None) -> list[str]:
+    """`lazytool-gateway` in front of `mcp_server` (server `shop`) over stdio, with `lazytool`
+    as its configuration's `lazytool` section."""
     assert GATEWAY.is_file(), f"{GATEWAY} is missing: run `cargo build -p lazytool-gateway` first"
     config = work / "gateway.json"
-    config.write_text(json.dumps({"mcpServers": {"shop": {"command": mcp_server()[0], "args": mcp_server()[1:]}}}))
+    servers = {"shop": {"command": mcp_server()[0], "args": mcp_server()[1:]}}
+    config.write_text(json.dumps({"mcpServers": servers} | ({"lazytool": lazytool} if lazytool else {})))
     return [str(GATEWAY), "--config", str(config)]
 
 
@@ -105,6 +107,14 @@ class Replica:
                 return answer.status == 200
         except OSError:
             return False
+
+    def readiness(self) -> tuple[int, dict]:
+        """`GET /readyz`: its status and its JSON body."""
+        try:
+            with urllib.request.urlopen(f"{self.base}/readyz", timeout=TIMEOUT) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as answer:
+            return answer.code, json.loads(answer.read())
 
     def metrics(self) -> dict[str, float]:
         """`GET /metrics`, each sample by its name with labels."""

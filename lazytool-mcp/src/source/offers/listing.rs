@@ -71,6 +71,8 @@ impl ToolSource for McpSource {
                 pins: Arc::clone(&pins),
                 call_timeout: self.call_timeout,
                 limiter: self.limiter.clone(),
+                #[cfg(feature = "redis")]
+                store: self.store.clone(),
             };
             let mut record = Listed::default();
             let (listed, verdict) = if self.lazy() && !link.is_running() {

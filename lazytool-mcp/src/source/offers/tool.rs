@@ -17,8 +17,11 @@ use crate::call_note::{self, Refused};
 use crate::content::McpContent;
 use crate::input::round::MISSING_CAPABILITY;
 use crate::limit::LimitScope;
-use crate::limit::limiter::Limiter;
+use crate::limit::call_refusal::CallRefusal;
+use crate::limit::limiter::{LimitPermit, Limiter};
 use crate::request::McpRequest;
+#[cfg(feature = "redis")]
+use crate::shared::{SharedStore, shared_admission};
 use crate::source::connection::link::Link;
 use crate::source::lock::Pins;
 use crate::source::offers::naming::exposed_name;
@@ -34,6 +37,9 @@ pub(crate) struct Forward {
     pub(crate) call_timeout: Duration,
     /// The server's limits, shared by every listing's tools.
     pub(crate) limiter: Option<Arc<Limiter>>,
+    /// Where every replica's calls to the server are counted together, when set.
+    #[cfg(feature = "redis")]
+    pub(crate) store: Option<SharedStore>,
 }
 
 pub(crate) fn dynamic_tool(prefix: &str, tool: Tool, forward: Forward) -> DynamicTool {
@@ -84,20 +90,39 @@ impl Forward {
         });
         let _place = match &self.limiter {
             None => None,
-            Some(limiter) => match limiter.admit(LimitScope::Server, server) {
+            Some(limiter) => match self.admit(limiter, server).await {
                 Ok(place) => Some(place),
-                Err(exceeded) => {
+                Err(CallRefusal::Limit(exceeded)) => {
                     let message = exceeded.to_string();
                     call_note::note(|note| {
                         note.refused.get_or_insert(Refused::Limit(exceeded));
                     });
                     return Err(message);
                 }
+                #[cfg(feature = "redis")]
+                Err(CallRefusal::StoreDown(down)) => {
+                    return Err(format!(
+                        "{down}: calls to the MCP server `{server}` are refused until it is back"
+                    ));
+                }
             },
         };
         self.forward(name, arguments, context)
             .await
             .map_err(|error| self.link.redact(&error))
+    }
+
+    /// A place for the call under the server's limits: the shared store decides, when
+    /// there is one, else this replica's limiter.
+    async fn admit(&self, limiter: &Limiter, server: &str) -> Result<LimitPermit, CallRefusal> {
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.store {
+            let (scope, longest_call) = (LimitScope::Server, self.call_timeout);
+            return shared_admission::admit(store, limiter, scope, server, longest_call).await;
+        }
+        limiter
+            .admit(LimitScope::Server, server)
+            .map_err(CallRefusal::Limit)
     }
 
     async fn forward(
