@@ -2,11 +2,10 @@
 //! [`ServerHandler`]: stateful requests by the connection's [`Session`], stateless ones by a
 //! fresh call-through session each.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::Arc;
 
 use lazytool_runtime::{
-    CancellationToken, DISCOVERY_TOOL_NAME, Registry, Session, SessionOptions, Tool, ToolContext,
-    ToolErrorKind,
+    CancellationToken, DISCOVERY_TOOL_NAME, Session, Tool, ToolContext, ToolErrorKind,
 };
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
@@ -22,18 +21,18 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::watch;
 
 use crate::access_epoch::AccessEpoch;
 use crate::audit::{AuditLine, CallAudit};
+use crate::bound_session::{Bound, Relisted};
 use crate::call_note::{self, Refused};
 use crate::call_result::call_result;
+use crate::connection_state::ConnectionState;
 use crate::input::asking::{Asked, Asking};
 use crate::input::round::RoundEnd;
 use crate::listing::mcp_tool;
 use crate::log_level::LogLevel;
 use crate::offers::serving as offers;
-use crate::offers::subscriptions::Subscriptions;
 use crate::principal::Principal;
 use crate::request::McpRequest;
 use crate::server::McpServer;
@@ -71,128 +70,23 @@ use crate::server::McpServer;
 /// ```
 pub struct McpConnection {
     server: Arc<McpServer>,
-    /// The stateful session and the principal it belongs to, from the first stateful request.
-    bound: OnceLock<Bound>,
+    /// The stateful session, its log level and subscriptions.
+    state: Arc<ConnectionState>,
     /// Cancelled when the client's input ends: rmcp waits for open `subscriptions/listen`
     /// requests before it closes, which would otherwise take its 5 s drain timeout.
     input_closed: CancellationToken,
-    /// The least severe log message a stateful client asked for (`logging/setLevel`).
-    log_level: Mutex<Option<LogLevel>>,
-    /// The resources a stateful client subscribed to (`resources/subscribe`).
-    subscriptions: Subscriptions,
-}
-
-struct Bound {
-    principal: Principal,
-    /// Replaced when the catalog changes ([`McpServer::live`](crate::McpServer::live)) and
-    /// when a request's claims or access rules grant other tools.
-    session: Mutex<Followed>,
-}
-
-struct Followed {
-    session: Arc<Session>,
-    catalog: watch::Receiver<Registry>,
-    /// The principal, with the claims, whose request last chose the session's tools, and
-    /// under which access rules.
-    held_to: (Principal, AccessEpoch),
-    /// Which of the registry's tools `held_to` may use, in the registry's order; empty when
-    /// the server gates nothing.
-    granted: Vec<bool>,
-}
-
-/// Whether a request changed what the session lists.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Relisted {
-    Same,
-    Changed,
-}
-
-impl Bound {
-    fn new(server: &McpServer, principal: &Principal, epoch: AccessEpoch) -> Self {
-        let mut catalog = server.catalog();
-        let registry = catalog.borrow_and_update().clone();
-        let options = server.options_for(principal);
-        let granted = granted(server, &registry, &options);
-        Bound {
-            principal: principal.clone(),
-            session: Mutex::new(Followed {
-                session: Arc::new(registry.session_with(options)),
-                catalog,
-                held_to: (principal.clone(), epoch),
-                granted,
-            }),
-        }
-    }
-
-    /// The session as it stands, first moved to the current catalog if it changed.
-    fn session(&self, server: &McpServer) -> Arc<Session> {
-        let mut followed = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        followed.follow_catalog(server);
-        Arc::clone(&followed.session)
-    }
-
-    /// The session for a request of `principal` (the bound one) under `epoch`: moved to the
-    /// current catalog if it changed, and to the tools the request's claims and rules grant
-    /// if they grant others than the last request's did, keeping what was discovered and is
-    /// still granted.
-    fn session_for(
-        &self,
-        server: &McpServer,
-        principal: &Principal,
-        epoch: AccessEpoch,
-    ) -> (Arc<Session>, Relisted) {
-        // Every update is one assignment: consistent even after a panic elsewhere.
-        let mut followed = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        followed.follow_catalog(server);
-        let (held, held_epoch) = &followed.held_to;
-        if *held_epoch == epoch && held.same_claims(principal) {
-            return (Arc::clone(&followed.session), Relisted::Same);
-        }
-        followed.held_to = (principal.clone(), epoch);
-        let registry = followed.session.registry().clone();
-        let options = server.options_for(principal);
-        let granted = granted(server, &registry, &options);
-        if granted == followed.granted {
-            return (Arc::clone(&followed.session), Relisted::Same);
-        }
-        let discovered = followed.session.discovered();
-        let session = Session::resume(&registry, &discovered, options);
-        tracing::info!(target: "lazytool::mcp", principal = principal.name(), "a session's tools changed with its principal's claims or access rules");
-        followed.session = Arc::new(session);
-        followed.granted = granted;
-        (Arc::clone(&followed.session), Relisted::Changed)
-    }
-}
-
-impl Followed {
-    fn follow_catalog(&mut self, server: &McpServer) {
-        if self.catalog.has_changed().unwrap_or(false) {
-            let registry = self.catalog.borrow_and_update().clone();
-            let (session, change) = self.session.with_registry(&registry);
-            tracing::info!(target: "lazytool::mcp", added = ?change.added, removed = ?change.removed, changed = ?change.changed, "a connection moved to the changed catalog");
-            self.session = Arc::new(session);
-            self.granted = granted(server, &registry, &server.options_for(&self.held_to.0));
-        }
-    }
-}
-
-/// Which of `registry`'s tools `options` allow, in the registry's order; empty when the
-/// server gates nothing, so that an ungated server never walks its tools per request.
-fn granted(server: &McpServer, registry: &Registry, options: &SessionOptions) -> Vec<bool> {
-    if !server.is_gated() {
-        return Vec::new();
-    }
-    registry.tools().map(|tool| options.allows(tool)).collect()
 }
 
 impl McpConnection {
     pub(crate) fn new(server: Arc<McpServer>) -> Self {
+        let input_closed = CancellationToken::new();
         McpConnection {
+            state: Arc::new(ConnectionState::new(
+                Arc::clone(&server),
+                input_closed.clone(),
+            )),
             server,
-            bound: OnceLock::new(),
-            input_closed: CancellationToken::new(),
-            log_level: Mutex::new(None),
-            subscriptions: Subscriptions::default(),
+            input_closed,
         }
     }
 
@@ -213,7 +107,7 @@ impl McpConnection {
     /// assert_eq!(discovered, Some(Vec::new()));
     /// ```
     pub fn session(&self) -> Option<Arc<Session>> {
-        self.bound.get().map(|bound| bound.session(&self.server))
+        (self.state.bound.get()).map(|bound| bound.session(&self.server))
     }
 
     /// Creates the stateful session for `principal`, unless one exists.
@@ -228,7 +122,7 @@ impl McpConnection {
         principal: &Principal,
         epoch: AccessEpoch,
     ) -> Result<(Arc<Session>, Relisted), ErrorData> {
-        let bound = (self.bound).get_or_init(|| Bound::new(&self.server, principal, epoch));
+        let bound = (self.state.bound).get_or_init(|| Bound::new(&self.server, principal, epoch));
         if bound.principal == *principal {
             Ok(bound.session_for(&self.server, principal, epoch))
         } else {
@@ -252,6 +146,7 @@ impl McpConnection {
             )));
         }
         let (session, relisted) = self.stateful(&principal, access_epoch(context))?;
+        self.state.touched();
         if relisted == Relisted::Changed {
             let peer = context.peer.clone();
             tokio::spawn(async move {
@@ -319,6 +214,20 @@ fn principal(context: &RequestContext<RoleServer>) -> Principal {
         .unwrap_or_else(Principal::anonymous)
 }
 
+/// Whether the request is the `initialize` rmcp replays to restore a session another replica
+/// opened (or this one, before a restart) from the server's session store.
+fn is_restore(context: &RequestContext<RoleServer>) -> bool {
+    #[cfg(feature = "server-http")]
+    return (context.extensions)
+        .get::<rmcp::transport::streamable_http_server::session::SessionRestoreMarker>()
+        .is_some();
+    #[cfg(not(feature = "server-http"))]
+    {
+        let _ = context;
+        false
+    }
+}
+
 /// The access rules the HTTP guard authenticated the request under; on stdio, the only ones.
 fn access_epoch(context: &RequestContext<RoleServer>) -> AccessEpoch {
     context
@@ -379,19 +288,26 @@ impl ServerHandler for McpConnection {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        self.stateful(&principal(&context), access_epoch(&context))?;
+        let principal = principal(&context);
+        self.stateful(&principal, access_epoch(&context))?;
+        let restored = is_restore(&context);
+        if let Some(id) = crate::audit::session_of(&context) {
+            (self.state)
+                .share_session(id, &principal, restored, context.peer.clone())
+                .await?;
+        }
         self.announce_catalog_changes(context.peer.clone());
         offers::announce_changes(&self.server, &context.peer, &self.input_closed);
-        (self.subscriptions).forward_updates(
+        (self.state.subscriptions).forward_updates(
             &self.server,
             context.peer.clone(),
             self.input_closed(),
         );
         context.peer.set_peer_info(request.clone());
-        if let Some(log) = self.server.audit_log() {
+        // A session restored from the store logged in on the replica that opened it.
+        if let Some(log) = self.server.audit_log().filter(|_| !restored) {
             let client = &request.client_info;
             let protocol = request.protocol_version.to_string();
-            let principal = principal(&context);
             let session = crate::audit::session_of(&context);
             let line = AuditLine::login(
                 principal.name(),
@@ -440,7 +356,10 @@ impl ServerHandler for McpConnection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let served = self.session_for(&context)?;
+        let mut served = self.session_for(&context)?;
+        if matches!(served, Served::Stateful(_)) && self.state.catch_up(&request.name).await {
+            served = self.session_for(&context)?;
+        }
         let session = served.session();
         let (responses, state) = (request.input_responses, request.request_state);
         let name = request.name;
@@ -479,10 +398,7 @@ impl ServerHandler for McpConnection {
             .map(|log| CallAudit::begin(log, &principal, &context, &name, &arguments));
         let log_level = match served {
             Served::Stateless(_) => context.meta.log_level().map(LogLevel::of_rmcp),
-            Served::Stateful(_) => *self
-                .log_level
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
+            Served::Stateful(_) => self.state.log_level(),
         };
         let request = McpRequest::new(context, principal, log_level);
         let call = request.scope(session.call_with_context(&name, arguments, tool_context));
@@ -532,10 +448,12 @@ impl ServerHandler for McpConnection {
             // The answer gives the client each tool's schema, and MCP has no model turns to
             // wait for: what it found is callable from now on, relisted or not.
             session.begin_turn();
-            if session.discovered().tools.len() > before
-                && let Err(error) = peer.notify_tool_list_changed().await
-            {
-                tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+            let discovered = session.discovered().tools;
+            if discovered.len() > before {
+                self.state.discovered_here(&discovered[before..]);
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+                }
             }
         }
         let output_schema = session.registry().get(&name).and_then(Tool::output_schema);
@@ -616,11 +534,7 @@ impl ServerHandler for McpConnection {
         if is_stateless(&context) {
             return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
         }
-        let level = LogLevel::of_rmcp(request.level);
-        *self
-            .log_level
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(level);
+        self.state.set_log_level(LogLevel::of_rmcp(request.level));
         Ok(())
     }
 
@@ -632,9 +546,12 @@ impl ServerHandler for McpConnection {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        (self.subscriptions)
-            .subscribe(&self.server, &principal(&context), request.uri)
-            .await
+        let uri = request.uri;
+        (self.state.subscriptions)
+            .subscribe(&self.server, &principal(&context), uri.clone())
+            .await?;
+        self.state.subscription_here(&uri, true);
+        Ok(())
     }
 
     #[allow(deprecated)]
@@ -643,7 +560,8 @@ impl ServerHandler for McpConnection {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscriptions.unsubscribe(&request.uri);
+        self.state.subscriptions.unsubscribe(&request.uri);
+        self.state.subscription_here(&request.uri, false);
         Ok(())
     }
 

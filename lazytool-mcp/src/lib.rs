@@ -89,10 +89,12 @@ struct CrateReadmeDoctests;
 
 mod access_epoch;
 mod audit;
+mod bound_session;
 mod call_note;
 mod call_result;
 mod canonical;
 mod connection;
+mod connection_state;
 mod content;
 mod error;
 pub mod guide;
@@ -105,6 +107,7 @@ mod offers;
 mod principal;
 mod request;
 mod server;
+mod session_share;
 #[cfg(feature = "redis")]
 mod shared;
 mod shutdown_signal;

@@ -18,6 +18,7 @@ use crate::input::request_state::RequestStates;
 use crate::offers::prompts::PromptProvider;
 use crate::offers::resources::ResourceProvider;
 use crate::principal::Principal;
+use crate::session_share::SessionShare;
 #[cfg(feature = "client")]
 use crate::source::requests::relay::Relay;
 
@@ -73,6 +74,7 @@ pub struct McpServer {
     options: SessionOptions,
     gate: Option<Gate>,
     offers_gate: Option<OffersGate>,
+    session_share: Option<Arc<dyn SessionShare>>,
     list_ttl: Duration,
     max_line_bytes: usize,
     name: String,
@@ -152,6 +154,7 @@ impl McpServer {
             options: SessionOptions::default(),
             gate: None,
             offers_gate: None,
+            session_share: None,
             list_ttl: DEFAULT_LIST_TTL,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             name: "lazytool".to_owned(),
@@ -542,6 +545,17 @@ impl McpServer {
     }
 
     /// The session options for requests of `principal`.
+    /// Where its stateful sessions are kept for its replicas, if they are.
+    pub(crate) fn session_share(&self) -> Option<&Arc<dyn SessionShare>> {
+        self.session_share.as_ref()
+    }
+
+    /// Keeps its stateful sessions in `share`, for its replicas.
+    #[cfg_attr(not(all(feature = "redis", feature = "server-http")), allow(dead_code))]
+    pub(crate) fn share_sessions(&mut self, share: Arc<dyn SessionShare>) {
+        self.session_share = Some(share);
+    }
+
     /// Whether some principals may not use some tools.
     pub(crate) fn is_gated(&self) -> bool {
         self.gate.is_some()

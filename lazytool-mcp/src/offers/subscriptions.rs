@@ -15,7 +15,7 @@ use crate::principal::Principal;
 use crate::server::McpServer;
 
 /// The URIs one connection subscribed to.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Subscriptions(Arc<Mutex<HashSet<String>>>);
 
 impl Subscriptions {
@@ -38,6 +38,12 @@ impl Subscriptions {
         provider.watch(uri.clone()).await?;
         self.uris().insert(uri);
         Ok(())
+    }
+
+    /// The URIs subscribed to now.
+    #[cfg_attr(not(all(feature = "redis", feature = "server-http")), allow(dead_code))]
+    pub(crate) fn uris_now(&self) -> HashSet<String> {
+        self.uris().clone()
     }
 
     /// Ends the subscription to `uri`, if there was one.

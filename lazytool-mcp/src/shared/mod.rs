@@ -59,12 +59,16 @@ mod redacted_url;
 pub(crate) mod redis_server;
 #[cfg(any(feature = "server-http", feature = "client"))]
 pub(crate) mod shared_admission;
+#[cfg(feature = "server-http")]
+mod shared_sessions;
 mod shared_store;
 mod store_down;
 mod store_health;
 
 pub use failure_policy::FailurePolicy;
 pub use invalid_store_url::InvalidStoreUrl;
+#[cfg(feature = "server-http")]
+pub(crate) use shared_sessions::{SessionInits, SharedSessions};
 pub use shared_store::{DEFAULT_KEY_PREFIX, LEASE_MARGIN, SharedStore};
 #[cfg(any(feature = "server-http", feature = "client"))]
 pub(crate) use store_down::StoreDown;

@@ -305,6 +305,13 @@ impl SharedStore {
         &self.connection.client
     }
 
+    /// This process's id among the replicas: what its announcements on a channel are signed
+    /// with, so that it skips its own.
+    #[cfg_attr(not(feature = "server-http"), allow(dead_code))]
+    pub(crate) fn replica_id(&self) -> &str {
+        &self.connection.replica
+    }
+
     /// An id no other call of any replica has: this process's random id and a count.
     #[cfg_attr(
         not(any(feature = "server-http", feature = "client")),

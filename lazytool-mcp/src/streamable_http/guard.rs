@@ -77,6 +77,8 @@ pub(super) struct Guard {
     pub(super) first_events: usize,
     pub(super) hold: Arc<coalesce::HoldClock>,
     pub(super) lanes: Arc<Lanes>,
+    /// Whether rmcp restores sessions it does not hold from a store the replicas share.
+    pub(super) restores: bool,
 }
 
 impl McpHttpService {
@@ -166,8 +168,13 @@ impl Guard {
             .headers
             .get(HEADER_SESSION_ID)
             .and_then(|id| id.to_str().ok());
+        // A session this replica does not hold: rmcp may restore it from the shared store.
+        let mut restoring = None;
         if let Some(session) = session {
             answer.busy = self.table.busy(session);
+            if answer.busy.is_none() && self.restores {
+                restoring = Some(principal.clone());
+            }
             if parts.method == Method::GET {
                 let max = self.limits.max_streams_per_session;
                 match self.table.open_stream(session, max) {
@@ -193,11 +200,11 @@ impl Guard {
                     }
                     let Some(request) = stateless::lane_request(&parts, &body, self.lanes.server())
                     else {
-                        return self.pass_routine(parts, body).await;
+                        return self.pass_routine(parts, body, restoring).await;
                     };
                     return match self.lanes.answer(request, parts).await {
                         Ok(response) => response,
-                        Err((_, parts)) => self.pass_routine(parts, body).await,
+                        Err((_, parts)) => self.pass_routine(parts, body, restoring).await,
                     };
                 }
                 Ok(Read::Message(body, message)) => (body, message),
@@ -243,6 +250,8 @@ impl Guard {
             };
             self.sessions.close_evicted(&reservation.evicted).await;
             sessions::with_reservation(reservation, self.rmcp_handle(request)).await
+        } else if let Some(principal) = restoring {
+            sessions::with_restore(principal, self.rmcp_handle(request)).await
         } else {
             self.rmcp_handle(request).await
         };
@@ -270,9 +279,17 @@ impl Guard {
     /// answers a message it cannot take. rmcp parses the body into the same types before it
     /// acts on it, and [`decode`](decode::decode) is the more lenient parse (it also takes a
     /// byte order mark), so what the guard refuses never gets further in rmcp than its parse.
-    async fn pass_routine(&self, parts: Parts, body: Bytes) -> Response {
+    async fn pass_routine(
+        &self,
+        parts: Parts,
+        body: Bytes,
+        restoring: Option<Principal>,
+    ) -> Response {
         let request = Request::from_parts(parts, Full::new(body.clone()));
-        let response = self.rmcp_handle(request).await;
+        let response = match restoring {
+            Some(principal) => sessions::with_restore(principal, self.rmcp_handle(request)).await,
+            None => self.rmcp_handle(request).await,
+        };
         if response.status().is_client_error()
             && let Err(reply) = self.decoded(&body)
         {

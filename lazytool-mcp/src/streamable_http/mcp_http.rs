@@ -479,12 +479,23 @@ impl McpHttp {
     }
 
     fn service_draining(&self, drain: &Drain) -> McpHttpService {
-        let config = StreamableHttpServerConfig::default()
+        #[allow(unused_mut)]
+        let mut config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_cancellation_token(drain.stopped.clone())
             .with_max_request_body_bytes(self.body_limit())
             // The guard checks Host (for /metrics too): rmcp takes whatever passed.
             .with_allowed_hosts(std::iter::empty::<String>());
+        #[allow(unused_mut)]
+        let mut server = self.server.clone();
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.shared_store {
+            let shared =
+                crate::shared::SharedSessions::new(store.clone(), self.limits.session_idle_timeout);
+            config.session_store = Some(Arc::new(crate::shared::SessionInits(Arc::clone(&shared))));
+            server.share_sessions(Arc::new(shared));
+        }
+        let restores = config.session_store.is_some();
         let retry = config.sse_retry;
         let keep_alive = config.sse_keep_alive;
         let direct = DirectSessions::new(self.limits.session_idle_timeout, retry);
@@ -494,7 +505,7 @@ impl McpHttp {
             self.metrics.sessions.clone(),
         );
         let sessions = Arc::new(LimitedSessions::new(direct, Arc::clone(&table)));
-        let server = Arc::new(self.server.clone());
+        let server = Arc::new(server);
         let lanes = Arc::new(Lanes::new(
             Arc::clone(&server),
             drain.stopped.clone(),
@@ -521,6 +532,7 @@ impl McpHttp {
             first_events: 1 + usize::from(retry.is_some()),
             hold: Arc::default(),
             lanes,
+            restores,
         })
     }
 

@@ -12,7 +12,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use futures_core::Stream;
@@ -20,7 +20,7 @@ use lazytool_runtime::CancellationToken;
 use prometheus_client::metrics::gauge::Gauge;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::{
-    ServerSseMessage, SessionId, SessionManager,
+    RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
 use crate::principal::Principal;
@@ -30,6 +30,7 @@ mod routes;
 mod transport;
 
 pub(crate) use direct::{DirectSessions, SessionError};
+use transport::LateEnd;
 pub(crate) use transport::SessionTransport;
 
 tokio::task_local! {
@@ -38,26 +39,51 @@ tokio::task_local! {
 }
 
 /// What the session a handshake creates is given.
+#[derive(Default)]
 struct Handshake {
     reservation: Option<Reservation>,
     /// Cancelled when the session ends: the input-closed token of its connection.
     ended: Option<CancellationToken>,
+    /// For a session rmcp restores from the store: whose it is (the request's principal),
+    /// and where its connection, made after its transport, leaves its token.
+    restoring: Option<(Principal, LateEnd)>,
 }
 
 /// Runs `future` (rmcp handling an `initialize`) with `reservation` for the session it creates.
 pub(crate) async fn with_reservation<F: Future>(reservation: Reservation, future: F) -> F::Output {
     let handshake = Handshake {
         reservation: Some(reservation),
-        ended: None,
+        ..Handshake::default()
+    };
+    HANDSHAKE.scope(RefCell::new(handshake), future).await
+}
+
+/// Runs `future` (rmcp handling a request of a session this replica does not hold, which it
+/// may restore from the store) so that a session it restores counts as `principal`'s and
+/// ends its connection's tasks when it ends.
+pub(crate) async fn with_restore<F: Future>(principal: Principal, future: F) -> F::Output {
+    let handshake = Handshake {
+        restoring: Some((principal, LateEnd::default())),
+        ..Handshake::default()
     };
     HANDSHAKE.scope(RefCell::new(handshake), future).await
 }
 
 /// Hands `input_closed`, the token of the connection rmcp just made for the handshake under
-/// way (if any), to the session it creates next, which cancels it when it ends.
+/// way (if any), to the session it creates next (or restored just before), which cancels it
+/// when it ends.
 pub(crate) fn connection_made(input_closed: CancellationToken) {
     // Outside a handshake (a stateless request) there is no session to end it.
-    let _ = HANDSHAKE.try_with(|handshake| handshake.borrow_mut().ended = Some(input_closed));
+    let _ = HANDSHAKE.try_with(|handshake| {
+        let mut handshake = handshake.borrow_mut();
+        match &handshake.restoring {
+            Some((_, slot)) => {
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(input_closed.drop_guard());
+            }
+            None => handshake.ended = Some(input_closed),
+        }
+    });
 }
 
 /// The live sessions, by id.
@@ -237,6 +263,21 @@ impl SessionTable {
         self.live.set(gauge_value(state.entries.len()));
     }
 
+    /// A session of `principal` restored from the store: it counts like one created here.
+    fn insert_restored(&self, id: SessionId, principal: Principal) {
+        let mut state = self.lock();
+        state.entries.insert(
+            id,
+            Entry {
+                principal,
+                last_used: Instant::now(),
+                busy: 0,
+                streams: 0,
+            },
+        );
+        self.live.set(gauge_value(state.entries.len()));
+    }
+
     fn remove(&self, id: &SessionId) {
         let mut state = self.lock();
         state.entries.remove(id);
@@ -343,6 +384,30 @@ impl SessionManager for LimitedSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
         self.inner.initialize_session(id, message).await
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        let restoring = HANDSHAKE
+            .try_with(|handshake| handshake.borrow().restoring.clone())
+            .ok()
+            .flatten();
+        let outcome = self.inner.restore_session(id.clone()).await?;
+        let RestoreOutcome::Restored(mut transport) = outcome else {
+            return Ok(outcome);
+        };
+        let principal = match restoring {
+            Some((principal, slot)) => {
+                transport.cancel_later_when_ended(slot);
+                principal
+            }
+            None => Principal::anonymous(),
+        };
+        tracing::debug!(target: "lazytool::mcp", session = %id, "restoring a session from the shared store");
+        self.table.insert_restored(id, principal);
+        Ok(RestoreOutcome::Restored(transport))
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {

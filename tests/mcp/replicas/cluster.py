@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[3]
 SERVER = Path(os.environ.get("LAZYTOOL_MCP_SERVER", ROOT / "target/debug/examples/mcp_server"))
 GATEWAY = Path(os.environ.get("LAZYTOOL_GATEWAY", ROOT / "target/debug/lazytool-gateway"))
 HAPROXY_CONFIG = Path(__file__).with_name("haproxy.cfg")
+# Round robin for every request, sessions too: for replicas sharing their sessions in Redis.
+HAPROXY_SHARED_CONFIG = Path(__file__).with_name("haproxy-shared.cfg")
 NGINX_CONFIG = Path(__file__).with_name("nginx.conf")
 # The name clients use for the service: the balancers forward it in `Host`, and the replicas
 # accept it with `--allowed-host` (they accept only loopback names otherwise).
@@ -145,7 +147,7 @@ class Haproxy:
     """haproxy running haproxy.cfg in the foreground, plus a stats socket to read the servers'
     states from."""
 
-    def __init__(self, work: Path, front: str, replicas: list[Replica]) -> None:
+    def __init__(self, work: Path, front: str, replicas: list[Replica], config: Path = HAPROXY_CONFIG) -> None:
         self.socket = work / "haproxy.sock"
         stats = work / "stats.cfg"
         stats.write_text(f"global\n    stats socket {self.socket} level admin\n")
@@ -153,7 +155,7 @@ class Haproxy:
             f"MCP_REPLICA_{index}": replica.address for index, replica in enumerate(replicas, 1)
         }
         self.process = subprocess.Popen(
-            ["haproxy", "-db", "-f", str(HAPROXY_CONFIG), "-f", str(stats)],
+            ["haproxy", "-db", "-f", str(config), "-f", str(stats)],
             env=environment,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -244,12 +246,14 @@ class Cluster:
     the name of the server the replicas serve the shop's tools of (a gateway's `shop`), or None
     when they serve them themselves."""
 
-    def __init__(self, work: Path, balancer: str, program: list[str], upstream: str | None = None) -> None:
+    def __init__(self, work: Path, balancer: str, program: list[str], upstream: str | None = None,
+                 haproxy_config: Path = HAPROXY_CONFIG) -> None:
         if not which(balancer):
             if os.environ.get("LAZYTOOL_REQUIRE_BALANCERS"):
                 pytest.fail(f"`{balancer}` is not installed and LAZYTOOL_REQUIRE_BALANCERS is set")
             pytest.skip(f"`{balancer}` is not installed (.ci/run installs it from Debian's packages)")
         self.upstream = upstream
+        self.haproxy_config = haproxy_config
         self.replicas = [Replica("replica1", program), Replica("replica2", program)]
         self.balancer: Haproxy | Nginx | None = None
         try:
@@ -266,8 +270,10 @@ class Cluster:
         process took it first, the balancer stops, and it starts again on another."""
         for _ in range(5):
             front = f"127.0.0.1:{free_port()}"
-            kind = Haproxy if balancer == "haproxy" else Nginx
-            self.balancer = kind(work, front, self.replicas)
+            if balancer == "haproxy":
+                self.balancer = Haproxy(work, front, self.replicas, self.haproxy_config)
+            else:
+                self.balancer = Nginx(work, front, self.replicas)
             if self.balancer.serving():
                 return f"http://{front}/mcp"
             self.balancer.close()

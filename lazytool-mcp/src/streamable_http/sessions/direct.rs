@@ -13,7 +13,7 @@ use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::common::server_side_http::session_id;
 use rmcp::transport::streamable_http_server::session::{
-    ServerSseMessage, SessionId, SessionManager,
+    RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 use tokio::sync::mpsc;
 
@@ -77,6 +77,18 @@ impl DirectSessions {
         }
     }
 
+    /// A session `id` in memory, and its service's side.
+    fn open(&self, id: SessionId) -> SessionTransport {
+        let (input, incoming) = mpsc::unbounded_channel();
+        let routes = SharedRoutes::new(Routes::new(self.retry));
+        let transport = SessionTransport::new(incoming, routes.clone(), self.idle_timeout);
+        self.sessions
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id, Session { input, routes });
+        transport
+    }
+
     fn session(&self, id: &SessionId) -> Result<Session, SessionError> {
         self.sessions
             .read()
@@ -112,14 +124,18 @@ impl SessionManager for DirectSessions {
 
     async fn create_session(&self) -> Result<(SessionId, SessionTransport), SessionError> {
         let id = session_id();
-        let (input, incoming) = mpsc::unbounded_channel();
-        let routes = SharedRoutes::new(Routes::new(self.retry));
-        let transport = SessionTransport::new(incoming, routes.clone(), self.idle_timeout);
-        self.sessions
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(id.clone(), Session { input, routes });
+        let transport = self.open(id.clone());
         Ok((id, transport))
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<SessionTransport>, SessionError> {
+        if self.has_session(&id).await? {
+            return Ok(RestoreOutcome::AlreadyPresent);
+        }
+        Ok(RestoreOutcome::Restored(self.open(id)))
     }
 
     async fn initialize_session(

@@ -42,7 +42,13 @@ pub(crate) struct SessionTransport {
     idle_check: Pin<Box<Sleep>>,
     /// Cancels its connection's input-closed token when the service drops the transport.
     ended: Option<DropGuard>,
+    /// The same, for a restored session, whose connection is made after its transport.
+    ended_later: Option<LateEnd>,
 }
+
+/// Where a connection made after its session's transport leaves its input-closed token's
+/// guard: dropped with the last holder, the transport.
+pub(crate) type LateEnd = Arc<Mutex<Option<DropGuard>>>;
 
 impl SessionTransport {
     pub(super) fn new(
@@ -56,7 +62,13 @@ impl SessionTransport {
             idle_timeout,
             idle_check: Box::pin(tokio::time::sleep(idle_timeout)),
             ended: None,
+            ended_later: None,
         }
+    }
+
+    /// Cancels the token a connection made later leaves in `slot` when the session ends.
+    pub(crate) fn cancel_later_when_ended(&mut self, slot: LateEnd) {
+        self.ended_later = Some(slot);
     }
 
     /// Cancels `token` when the session ends (its service drops the transport).

@@ -1,0 +1,471 @@
+//! Stateful sessions kept in the [`SharedStore`] for every replica: [`SharedSessions`], rmcp's
+//! `SessionStore` (the client's `initialize`, which rmcp replays to restore a session on a
+//! replica that does not hold it) and lazytool's [`SessionShare`] (whose session it is, what
+//! it discovered, its log level and subscriptions), with the changes announced on a channel
+//! every replica listens to.
+//!
+//! | key | what | expires |
+//! |---|---|---|
+//! | `PREFIX` `session:ID` | a hash: `init` (the client's `initialize` parameters, JSON), `principal`, `issuer`, `logLevel` | the session idle timeout after the session's last request on any replica |
+//! | `PREFIX` `session:ID:discovered` | a set of the tool names the session discovered: two replicas discovering at once add to it (a union, never the last writer) | the same |
+//! | `PREFIX` `session:ID:subscriptions` | a set of the resource URIs it subscribed to | the same |
+//!
+//! The channel `PREFIX` `session-changes` carries `REPLICA SESSION-ID` after each change:
+//! each other replica that holds the session reads its state again and sends its client
+//! `notifications/tools/list_changed` when it gained tools. A write that fails while the
+//! store is down is kept, and the whole state of each session it concerns is written again
+//! once the store answers: nothing is lost.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use rmcp::transport::streamable_http_server::session::{
+    SessionState, SessionStore, SessionStoreError,
+};
+use tokio::time::Instant;
+
+use super::SharedStore;
+use crate::log_level::LogLevel;
+use crate::principal::Principal;
+use crate::session_share::{
+    Loaded, SessionFollower, SessionShare, ShareFuture, SharedSessionState,
+};
+
+/// How often the writes that failed are tried again, and the channel listened to again after
+/// it broke.
+const RETRY_EVERY: Duration = Duration::from_secs(1);
+
+/// The sessions of one server in the store.
+pub(crate) struct SharedSessions {
+    store: SharedStore,
+    /// How long a session's keys live after its last request: the session idle timeout.
+    ttl: Duration,
+    channel: String,
+    local: Mutex<Local>,
+}
+
+/// What this replica keeps of the sessions it serves.
+#[derive(Default)]
+struct Local {
+    followers: HashMap<String, Weak<dyn SessionFollower>>,
+    /// The `initialize` of each session served here, to write again after an outage.
+    inits: HashMap<String, SessionState>,
+    /// When each session's keys were last given a new expiry.
+    refreshed: HashMap<String, Instant>,
+    /// Sessions whose state could not be written: written whole once the store answers.
+    unwritten: HashSet<String>,
+    listening: bool,
+}
+
+impl SharedSessions {
+    pub(crate) fn new(store: SharedStore, ttl: Duration) -> Arc<Self> {
+        let channel = store.key(&["session-changes"]);
+        let sessions = Arc::new(SharedSessions {
+            store,
+            ttl,
+            channel,
+            local: Mutex::default(),
+        });
+        Self::retry_unwritten(Arc::downgrade(&sessions));
+        sessions
+    }
+
+    fn local(&self) -> std::sync::MutexGuard<'_, Local> {
+        self.local.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn keys(&self, id: &str) -> [String; 3] {
+        [
+            self.store.key(&["session", id]),
+            self.store.key(&["session", id, "discovered"]),
+            self.store.key(&["session", id, "subscriptions"]),
+        ]
+    }
+
+    fn ttl_seconds(&self) -> u64 {
+        self.ttl.as_secs().max(1)
+    }
+
+    /// Runs `pipe` (with the expiry of the session's keys renewed and the change announced),
+    /// in the background; on failure, the session is written whole later.
+    fn write(self: &Arc<Self>, id: &str, mut pipe: redis::Pipeline, announce: bool) {
+        for key in self.keys(id) {
+            pipe.cmd("EXPIRE").arg(key).arg(self.ttl_seconds()).ignore();
+        }
+        if announce {
+            let message = format!("{} {id}", self.store.replica_id());
+            pipe.cmd("PUBLISH").arg(&self.channel).arg(message).ignore();
+        }
+        let (sessions, id) = (Arc::clone(self), id.to_owned());
+        tokio::spawn(async move {
+            let outcome = (sessions.store)
+                .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+                .await;
+            if outcome.is_err() {
+                sessions.local().unwritten.insert(id);
+            }
+        });
+    }
+
+    /// Writes again, every second while the store is down, the sessions whose writes failed.
+    fn retry_unwritten(sessions: Weak<Self>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let mut tick = tokio::time::interval(RETRY_EVERY);
+            loop {
+                tick.tick().await;
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                let unwritten: Vec<String> = sessions.local().unwritten.drain().collect();
+                for id in unwritten {
+                    sessions.write_whole(&id).await;
+                }
+            }
+        });
+    }
+
+    /// Writes everything this replica holds of session `id`, if it still serves it.
+    async fn write_whole(&self, id: &str) {
+        let (init, state) = {
+            let local = self.local();
+            let state = (local.followers.get(id))
+                .and_then(Weak::upgrade)
+                .and_then(|follower| follower.state_here());
+            (local.inits.get(id).cloned(), state)
+        };
+        let Some(state) = state else {
+            return;
+        };
+        let [hash, discovered, subscriptions] = self.keys(id);
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if let Some(init) = init.and_then(|init| serde_json::to_string(&init).ok()) {
+            pipe.cmd("HSET").arg(&hash).arg("init").arg(init).ignore();
+        }
+        pipe.cmd("HSET")
+            .arg(&hash)
+            .arg("principal")
+            .arg(&state.principal)
+            .ignore();
+        if let Some(issuer) = &state.issuer {
+            pipe.cmd("HSET")
+                .arg(&hash)
+                .arg("issuer")
+                .arg(issuer)
+                .ignore();
+        }
+        if let Some(level) = state.log_level {
+            pipe.cmd("HSET")
+                .arg(&hash)
+                .arg("logLevel")
+                .arg(level.as_str())
+                .ignore();
+        }
+        if !state.discovered.is_empty() {
+            pipe.cmd("SADD")
+                .arg(&discovered)
+                .arg(&state.discovered)
+                .ignore();
+        }
+        pipe.cmd("DEL").arg(&subscriptions).ignore();
+        if !state.subscriptions.is_empty() {
+            (pipe.cmd("SADD").arg(&subscriptions))
+                .arg(&state.subscriptions)
+                .ignore();
+        }
+        for key in [&hash, &discovered, &subscriptions] {
+            pipe.cmd("EXPIRE").arg(key).arg(self.ttl_seconds()).ignore();
+        }
+        let outcome = (self.store)
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await;
+        match outcome {
+            Ok(()) => {
+                tracing::info!(target: "lazytool::mcp", session = id, "a session's state written to the shared store after it came back");
+            }
+            Err(_) => {
+                self.local().unwritten.insert(id.to_owned());
+            }
+        }
+    }
+
+    async fn read(&self, id: &str) -> Result<Option<SharedSessionState>, ()> {
+        let [hash, discovered, subscriptions] = self.keys(id);
+        let mut pipe = redis::pipe();
+        pipe.cmd("HGETALL").arg(&hash);
+        pipe.cmd("SMEMBERS").arg(&discovered);
+        pipe.cmd("SMEMBERS").arg(&subscriptions);
+        type Read = (HashMap<String, String>, Vec<String>, Vec<String>);
+        let (fields, discovered, subscriptions): Read = (self.store)
+            .run(|mut connection| async move { pipe.query_async(&mut connection).await })
+            .await
+            .map_err(|_| ())?;
+        let Some(principal) = fields.get("principal") else {
+            return Ok(None);
+        };
+        Ok(Some(SharedSessionState {
+            principal: principal.clone(),
+            issuer: fields.get("issuer").cloned(),
+            discovered,
+            log_level: (fields.get("logLevel")).and_then(|level| level.parse::<LogLevel>().ok()),
+            subscriptions,
+        }))
+    }
+
+    /// Listens to the channel of changes (again after it broke), telling each follower of a
+    /// session changed by another replica.
+    fn listen(self: &Arc<Self>) {
+        {
+            let mut local = self.local();
+            if local.listening {
+                return;
+            }
+            local.listening = true;
+        }
+        let sessions = Arc::downgrade(self);
+        let (client, channel) = (self.store.client().clone(), self.channel.clone());
+        let me = self.store.replica_id().to_owned();
+        tokio::spawn(async move {
+            loop {
+                let subscribed = async {
+                    let mut pubsub = client.get_async_pubsub().await?;
+                    pubsub.subscribe(&channel).await?;
+                    Ok::<_, redis::RedisError>(pubsub)
+                };
+                match subscribed.await {
+                    Ok(pubsub) => {
+                        let mut messages = pubsub.into_on_message();
+                        while let Some(message) = messages.next().await {
+                            let Some(sessions) = sessions.upgrade() else {
+                                return;
+                            };
+                            let Ok(payload) = message.get_payload::<String>() else {
+                                continue;
+                            };
+                            let Some((replica, id)) = payload.split_once(' ') else {
+                                continue;
+                            };
+                            if replica != me {
+                                sessions.changed_elsewhere(id);
+                            }
+                        }
+                        tracing::debug!(target: "lazytool::mcp", "the shared store's channel of session changes ended; listening again");
+                    }
+                    Err(error) => {
+                        tracing::debug!(target: "lazytool::mcp", %error, "cannot listen to the shared store's session changes; trying again");
+                    }
+                }
+                if sessions.strong_count() == 0 {
+                    return;
+                }
+                tokio::time::sleep(RETRY_EVERY).await;
+            }
+        });
+    }
+
+    fn changed_elsewhere(self: &Arc<Self>, id: &str) {
+        let follower = {
+            let mut local = self.local();
+            match local.followers.get(id).map(Weak::upgrade) {
+                Some(Some(follower)) => follower,
+                Some(None) => {
+                    local.forget(id);
+                    return;
+                }
+                None => return,
+            }
+        };
+        let (sessions, id) = (Arc::clone(self), id.to_owned());
+        tokio::spawn(async move {
+            if let Ok(Some(state)) = sessions.read(&id).await {
+                follower.changed_elsewhere(state);
+            }
+        });
+    }
+}
+
+impl Local {
+    fn forget(&mut self, id: &str) {
+        self.followers.remove(id);
+        self.inits.remove(id);
+        self.refreshed.remove(id);
+        self.unwritten.remove(id);
+    }
+
+    /// Drops what is kept of sessions no longer served here.
+    fn forget_ended(&mut self) {
+        let ended: Vec<String> = (self.followers.iter())
+            .filter(|(_, follower)| follower.strong_count() == 0)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ended {
+            self.forget(&id);
+        }
+    }
+}
+
+impl SessionShare for Arc<SharedSessions> {
+    fn load<'a>(&'a self, id: &'a str) -> ShareFuture<'a, Loaded> {
+        Box::pin(async move {
+            match self.read(id).await {
+                Ok(Some(state)) => Loaded::Found(state),
+                Ok(None) => Loaded::Unknown,
+                Err(()) => Loaded::Unreachable,
+            }
+        })
+    }
+
+    fn opened(&self, id: &str, principal: &Principal) {
+        let hash = self.store.key(&["session", id]);
+        let mut pipe = redis::pipe();
+        pipe.cmd("HSET")
+            .arg(&hash)
+            .arg("principal")
+            .arg(principal.name())
+            .ignore();
+        if let Some(issuer) = principal.issuer() {
+            pipe.cmd("HSET")
+                .arg(&hash)
+                .arg("issuer")
+                .arg(issuer)
+                .ignore();
+        }
+        self.write(id, pipe, false);
+    }
+
+    fn discovered(&self, id: &str, names: &[String]) {
+        if names.is_empty() {
+            return;
+        }
+        let mut pipe = redis::pipe();
+        (pipe
+            .cmd("SADD")
+            .arg(self.store.key(&["session", id, "discovered"])))
+        .arg(names)
+        .ignore();
+        self.write(id, pipe, true);
+    }
+
+    fn log_level(&self, id: &str, level: LogLevel) {
+        let mut pipe = redis::pipe();
+        pipe.cmd("HSET")
+            .arg(self.store.key(&["session", id]))
+            .arg("logLevel")
+            .arg(level.as_str())
+            .ignore();
+        self.write(id, pipe, true);
+    }
+
+    fn subscription(&self, id: &str, uri: &str, subscribed: bool) {
+        let mut pipe = redis::pipe();
+        let command = if subscribed { "SADD" } else { "SREM" };
+        (pipe
+            .cmd(command)
+            .arg(self.store.key(&["session", id, "subscriptions"])))
+        .arg(uri)
+        .ignore();
+        self.write(id, pipe, true);
+    }
+
+    fn touched(&self, id: &str) {
+        // Once in a quarter of the expiry at most: a request costs no round trip otherwise.
+        let due = {
+            let mut local = self.local();
+            let now = Instant::now();
+            let due =
+                (local.refreshed.get(id)).is_none_or(|at| now.duration_since(*at) >= self.ttl / 4);
+            if due {
+                local.refreshed.insert(id.to_owned(), now);
+            }
+            due
+        };
+        if due {
+            self.write(id, redis::pipe(), false);
+        }
+    }
+
+    fn follow(&self, id: &str, follower: Weak<dyn SessionFollower>) {
+        {
+            let mut local = self.local();
+            local.forget_ended();
+            local.followers.insert(id.to_owned(), follower);
+        }
+        self.listen();
+    }
+}
+
+/// rmcp's side of the store: the client's `initialize`, which rmcp replays to restore the
+/// session on a replica that does not hold it. While the store is down, a session not held
+/// here is unknown (404: its client starts another), as without a store.
+pub(crate) struct SessionInits(pub(crate) Arc<SharedSessions>);
+
+#[async_trait::async_trait]
+impl SessionStore for SessionInits {
+    async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        let hash = self.0.store.key(&["session", id]);
+        let init: Result<Option<String>, _> = (self.0.store)
+            .run(|mut connection| async move {
+                redis::cmd("HGET")
+                    .arg(hash)
+                    .arg("init")
+                    .query_async(&mut connection)
+                    .await
+            })
+            .await;
+        match init {
+            Ok(Some(init)) => Ok(serde_json::from_str(&init).ok()),
+            Ok(None) => Ok(None),
+            Err(error) => {
+                tracing::warn!(target: "lazytool::mcp", session = id, reason = %error.reason, "cannot read a session from the shared store: answered as unknown");
+                Ok(None)
+            }
+        }
+    }
+
+    async fn store(&self, id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        self.0.local().inits.insert(id.to_owned(), state.clone());
+        let init = serde_json::to_string(state)?;
+        let hash = self.0.store.key(&["session", id]);
+        let ttl = self.0.ttl_seconds();
+        let written = (self.0.store)
+            .run(|mut connection| async move {
+                redis::pipe()
+                    .cmd("HSET")
+                    .arg(&hash)
+                    .arg("init")
+                    .arg(init)
+                    .ignore()
+                    .cmd("EXPIRE")
+                    .arg(&hash)
+                    .arg(ttl)
+                    .ignore()
+                    .query_async::<()>(&mut connection)
+                    .await
+            })
+            .await;
+        if written.is_err() {
+            // Written whole once the store answers; the client is served here meanwhile.
+            self.0.local().unwritten.insert(id.to_owned());
+        }
+        Ok(())
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
+        self.0.local().forget(id);
+        let keys = self.0.keys(id);
+        (self.0.store)
+            .run(|mut connection| async move {
+                redis::cmd("DEL")
+                    .arg(&keys[..])
+                    .query_async::<()>(&mut connection)
+                    .await
+            })
+            .await
+            .map_err(|error| error.reason.into())
+    }
+}
