@@ -47,6 +47,7 @@ use super::stateless::{self, Lanes};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
 use crate::principal::Principal;
+use crate::session_share::{Loaded, SessionShare};
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
 /// [`McpHttp::service`](crate::McpHttp::service)). Cheap to clone.
@@ -77,8 +78,9 @@ pub(super) struct Guard {
     pub(super) first_events: usize,
     pub(super) hold: Arc<coalesce::HoldClock>,
     pub(super) lanes: Arc<Lanes>,
-    /// Whether rmcp restores sessions it does not hold from a store the replicas share.
-    pub(super) restores: bool,
+    /// The store the replicas share sessions in, from which rmcp restores the sessions this
+    /// replica does not hold.
+    pub(super) shared_sessions: Option<Arc<dyn SessionShare>>,
 }
 
 impl McpHttpService {
@@ -172,7 +174,19 @@ impl Guard {
         let mut restoring = None;
         if let Some(session) = session {
             answer.busy = self.table.busy(session);
-            if answer.busy.is_none() && self.restores {
+            if answer.busy.is_none()
+                && let Some(share) = &self.shared_sessions
+            {
+                if let Loaded::Found(state) = share.load(session).await
+                    && !state.belongs_to(&principal)
+                {
+                    tracing::warn!(target: "lazytool::mcp", principal = principal.name(), "refusing a request for another principal's session");
+                    return error_response(
+                        StatusCode::FORBIDDEN,
+                        ErrorCode::INVALID_REQUEST,
+                        "this MCP session belongs to another principal",
+                    );
+                }
                 restoring = Some(principal.clone());
             }
             if parts.method == Method::GET {

@@ -495,7 +495,7 @@ impl McpHttp {
             config.session_store = Some(Arc::new(crate::shared::SessionInits(Arc::clone(&shared))));
             server.share_sessions(Arc::new(shared));
         }
-        let restores = config.session_store.is_some();
+        let shared_sessions = server.session_share().cloned();
         let retry = config.sse_retry;
         let keep_alive = config.sse_keep_alive;
         let direct = DirectSessions::new(self.limits.session_idle_timeout, retry);
@@ -532,7 +532,7 @@ impl McpHttp {
             first_events: 1 + usize::from(retry.is_some()),
             hold: Arc::default(),
             lanes,
-            restores,
+            shared_sessions,
         })
     }
 

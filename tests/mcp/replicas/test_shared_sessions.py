@@ -49,10 +49,16 @@ def redis(tmp_path: Path) -> Iterator[RedisServer]:
     yield from redis_server(tmp_path)
 
 
+# A second principal beside `--token`'s `default`, from a principals file.
+INTRUDER = "token-of-another-principal-77a1"
+
+
 @pytest.fixture
 def gateways(tmp_path: Path, redis: RedisServer) -> Iterator[Cluster]:
-    cluster = Cluster(tmp_path, "haproxy", gateway(tmp_path, {"shared": {"redis": redis.url}}), upstream="shop",
-                      haproxy_config=HAPROXY_SHARED_CONFIG)
+    principals = tmp_path / "principals.json"
+    principals.write_text(json.dumps({"principals": {"intruder": {"tokens": [INTRUDER]}}}))
+    program = [*gateway(tmp_path, {"shared": {"redis": redis.url}}), "--principals", str(principals)]
+    cluster = Cluster(tmp_path, "haproxy", program, upstream="shop", haproxy_config=HAPROXY_SHARED_CONFIG)
     try:
         yield cluster
     finally:
@@ -129,6 +135,25 @@ async def test_any_replica_serves_any_session(gateways: Cluster) -> None:
             body = {"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "shop__wait", "arguments": {"ms": 0}}}
             answer = await http.post(gateways.url, content=json.dumps(body).encode(), headers=raw.headers())
         assert answer.status_code == 200 and ok(message(answer)), answer.text
+
+
+async def test_another_principal_cannot_take_a_session_on_any_replica(gateways: Cluster) -> None:
+    """A session of `default` asked for with another principal's token: refused on the replica
+    that holds it and on the one that would read it from Redis (403, before anything is
+    restored); its owner goes on on both."""
+    one, two = gateways.replicas
+    raw = Raw()
+    await raw.open(one)
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}).encode()
+    headers = raw.headers() | {"Authorization": f"Bearer {INTRUDER}"}
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        elsewhere = await http.post(f"{two.base}/mcp", content=body, headers=headers)
+        held = await http.post(f"{one.base}/mcp", content=body, headers=headers)
+    assert elsewhere.status_code == 403, elsewhere.text
+    assert "belongs to another principal" in elsewhere.json()["error"]["message"]
+    assert "belongs to another principal" in message(held)["error"]["message"], held.text
+    assert DISCOVERY in await raw.tools(two)
+    assert DISCOVERY in await raw.tools(one)
 
 
 async def test_two_replicas_discovering_at_once_merge(gateways: Cluster) -> None:
