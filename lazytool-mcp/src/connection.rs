@@ -35,6 +35,7 @@ use crate::log_level::LogLevel;
 use crate::offers::serving as offers;
 use crate::principal::Principal;
 use crate::request::McpRequest;
+use crate::request_facts::{access_epoch, is_restore, is_stateless, principal};
 use crate::server::McpServer;
 
 /// One MCP connection, HTTP session or stateless HTTP request.
@@ -194,48 +195,6 @@ impl Served {
             Served::Stateless(session) => session,
         }
     }
-}
-
-/// Whether the request is of a protocol version without a handshake (2026-07-28 on), whose
-/// tool list must not depend on earlier requests.
-fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|version| !version.has_initialize())
-}
-
-/// The principal the HTTP guard authenticated; anonymous on stdio.
-fn principal(context: &RequestContext<RoleServer>) -> Principal {
-    context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>())
-        .cloned()
-        .unwrap_or_else(Principal::anonymous)
-}
-
-/// Whether the request is the `initialize` rmcp replays to restore a session another replica
-/// opened (or this one, before a restart) from the server's session store.
-fn is_restore(context: &RequestContext<RoleServer>) -> bool {
-    #[cfg(feature = "server-http")]
-    return (context.extensions)
-        .get::<rmcp::transport::streamable_http_server::session::SessionRestoreMarker>()
-        .is_some();
-    #[cfg(not(feature = "server-http"))]
-    {
-        let _ = context;
-        false
-    }
-}
-
-/// The access rules the HTTP guard authenticated the request under; on stdio, the only ones.
-fn access_epoch(context: &RequestContext<RoleServer>) -> AccessEpoch {
-    context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<AccessEpoch>())
-        .copied()
-        .unwrap_or_default()
 }
 
 impl McpServer {

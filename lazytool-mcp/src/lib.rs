@@ -106,6 +106,7 @@ mod log_level;
 mod offers;
 mod principal;
 mod request;
+mod request_facts;
 mod server;
 mod session_share;
 #[cfg(feature = "redis")]

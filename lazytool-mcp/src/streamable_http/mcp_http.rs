@@ -4,32 +4,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use http::request::Parts;
-use http::{StatusCode, header};
 use lazytool_runtime::CancellationToken;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::sync::Semaphore;
 
-use super::access::{Access, AccessCell};
+use super::access::AccessCell;
 use super::auth::Authentication;
-use super::drain::Drain;
 use super::failed_auth::{self, FailedAuthentications};
 use super::forwarded::Edge;
-use super::gate::Gate;
-use super::guard::Guard;
-use super::guard::McpHttpService;
-use super::health::{HEALTHZ_PATH, READYZ_PATH, Readiness};
+use super::health::Readiness;
 use super::limits::HttpLimits;
 use super::metrics::HttpMetrics;
 use super::origin::OriginPattern;
-use super::page::{self, Render};
-use super::sessions::{DirectSessions, LimitedSessions, SessionTable};
-use super::stateless::Lanes;
-use super::{health, metrics, sessions, trail_metrics};
-use crate::connection::McpConnection;
+use super::page::Render;
+use super::trail_metrics;
 use crate::limit::PrincipalLimits;
 use crate::principal::Principal;
 use crate::server::McpServer;
@@ -85,22 +72,22 @@ pub const METRICS_PATH: &str = "/metrics";
 #[derive(Clone)]
 #[must_use]
 pub struct McpHttp {
-    server: McpServer,
+    pub(super) server: McpServer,
     pub(super) auth: Authentication,
-    origins: Vec<OriginPattern>,
+    pub(super) origins: Vec<OriginPattern>,
     /// `None`: the loopback names.
     pub(super) hosts: Option<Vec<String>>,
-    max_body_bytes: Option<usize>,
+    pub(super) max_body_bytes: Option<usize>,
     pub(super) limits: HttpLimits,
     pub(super) shutdown: CancellationToken,
-    readiness: Readiness,
+    pub(super) readiness: Readiness,
     pub(super) metrics: HttpMetrics,
     pub(super) call_limits: Option<PrincipalLimits>,
     /// Set by [`reloadable_access`](McpHttp::reloadable_access): what requests read instead
     /// of `auth` and `call_limits`.
     pub(super) access: Option<AccessCell>,
     /// The application's pages ([`McpHttp::page`]).
-    pages: Vec<(&'static str, Render)>,
+    pub(super) pages: Vec<(&'static str, Render)>,
     /// The URL clients use and the proxies whose forwarded headers count.
     pub(super) edge: Edge,
     /// Failed authentication per client address, shared by every route's gate.
@@ -453,175 +440,11 @@ impl McpHttp {
         self
     }
 
-    /// The tower service answering MCP requests on whatever path it is mounted at.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// use tower_service::Service;
-    ///
-    /// let mut service = server.http().service();
-    /// // A browser page of a foreign origin is refused before MCP sees the request.
-    /// let request = http::Request::post("/mcp")
-    ///     .header("host", "localhost")
-    ///     .header("origin", "https://evil.example")
-    ///     .body(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")))
-    ///     .unwrap();
-    /// let response = service.call(request).await.unwrap();
-    /// assert_eq!(response.status(), http::StatusCode::FORBIDDEN);
-    /// # }
-    /// ```
-    pub fn service(&self) -> McpHttpService {
-        self.service_draining(&Drain::new(
-            self.shutdown.clone(),
-            self.limits.drain_timeout,
-        ))
-    }
-
-    fn service_draining(&self, drain: &Drain) -> McpHttpService {
-        #[allow(unused_mut)]
-        let mut config = StreamableHttpServerConfig::default()
-            .with_json_response(true)
-            .with_cancellation_token(drain.stopped.clone())
-            .with_max_request_body_bytes(self.body_limit())
-            // The guard checks Host (for /metrics too): rmcp takes whatever passed.
-            .with_allowed_hosts(std::iter::empty::<String>());
-        #[allow(unused_mut)]
-        let mut server = self.server.clone();
-        #[cfg(feature = "redis")]
-        if let Some(store) = &self.shared_store {
-            let shared =
-                crate::shared::SharedSessions::new(store.clone(), self.limits.session_idle_timeout);
-            config.session_store = Some(Arc::new(crate::shared::SessionInits(Arc::clone(&shared))));
-            server.share_sessions(Arc::new(shared));
-        }
-        let shared_sessions = server.session_share().cloned();
-        let retry = config.sse_retry;
-        let keep_alive = config.sse_keep_alive;
-        let direct = DirectSessions::new(self.limits.session_idle_timeout, retry);
-        let table = SessionTable::new(
-            self.limits.max_sessions,
-            self.limits.per_principal(),
-            self.metrics.sessions.clone(),
-        );
-        let sessions = Arc::new(LimitedSessions::new(direct, Arc::clone(&table)));
-        let server = Arc::new(server);
-        let lanes = Arc::new(Lanes::new(
-            Arc::clone(&server),
-            drain.stopped.clone(),
-            keep_alive,
-        ));
-        let rmcp = StreamableHttpService::new(
-            move || {
-                let connection = McpConnection::new(Arc::clone(&server));
-                sessions::connection_made(connection.input_closed());
-                Ok(connection)
-            },
-            Arc::clone(&sessions),
-            config,
-        );
-        McpHttpService::new(Guard {
-            rmcp,
-            sessions,
-            table,
-            gate: self.gate(),
-            max_body_bytes: self.body_limit(),
-            limits: self.limits,
-            streams: Arc::new(Semaphore::new(self.limits.streams_cap())),
-            drain: drain.clone(),
-            first_events: 1 + usize::from(retry.is_some()),
-            hold: Arc::default(),
-            lanes,
-            shared_sessions,
-        })
-    }
-
     pub(super) fn server_mut(&mut self) -> &mut McpServer {
         &mut self.server
     }
 
-    fn gate(&self) -> Arc<Gate> {
-        let access = self.access.clone().unwrap_or_else(|| {
-            AccessCell::new(Access {
-                auth: self.auth.clone(),
-                call_limits: self.call_limits.clone(),
-                ..Access::default()
-            })
-        });
-        Arc::new(Gate {
-            origins: self.origins.clone(),
-            hosts: self.hosts.clone(),
-            access,
-            metrics: self.metrics.clone(),
-            audit: self.server.audit_log().cloned(),
-            edge: self.edge.clone(),
-            failed_auth: Arc::clone(&self.failed_auth),
-        })
-    }
-
-    /// An axum router serving MCP at [`MCP_PATH`], and `GET` [`HEALTHZ_PATH`],
-    /// [`READYZ_PATH`] and [`METRICS_PATH`]; merge it into an application's router.
-    ///
-    /// ```
-    /// # let server = lazytool_mcp::McpServer::new(lazytool_runtime::Registry::builder().without_inventory().build().unwrap());
-    /// let app = axum::Router::new()
-    ///     .route("/version", axum::routing::get(|| async { env!("CARGO_PKG_VERSION") }))
-    ///     .merge(server.http().router());
-    /// ```
-    pub fn router(&self) -> axum::Router {
-        self.router_draining(&Drain::new(
-            self.shutdown.clone(),
-            self.limits.drain_timeout,
-        ))
-    }
-
-    pub(super) fn router_draining(&self, drain: &Drain) -> axum::Router {
-        let readiness = self.readiness.clone();
-        let draining = drain.clone();
-        #[cfg(feature = "redis")]
-        let store = self.shared_store.clone();
-        let gate = self.gate();
-        let registry = Arc::new(self.metrics.registry());
-        let router = axum::Router::new()
-            .route_service(MCP_PATH, self.service_draining(drain))
-            .route(HEALTHZ_PATH, get(|| async { health::alive() }))
-            .route(
-                READYZ_PATH,
-                get(move || async move {
-                    let ready = readiness.is_ready() && !draining.is_draining();
-                    #[cfg(feature = "redis")]
-                    if let Some(store) = &store {
-                        return health::ready_with_store(ready, store);
-                    }
-                    health::ready(ready)
-                }),
-            )
-            .route(
-                METRICS_PATH,
-                get(move |request: Request| async move {
-                    let (parts, _) = request.into_parts();
-                    metrics_text(&gate, &registry, &parts).await
-                }),
-            );
-        let router = (self.pages.iter()).fold(router, |router, (path, render)| {
-            let (gate, render) = (self.gate(), Arc::clone(render));
-            router.route(
-                path,
-                get(move |request: Request| async move {
-                    let (parts, _) = request.into_parts();
-                    page::answer(&gate, &render, &parts).await
-                }),
-            )
-        });
-        #[cfg(feature = "oidc")]
-        let router = match &self.auth.oidc {
-            Some(oidc) => super::metadata_route::route(router, oidc, self.gate()),
-            None => router,
-        };
-        router
-    }
-
-    fn body_limit(&self) -> usize {
+    pub(super) fn body_limit(&self) -> usize {
         self.max_body_bytes
             .unwrap_or_else(|| self.server.max_message_bytes())
     }
@@ -646,22 +469,4 @@ impl std::fmt::Debug for McpHttp {
 #[cfg(feature = "oidc")]
 fn issuer_claims(principal: &Principal) -> Option<&rmcp::model::JsonObject> {
     principal.issuer().and(principal.claims())
-}
-
-/// `GET /metrics`: the registry in Prometheus text, to callers the gate lets through.
-async fn metrics_text(
-    gate: &Gate,
-    registry: &prometheus_client::registry::Registry,
-    parts: &Parts,
-) -> Response {
-    if let Err(refused) = gate.check(parts).await {
-        return refused.response();
-    }
-    match metrics::encode(registry) {
-        Ok(text) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response(),
-        Err(error) => {
-            tracing::warn!(target: "lazytool::mcp", %error, "cannot encode the metrics");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
 }

@@ -37,6 +37,7 @@ mod principals;
 #[cfg(feature = "oidc")]
 mod protected_resource;
 mod serve_http;
+mod serving_parts;
 mod sessions;
 mod slots;
 mod stateless;
