@@ -12,6 +12,7 @@ use rmcp::model::JsonObject;
 
 use super::issuer::Oidc;
 use super::token_kind::{check_type, refuse_id_token};
+use super::token_refusal::{TokenRefusal, shown};
 use crate::principal::Principal;
 
 /// The longest bearer token read, in bytes: longer ones are refused before any parsing.
@@ -23,26 +24,6 @@ const ACCEPTED_ALGORITHMS: [Algorithm; 3] = [Algorithm::RS256, Algorithm::ES256,
 
 /// The longest principal name taken from a claim.
 const MAX_NAME_CHARS: usize = 256;
-
-/// The longest value of a token's header or of the issuer's key set repeated in a refusal.
-const MAX_SHOWN_CHARS: usize = 40;
-
-/// Why a token is refused: `invalid_token` (401) or `insufficient_scope` (403), and what was
-/// wrong with it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct TokenRefusal {
-    pub(crate) insufficient_scope: bool,
-    pub(crate) reason: String,
-}
-
-impl TokenRefusal {
-    pub(super) fn invalid(reason: impl Into<String>) -> Self {
-        TokenRefusal {
-            insufficient_scope: false,
-            reason: reason.into(),
-        }
-    }
-}
 
 /// Whether `token` has the shape of a JWS in compact form (three base64url parts).
 fn looks_like_jwt(token: &str) -> bool {
@@ -259,14 +240,6 @@ fn for_signatures(jwk: &Jwk) -> Result<(), TokenRefusal> {
         }
         _ => Ok(()),
     }
-}
-
-/// `text` (from a token's header or the issuer's key set) when it can be repeated in a
-/// refusal as it is: short printable ASCII, nothing to escape in a header.
-pub(super) fn shown(text: &str) -> Option<&str> {
-    let printable =
-        (text.bytes()).all(|byte| byte.is_ascii_graphic() && !matches!(byte, b'"' | b'\\'));
-    (!text.is_empty() && text.len() <= MAX_SHOWN_CHARS && printable).then_some(text)
 }
 
 /// Whether the token's `scope` (space-separated) or `scp` (an array or a string) holds `scope`.

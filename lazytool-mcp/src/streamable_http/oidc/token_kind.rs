@@ -6,7 +6,7 @@
 
 use rmcp::model::JsonObject;
 
-use super::token::{TokenRefusal, shown};
+use super::token_refusal::{TokenRefusal, shown};
 
 /// The `typ` headers accepted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
