@@ -469,3 +469,6 @@ impl SessionStore for SessionInits {
             .map_err(|error| error.reason.into())
     }
 }
+
+#[cfg(test)]
+mod tests;
