@@ -26,7 +26,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import pytest
-from cluster import HAPROXY_CONFIG, HEADERS, NGINX_CONFIG, ROOT, Cluster, Haproxy, Replica, gateway, mcp_server
+from cluster import HAPROXY_CONFIG, HAPROXY_SHARED_CONFIG, HEADERS, NGINX_CONFIG, ROOT, Cluster, Haproxy, Replica, gateway, mcp_server
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -311,5 +311,5 @@ async def test_gateway_replicas_behind_haproxy_list_the_same_and_restart_without
 
 def test_the_guide_quotes_the_configurations_the_tests_run() -> None:
     chapter = (ROOT / "lazytool-mcp/src/guide/replicas.md").read_text()
-    for config in (HAPROXY_CONFIG, NGINX_CONFIG):
+    for config in (HAPROXY_CONFIG, NGINX_CONFIG, HAPROXY_SHARED_CONFIG):
         assert f"\n{config.read_text()}```\n" in chapter, f"the guide's \"Running replicas\" (lazytool-mcp/src/guide/replicas.md) must quote {config.name} as it is"
