@@ -171,8 +171,8 @@ impl ConnectionState {
 
     /// Reports a request of the session: its state lives on in the store.
     pub(crate) fn touched(&self) {
-        if let Some((share, id)) = self.share() {
-            share.touched(id);
+        if let (Some((share, id)), Some(bound)) = (self.share(), self.bound.get()) {
+            share.touched(id, &bound.principal);
         }
     }
 }

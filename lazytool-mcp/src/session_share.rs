@@ -44,6 +44,9 @@ pub(crate) enum Loaded {
     Unreachable,
 }
 
+/// What ends a session held here when another replica ended it.
+pub(crate) type Closer = Box<dyn Fn(String) + Send + Sync>;
+
 /// A future a [`SessionShare`] answers with.
 pub(crate) type ShareFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -61,10 +64,21 @@ pub(crate) trait SessionShare: Send + Sync + 'static {
     fn log_level(&self, id: &str, level: LogLevel);
     /// Session `id` subscribed to the resource `uri`, or unsubscribed.
     fn subscription(&self, id: &str, uri: &str, subscribed: bool);
-    /// Session `id` had a request: its state lives on.
-    fn touched(&self, id: &str);
+    /// Session `id` of `principal` had a request: its state lives on.
+    fn touched(&self, id: &str, principal: &Principal);
     /// Tells `follower` what other replicas change in session `id`, while it lives.
     fn follow(&self, id: &str, follower: Weak<dyn SessionFollower>);
+    /// Makes room for one more session of `principal`, who may have `max` on all replicas
+    /// together: the least recently active of its sessions beyond `max - 1` are ended on
+    /// every replica. Their ids; none when the store cannot be reached (the replica's own
+    /// bound still holds).
+    fn make_room<'a>(
+        &'a self,
+        principal: &'a Principal,
+        max: usize,
+    ) -> ShareFuture<'a, Vec<String>>;
+    /// Calls `close` with the id of each session held here that another replica ended.
+    fn on_ended_elsewhere(&self, close: Closer);
 }
 
 /// A session served here, told what other replicas changed in it.

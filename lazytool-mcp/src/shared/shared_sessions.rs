@@ -10,7 +10,10 @@
 //! | `PREFIX` `session:ID:discovered` | a set of the tool names the session discovered: two replicas discovering at once add to it (a union, never the last writer) | the same |
 //! | `PREFIX` `session:ID:subscriptions` | a set of the resource URIs it subscribed to | the same |
 //!
-//! The channel `PREFIX` `session-changes` carries `REPLICA SESSION-ID` after each change:
+//! | `PREFIX` `principal-sessions:NAME` | a sorted set of a principal's sessions by their last activity, for a bound on its sessions across replicas (`HttpLimits::max_sessions_per_principal`) | the same, renewed with each member |
+//!
+//! The channel `PREFIX` `session-changes` carries `REPLICA SESSION-ID` after each change
+//! (`REPLICA end SESSION-ID` for a session ended to make room for another):
 //! each other replica that holds the session reads its state again and sends its client
 //! `notifications/tools/list_changed` when it gained tools. A write that fails while the
 //! store is down is kept, and the whole state of each session it concerns is written again
@@ -30,7 +33,7 @@ use super::SharedStore;
 use crate::log_level::LogLevel;
 use crate::principal::Principal;
 use crate::session_share::{
-    Loaded, SessionFollower, SessionShare, ShareFuture, SharedSessionState,
+    Closer, Loaded, SessionFollower, SessionShare, ShareFuture, SharedSessionState,
 };
 
 /// How often the writes that failed are tried again, and the channel listened to again after
@@ -40,6 +43,8 @@ const RETRY_EVERY: Duration = Duration::from_secs(1);
 /// The sessions of one server in the store.
 pub(crate) struct SharedSessions {
     store: SharedStore,
+    /// Ends a session held here that another replica ended to make room.
+    closer: Mutex<Option<Closer>>,
     /// How long a session's keys live after its last request: the session idle timeout.
     ttl: Duration,
     channel: String,
@@ -67,6 +72,7 @@ impl SharedSessions {
             ttl,
             channel,
             local: Mutex::default(),
+            closer: Mutex::default(),
         });
         Self::retry_unwritten(Arc::downgrade(&sessions));
         sessions
@@ -181,6 +187,7 @@ impl SharedSessions {
         for key in [&hash, &discovered, &subscriptions] {
             pipe.cmd("EXPIRE").arg(key).arg(self.ttl_seconds()).ignore();
         }
+        self.remember_principal(id, &state.principal, &mut pipe);
         let outcome = (self.store)
             .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
             .await;
@@ -247,11 +254,15 @@ impl SharedSessions {
                             let Ok(payload) = message.get_payload::<String>() else {
                                 continue;
                             };
-                            let Some((replica, id)) = payload.split_once(' ') else {
+                            let Some((replica, rest)) = payload.split_once(' ') else {
                                 continue;
                             };
-                            if replica != me {
-                                sessions.changed_elsewhere(id);
+                            if replica == me {
+                                continue;
+                            }
+                            match rest.strip_prefix("end ") {
+                                Some(id) => sessions.ended_elsewhere(id),
+                                None => sessions.changed_elsewhere(rest),
                             }
                         }
                         tracing::debug!(target: "lazytool::mcp", "the shared store's channel of session changes ended; listening again");
@@ -266,6 +277,20 @@ impl SharedSessions {
                 tokio::time::sleep(RETRY_EVERY).await;
             }
         });
+    }
+
+    fn ended_elsewhere(&self, id: &str) {
+        let held = self.local().followers.contains_key(id);
+        self.local().forget(id);
+        if held
+            && let Some(close) = self
+                .closer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+        {
+            close(id.to_owned());
+        }
     }
 
     fn changed_elsewhere(self: &Arc<Self>, id: &str) {
@@ -286,6 +311,41 @@ impl SharedSessions {
                 follower.changed_elsewhere(state);
             }
         });
+    }
+}
+
+/// Ends a principal's least recently active sessions until at most `ARGV[2]` are left, after
+/// dropping those idle longer than `ARGV[1]` ms (by Redis's clock): the ids ended.
+static MAKE_ROOM: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r"
+        local time = redis.call('TIME')
+        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
+        local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+        if over <= 0 then return {} end
+        local ended = redis.call('ZRANGE', KEYS[1], 0, over - 1)
+        redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1)
+        return ended
+        ",
+    )
+});
+
+impl SharedSessions {
+    /// Adds session `id` to `principal`'s sessions (or marks it active), by Redis's clock.
+    /// Once per quarter of the idle timeout at most, as the session's expiry.
+    fn remember_principal(&self, id: &str, principal: &str, pipe: &mut redis::Pipeline) {
+        let key = self.store.key(&["principal-sessions", principal]);
+        pipe.cmd("EVAL")
+            .arg("local t = redis.call('TIME') redis.call('ZADD', KEYS[1], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1]) return 0")
+            .arg(1)
+            .arg(&key)
+            .arg(id)
+            .ignore();
+        pipe.cmd("EXPIRE")
+            .arg(&key)
+            .arg(self.ttl_seconds())
+            .ignore();
     }
 }
 
@@ -335,6 +395,7 @@ impl SessionShare for Arc<SharedSessions> {
                 .arg(issuer)
                 .ignore();
         }
+        self.remember_principal(id, principal.name(), &mut pipe);
         self.write(id, pipe, false);
     }
 
@@ -372,7 +433,7 @@ impl SessionShare for Arc<SharedSessions> {
         self.write(id, pipe, true);
     }
 
-    fn touched(&self, id: &str) {
+    fn touched(&self, id: &str, principal: &Principal) {
         // Once in a quarter of the expiry at most: a request costs no round trip otherwise.
         let due = {
             let mut local = self.local();
@@ -385,8 +446,62 @@ impl SessionShare for Arc<SharedSessions> {
             due
         };
         if due {
-            self.write(id, redis::pipe(), false);
+            let mut pipe = redis::pipe();
+            self.remember_principal(id, principal.name(), &mut pipe);
+            self.write(id, pipe, false);
         }
+    }
+
+    fn make_room<'a>(
+        &'a self,
+        principal: &'a Principal,
+        max: usize,
+    ) -> ShareFuture<'a, Vec<String>> {
+        Box::pin(async move {
+            let key = self.store.key(&["principal-sessions", principal.name()]);
+            let idle_ms = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+            let keep = max.saturating_sub(1);
+            let (script, key_for_script) = (MAKE_ROOM.clone(), key.clone());
+            let ended: Result<Vec<String>, _> = (self.store)
+                .run(|mut connection| async move {
+                    script
+                        .key(key_for_script)
+                        .arg(idle_ms)
+                        .arg(keep)
+                        .invoke_async(&mut connection)
+                        .await
+                })
+                .await;
+            let Ok(ended) = ended else {
+                return Vec::new();
+            };
+            for id in &ended {
+                tracing::info!(target: "lazytool::mcp", session = %id, principal = principal.name(), "ending the principal's least recently active session to make room (its sessions on every replica)");
+                let keys = self.keys(id);
+                let message = format!("{} end {id}", self.store.replica_id());
+                let channel = self.channel.clone();
+                let _ = (self.store)
+                    .run(|mut connection| async move {
+                        redis::pipe()
+                            .cmd("DEL")
+                            .arg(&keys[..])
+                            .ignore()
+                            .cmd("PUBLISH")
+                            .arg(channel)
+                            .arg(message)
+                            .ignore()
+                            .query_async::<()>(&mut connection)
+                            .await
+                    })
+                    .await;
+                self.ended_elsewhere(id);
+            }
+            ended
+        })
+    }
+
+    fn on_ended_elsewhere(&self, close: Closer) {
+        *self.closer.lock().unwrap_or_else(PoisonError::into_inner) = Some(close);
     }
 
     fn follow(&self, id: &str, follower: Weak<dyn SessionFollower>) {

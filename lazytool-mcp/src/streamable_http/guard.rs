@@ -258,6 +258,11 @@ impl Guard {
                     "Service unavailable: the server is shutting down; connect to another one",
                 );
             }
+            if let (Some(share), Some(max)) = (&self.shared_sessions, self.limits.per_principal()) {
+                // The bound holds across replicas: the least recently active of the
+                // principal's sessions, wherever they are held, make room first.
+                share.make_room(&principal, max).await;
+            }
             let reservation = match self.table.reserve(&principal) {
                 Ok(reservation) => reservation,
                 Err(full) => return self.sessions_full(full, message.id),

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use http::request::Parts;
 use http::{StatusCode, header};
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::Semaphore;
 
@@ -78,6 +79,19 @@ impl McpHttp {
             self.metrics.sessions.clone(),
         );
         let sessions = Arc::new(LimitedSessions::new(direct, Arc::clone(&table)));
+        if let Some(share) = server.session_share() {
+            let held = Arc::downgrade(&sessions);
+            share.on_ended_elsewhere(Box::new(move |id| {
+                let Some(sessions) = held.upgrade() else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    if let Err(error) = sessions.close_session(&id.into()).await {
+                        tracing::debug!(target: "lazytool::mcp", %error, "cannot close a session ended elsewhere");
+                    }
+                });
+            }));
+        }
         let server = Arc::new(server);
         let lanes = Arc::new(Lanes::new(
             Arc::clone(&server),

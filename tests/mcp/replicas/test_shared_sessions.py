@@ -156,6 +156,36 @@ async def test_another_principal_cannot_take_a_session_on_any_replica(gateways: 
     assert DISCOVERY in await raw.tools(one)
 
 
+async def test_a_principals_sessions_are_bounded_across_replicas(tmp_path: Path, redis: RedisServer) -> None:
+    """`--max-sessions-per-principal 2` on both replicas: a third session of the principal,
+    wherever it opens, ends its least recently active one on every replica (404 there, as for
+    an idle session ended), and the two others go on."""
+    program = [*gateway(tmp_path, {"shared": {"redis": redis.url}}), "--max-sessions-per-principal", "2"]
+    cluster = Cluster(tmp_path, "haproxy", program, upstream="shop", haproxy_config=HAPROXY_SHARED_CONFIG)
+    try:
+        one, two = cluster.replicas
+        first, second, third = Raw(), Raw(), Raw()
+        await first.open(one)
+        assert DISCOVERY in await first.tools(two)
+        await second.open(two)
+        await third.open(one)
+        body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}).encode()
+        for replica in (one, two):
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+                    ended = await http.post(f"{replica.base}/mcp", content=body, headers=first.headers())
+                if ended.status_code == 404:
+                    break
+                assert time.monotonic() < deadline, f"{replica.name} still serves it: {ended.status_code}"
+                await anyio.sleep(0.05)
+        for raw in (second, third):
+            for replica in (one, two):
+                assert DISCOVERY in await raw.tools(replica)
+    finally:
+        cluster.close()
+
+
 async def test_two_replicas_discovering_at_once_merge(gateways: Cluster) -> None:
     """One session discovers `shop__wait` on replica1 and `shop__getProducts` on replica2 at the same
     time: both replicas list both (a union in Redis, never the last writer)."""

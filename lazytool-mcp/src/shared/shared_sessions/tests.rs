@@ -167,3 +167,42 @@ async fn an_unknown_session_is_unknown_and_a_deleted_one_is_gone() {
     SessionStore::delete(&inits, "s3").await.expect("deleted");
     assert!(loaded(&sessions, "s3").await.is_none());
 }
+
+#[tokio::test]
+async fn a_principals_sessions_are_bounded_across_replicas_the_least_recently_active_ended() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (one, two) = (replica(&redis), replica(&redis));
+    let closed = Arc::new(StdMutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&closed);
+    one.on_ended_elsewhere(Box::new(move |id| {
+        seen.lock().expect("not poisoned").push(id)
+    }));
+    let ci = Principal::new("ci");
+    let held = Arc::new(Held::default());
+    let follower: Arc<dyn SessionFollower> = held.clone();
+    one.follow("first", Arc::downgrade(&follower));
+    // Listening before the other replica announces.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Two sessions, one on each replica; the third makes room by ending the oldest.
+    for (replica, id) in [(&one, "first"), (&two, "second")] {
+        assert!(replica.make_room(&ci, 2).await.is_empty());
+        replica.opened(id, &ci);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while loaded(&one, "second").await.is_none() {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Another principal's sessions do not count.
+    assert!(two.make_room(&Principal::new("other"), 1).await.is_empty());
+    assert_eq!(two.make_room(&ci, 2).await, ["first"]);
+    assert!(loaded(&two, "first").await.is_none(), "its state is gone");
+    eventually("the replica holding it closed it", || {
+        closed.lock().expect("not poisoned").as_slice() == ["first"]
+    })
+    .await;
+    drop(follower);
+}
