@@ -36,7 +36,7 @@ pub(crate) const RETRY_AFTER_SECONDS: u64 = 1;
 /// |---|---|---|
 /// | `max_connections` | [`DEFAULT_MAX_CONNECTIONS`] | the connection gets `503` with `Retry-After` and is closed |
 /// | `max_sessions` | [`DEFAULT_MAX_SESSIONS`] | the least recently used session with no request in flight is closed (its client gets 404 and starts another); if every session is busy, `503` with `Retry-After` |
-/// | `max_sessions_per_principal` | unset (only `max_sessions` applies) | the same among that principal's sessions, `429` with `Retry-After` when all are busy; with a [`SharedStore`](crate::McpHttp::shared_store), across replicas: its least recently active session is ended on every replica |
+/// | `max_sessions_per_principal` | unset (only `max_sessions` applies) | the same among that principal's sessions, `429` with `Retry-After` when all are busy; with a shared store (`McpHttp::shared_store`, feature `redis`), across replicas: its least recently active session is ended on every replica |
 /// | `session_idle_timeout` | [`DEFAULT_SESSION_IDLE_TIMEOUT`] | the session is closed (404 afterwards) |
 /// | `max_connections` under pressure | — | a new connection first closes the one idle longest (one that never sent a whole request before one between requests); only with none idle is it refused |
 /// | `max_streams` | [`DEFAULT_MAX_STREAMS`], at most half of `max_connections` | a `GET` stream or `subscriptions/listen` gets `503` with `Retry-After` |
