@@ -251,30 +251,23 @@ impl SessionTable {
             }
             None => Principal::anonymous(),
         };
-        state.entries.insert(
-            id,
-            Entry {
-                principal,
-                last_used: Instant::now(),
-                busy: 0,
-                streams: 0,
-            },
-        );
-        self.live.set(gauge_value(state.entries.len()));
+        self.enter(&mut state, id, principal);
     }
 
     /// A session of `principal` restored from the store: it counts like one created here.
     fn insert_restored(&self, id: SessionId, principal: Principal) {
         let mut state = self.lock();
-        state.entries.insert(
-            id,
-            Entry {
-                principal,
-                last_used: Instant::now(),
-                busy: 0,
-                streams: 0,
-            },
-        );
+        self.enter(&mut state, id, principal);
+    }
+
+    fn enter(&self, state: &mut State, id: SessionId, principal: Principal) {
+        let entry = Entry {
+            principal,
+            last_used: Instant::now(),
+            busy: 0,
+            streams: 0,
+        };
+        state.entries.insert(id, entry);
         self.live.set(gauge_value(state.entries.len()));
     }
 
