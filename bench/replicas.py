@@ -110,8 +110,14 @@ def haproxy(processes: Processes, replicas: list[str]) -> str:
     environment = os.environ | {"MCP_FRONT": front, "MCP_REPLICA_1": replicas[0], "MCP_REPLICA_2": replicas[-1]}
     processes.start(["haproxy", "-db", "-f", str(HAPROXY_CONFIG)], env=environment,
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    port = int(front.rsplit(":", 1)[1])
-    wait_for(lambda: answers(port, b"GET /readyz HTTP/1.0\r\nHost: x\r\n\r\n", b"HTTP/1.1 200"), "haproxy")
+
+    def ready() -> bool:
+        try:
+            return httpx2.get(f"http://{front}/readyz", timeout=1).status_code == 200
+        except httpx2.HTTPError:
+            return False
+
+    wait_for(ready, "haproxy")
     return f"http://{front}/mcp"
 
 
@@ -138,7 +144,7 @@ async def client(url: str, seconds: float, latencies: list[float], failures: lis
             started = time.perf_counter()
             answer = await http.post(url, content=call, headers=headers(session))
             if answer.status_code != 200 or '"result"' not in answer.text or '"isError":true' in answer.text:
-                failures.append(f"{answer.status_code} {answer.text[:120]}")
+                failures.append(f"{answer.status_code} {answer.text[-300:]!r}")
             latencies.append(time.perf_counter() - started)
 
 
@@ -150,6 +156,8 @@ async def load(url: str, clients: int, seconds: float) -> dict:
         for _ in range(clients):
             group.start_soon(client, url, seconds, latencies, failures)
     elapsed = time.monotonic() - started
+    for failure in failures[:3]:
+        print(f"failed: {failure}", flush=True)
     ordered = sorted(latencies)
     return {
         "calls": len(latencies),

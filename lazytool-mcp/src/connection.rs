@@ -409,7 +409,7 @@ impl ServerHandler for McpConnection {
             session.begin_turn();
             let discovered = session.discovered().tools;
             if discovered.len() > before {
-                self.state.discovered_here(&discovered[before..]);
+                self.state.discovered_here(&discovered[before..]).await;
                 if let Err(error) = peer.notify_tool_list_changed().await {
                     tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
                 }

@@ -104,7 +104,7 @@ impl ConnectionState {
                 }
             }
         } else {
-            share.opened(&id, principal);
+            share.opened(&id, principal).await;
         }
         if self.shared.set((id.clone(), peer)).is_ok() {
             let follower: Arc<dyn SessionFollower> = Arc::clone(self) as Arc<dyn SessionFollower>;
@@ -155,10 +155,10 @@ impl ConnectionState {
         }
     }
 
-    /// Reports tools the session discovered here.
-    pub(crate) fn discovered_here(&self, names: &[String]) {
+    /// Reports tools the session discovered here, before the discovery is answered.
+    pub(crate) async fn discovered_here(&self, names: &[String]) {
         if let Some((share, id)) = self.share() {
-            share.discovered(id, names);
+            share.discovered(id, names).await;
         }
     }
 

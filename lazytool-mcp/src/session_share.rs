@@ -56,10 +56,12 @@ pub(crate) type ShareFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>
 pub(crate) trait SessionShare: Send + Sync + 'static {
     /// The state of session `id`.
     fn load<'a>(&'a self, id: &'a str) -> ShareFuture<'a, Loaded>;
-    /// A new session `id` of `principal`.
-    fn opened(&self, id: &str, principal: &Principal);
+    /// A new session `id` of `principal`; awaited before the handshake is answered.
+    fn opened<'a>(&'a self, id: &'a str, principal: &'a Principal) -> ShareFuture<'a, ()>;
     /// Session `id` discovered `names` (added to what it discovered before, on any replica).
-    fn discovered(&self, id: &str, names: &[String]);
+    /// Awaited before the discovery is answered: the client's next call, whichever replica it
+    /// lands on, finds the tools in the store.
+    fn discovered<'a>(&'a self, id: &'a str, names: &'a [String]) -> ShareFuture<'a, ()>;
     /// Session `id` asked for log messages from `level` up.
     fn log_level(&self, id: &str, level: LogLevel);
     /// Session `id` subscribed to the resource `uri`, or unsubscribed.

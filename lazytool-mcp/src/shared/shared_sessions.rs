@@ -97,13 +97,7 @@ impl SharedSessions {
     /// Runs `pipe` (with the expiry of the session's keys renewed and the change announced),
     /// in the background; on failure, the session is written whole later.
     fn write(self: &Arc<Self>, id: &str, mut pipe: redis::Pipeline, announce: bool) {
-        for key in self.keys(id) {
-            pipe.cmd("EXPIRE").arg(key).arg(self.ttl_seconds()).ignore();
-        }
-        if announce {
-            let message = format!("{} {id}", self.store.replica_id());
-            pipe.cmd("PUBLISH").arg(&self.channel).arg(message).ignore();
-        }
+        self.prepare(id, &mut pipe, announce);
         let (sessions, id) = (Arc::clone(self), id.to_owned());
         tokio::spawn(async move {
             let outcome = (sessions.store)
@@ -113,6 +107,30 @@ impl SharedSessions {
                 sessions.local().unwritten.insert(id);
             }
         });
+    }
+
+    /// Runs `pipe` as [`write`](Self::write) does, but before returning: what the client is
+    /// answered next is then in the store for every replica.
+    async fn write_now(&self, id: &str, mut pipe: redis::Pipeline, announce: bool) {
+        self.prepare(id, &mut pipe, announce);
+        let written = (self.store)
+            .run(|mut connection| async move { pipe.query_async::<()>(&mut connection).await })
+            .await;
+        if written.is_err() {
+            self.local().unwritten.insert(id.to_owned());
+        }
+    }
+
+    /// Adds to `pipe` the renewed expiry of the session's keys and, if `announce`, the
+    /// announcement of its change.
+    fn prepare(&self, id: &str, pipe: &mut redis::Pipeline, announce: bool) {
+        for key in self.keys(id) {
+            pipe.cmd("EXPIRE").arg(key).arg(self.ttl_seconds()).ignore();
+        }
+        if announce {
+            let message = format!("{} {id}", self.store.replica_id());
+            pipe.cmd("PUBLISH").arg(&self.channel).arg(message).ignore();
+        }
     }
 
     /// Writes again, every second while the store is down, the sessions whose writes failed.
@@ -380,36 +398,37 @@ impl SessionShare for Arc<SharedSessions> {
         })
     }
 
-    fn opened(&self, id: &str, principal: &Principal) {
-        let hash = self.store.key(&["session", id]);
-        let mut pipe = redis::pipe();
-        pipe.cmd("HSET")
-            .arg(&hash)
-            .arg("principal")
-            .arg(principal.name())
-            .ignore();
-        if let Some(issuer) = principal.issuer() {
+    fn opened<'a>(&'a self, id: &'a str, principal: &'a Principal) -> ShareFuture<'a, ()> {
+        Box::pin(async move {
+            let hash = self.store.key(&["session", id]);
+            let mut pipe = redis::pipe();
             pipe.cmd("HSET")
                 .arg(&hash)
-                .arg("issuer")
-                .arg(issuer)
+                .arg("principal")
+                .arg(principal.name())
                 .ignore();
-        }
-        self.remember_principal(id, principal.name(), &mut pipe);
-        self.write(id, pipe, false);
+            if let Some(issuer) = principal.issuer() {
+                pipe.cmd("HSET")
+                    .arg(&hash)
+                    .arg("issuer")
+                    .arg(issuer)
+                    .ignore();
+            }
+            self.remember_principal(id, principal.name(), &mut pipe);
+            self.write_now(id, pipe, false).await;
+        })
     }
 
-    fn discovered(&self, id: &str, names: &[String]) {
-        if names.is_empty() {
-            return;
-        }
-        let mut pipe = redis::pipe();
-        (pipe
-            .cmd("SADD")
-            .arg(self.store.key(&["session", id, "discovered"])))
-        .arg(names)
-        .ignore();
-        self.write(id, pipe, true);
+    fn discovered<'a>(&'a self, id: &'a str, names: &'a [String]) -> ShareFuture<'a, ()> {
+        Box::pin(async move {
+            if names.is_empty() {
+                return;
+            }
+            let mut pipe = redis::pipe();
+            let key = self.store.key(&["session", id, "discovered"]);
+            pipe.cmd("SADD").arg(key).arg(names).ignore();
+            self.write_now(id, pipe, true).await;
+        })
     }
 
     fn log_level(&self, id: &str, level: LogLevel) {

@@ -49,7 +49,7 @@ async fn two_replicas_discovering_for_one_session_merge_and_hear_of_each_other()
     };
     let (one, two) = (replica(&redis), replica(&redis));
     let alice = Principal::from_issuer("https://id.example", "alice", Default::default());
-    one.opened("s1", &alice);
+    one.opened("s1", &alice).await;
     let (held_one, held_two) = (Arc::new(Held::default()), Arc::new(Held::default()));
     let follower_one: Arc<dyn SessionFollower> = held_one.clone();
     let follower_two: Arc<dyn SessionFollower> = held_two.clone();
@@ -57,8 +57,8 @@ async fn two_replicas_discovering_for_one_session_merge_and_hear_of_each_other()
     two.follow("s1", Arc::downgrade(&follower_two));
     // Both listen before either announces.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    one.discovered("s1", &["a".to_owned()]);
-    two.discovered("s1", &["b".to_owned()]);
+    let (a, b) = (["a".to_owned()], ["b".to_owned()]);
+    tokio::join!(one.discovered("s1", &a), two.discovered("s1", &b));
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let state = loaded(&one, "s1").await.expect("stored");
@@ -120,8 +120,8 @@ async fn what_could_not_be_written_while_redis_was_down_is_written_once_it_is_ba
     };
     let follower: Arc<dyn SessionFollower> = held.clone();
     one.follow("s2", Arc::downgrade(&follower));
-    one.opened("s2", &Principal::new("ci"));
-    one.discovered("s2", &["report".to_owned()]);
+    one.opened("s2", &Principal::new("ci")).await;
+    one.discovered("s2", &["report".to_owned()]).await;
     assert!(matches!(
         SessionShare::load(&two, "s2").await,
         Loaded::Unreachable
@@ -158,7 +158,7 @@ async fn an_unknown_session_is_unknown_and_a_deleted_one_is_gone() {
             .expect("answers")
             .is_none()
     );
-    sessions.opened("s3", &Principal::new("ci"));
+    sessions.opened("s3", &Principal::new("ci")).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while loaded(&sessions, "s3").await.is_none() {
         assert!(Instant::now() < deadline);
@@ -188,7 +188,7 @@ async fn a_principals_sessions_are_bounded_across_replicas_the_least_recently_ac
     // Two sessions, one on each replica; the third makes room by ending the oldest.
     for (replica, id) in [(&one, "first"), (&two, "second")] {
         assert!(replica.make_room(&ci, 2).await.is_empty());
-        replica.opened(id, &ci);
+        replica.opened(id, &ci).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let deadline = Instant::now() + Duration::from_secs(10);
