@@ -34,7 +34,7 @@ pub const METRICS_PATH: &str = "/metrics";
 ///   and `DELETE` to end it; a session idle for
 ///   [`session_idle_timeout`](McpHttp::session_idle_timeout) is closed. Clients of 2026-07-28
 ///   are served statelessly: the same call-through tool list on every request (see
-///   [`McpConnection`]).
+///   [`McpConnection`](crate::McpConnection)).
 /// - Security: a request whose `Origin` is not allowed gets 403 (default: `http`/`https` on
 ///   `localhost`, `127.0.0.1` and `[::1]`; requests without `Origin` pass), and whose `Host`
 ///   is not allowed 403 too (default: the same hosts); with tokens, one without a valid
