@@ -139,3 +139,47 @@ fn granted(server: &McpServer, registry: &Registry, options: &SessionOptions) ->
     }
     registry.tools().map(|tool| options.allows(tool)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool};
+    use serde_json::json;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_discovery_made_in_a_replaced_session_reaches_the_current_one() {
+        let tool = |name: &str| {
+            DynamicTool::new(
+                name.to_owned(),
+                "A tool.",
+                json!({"type": "object"}),
+                |_, _| async { Ok::<_, String>(json!("done")) },
+            )
+            .lazy(true)
+        };
+        let registry = Registry::builder()
+            .without_inventory()
+            .tools([tool("mine"), tool("elsewhere")])
+            .build()
+            .expect("a registry");
+        let server = McpServer::new(registry);
+        let bound = Bound::new(&server, &Principal::anonymous(), AccessEpoch::default());
+        // A discovery runs in the session as it was...
+        let running = bound.session(&server);
+        // ...while another replica's discovery replaces it.
+        assert!(bound.add_discovered(&server, &["elsewhere".to_owned()]));
+        running
+            .call(DISCOVERY_TOOL_NAME, json!({"toolNames": ["mine"]}))
+            .await;
+        // What the connection then reports of the discovery it answered.
+        assert!(bound.add_discovered(&server, &["mine".to_owned()]));
+        let mut discovered = bound.session(&server).discovered().tools;
+        discovered.sort();
+        assert_eq!(discovered, ["elsewhere", "mine"]);
+        assert!(
+            !bound.add_discovered(&server, &["mine".to_owned()]),
+            "nothing new"
+        );
+    }
+}

@@ -155,8 +155,13 @@ impl ConnectionState {
         }
     }
 
-    /// Reports tools the session discovered here, before the discovery is answered.
+    /// Reports tools the session discovered here, before the discovery is answered. The
+    /// session the discovery ran in may have been replaced meanwhile (by what another replica
+    /// discovered, a request's other claims, a changed catalog): the current one gets them too.
     pub(crate) async fn discovered_here(&self, names: &[String]) {
+        if let Some(bound) = self.bound.get() {
+            bound.add_discovered(&self.server, names);
+        }
         if let Some((share, id)) = self.share() {
             share.discovered(id, names).await;
         }
