@@ -18,12 +18,7 @@ pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
 
 /// The principal the HTTP guard authenticated; anonymous on stdio.
 pub(crate) fn principal(context: &RequestContext<RoleServer>) -> Principal {
-    context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>())
-        .cloned()
-        .unwrap_or_else(Principal::anonymous)
+    marked(context).unwrap_or_else(Principal::anonymous)
 }
 
 /// Whether the request is the `initialize` rmcp replays to restore a session another replica
@@ -42,10 +37,14 @@ pub(crate) fn is_restore(context: &RequestContext<RoleServer>) -> bool {
 
 /// The access rules the HTTP guard authenticated the request under; on stdio, the only ones.
 pub(crate) fn access_epoch(context: &RequestContext<RoleServer>) -> AccessEpoch {
+    marked(context).unwrap_or_default()
+}
+
+/// What the HTTP guard put in the request's extensions, if it did.
+fn marked<T: Clone + Send + Sync + 'static>(context: &RequestContext<RoleServer>) -> Option<T> {
     context
         .extensions
         .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<AccessEpoch>())
-        .copied()
-        .unwrap_or_default()
+        .and_then(|parts| parts.extensions.get::<T>())
+        .cloned()
 }

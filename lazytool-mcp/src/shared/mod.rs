@@ -57,6 +57,8 @@ mod limit_script;
 mod redacted_url;
 #[cfg(test)]
 pub(crate) mod redis_server;
+#[cfg(feature = "server-http")]
+mod session_inits;
 #[cfg(any(feature = "server-http", feature = "client"))]
 pub(crate) mod shared_admission;
 #[cfg(feature = "server-http")]
@@ -68,7 +70,9 @@ mod store_health;
 pub use failure_policy::FailurePolicy;
 pub use invalid_store_url::InvalidStoreUrl;
 #[cfg(feature = "server-http")]
-pub(crate) use shared_sessions::{SessionInits, SharedSessions};
+pub(crate) use session_inits::SessionInits;
+#[cfg(feature = "server-http")]
+pub(crate) use shared_sessions::SharedSessions;
 pub use shared_store::{DEFAULT_KEY_PREFIX, LEASE_MARGIN, SharedStore};
 #[cfg(any(feature = "server-http", feature = "client"))]
 pub(crate) use store_down::StoreDown;

@@ -24,9 +24,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use rmcp::transport::streamable_http_server::session::{
-    SessionState, SessionStore, SessionStoreError,
-};
+use rmcp::transport::streamable_http_server::session::SessionState;
 use tokio::time::Instant;
 
 use super::SharedStore;
@@ -42,7 +40,7 @@ const RETRY_EVERY: Duration = Duration::from_secs(1);
 
 /// The sessions of one server in the store.
 pub(crate) struct SharedSessions {
-    store: SharedStore,
+    pub(super) store: SharedStore,
     /// Ends a session held here that another replica ended to make room.
     closer: Mutex<Option<Closer>>,
     /// How long a session's keys live after its last request: the session idle timeout.
@@ -53,14 +51,14 @@ pub(crate) struct SharedSessions {
 
 /// What this replica keeps of the sessions it serves.
 #[derive(Default)]
-struct Local {
+pub(super) struct Local {
     followers: HashMap<String, Weak<dyn SessionFollower>>,
     /// The `initialize` of each session served here, to write again after an outage.
-    inits: HashMap<String, SessionState>,
+    pub(super) inits: HashMap<String, SessionState>,
     /// When each session's keys were last given a new expiry.
     refreshed: HashMap<String, Instant>,
     /// Sessions whose state could not be written: written whole once the store answers.
-    unwritten: HashSet<String>,
+    pub(super) unwritten: HashSet<String>,
     listening: bool,
 }
 
@@ -78,11 +76,11 @@ impl SharedSessions {
         sessions
     }
 
-    fn local(&self) -> std::sync::MutexGuard<'_, Local> {
+    pub(super) fn local(&self) -> std::sync::MutexGuard<'_, Local> {
         self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn keys(&self, id: &str) -> [String; 3] {
+    pub(super) fn keys(&self, id: &str) -> [String; 3] {
         [
             self.store.key(&["session", id]),
             self.store.key(&["session", id, "discovered"]),
@@ -90,7 +88,7 @@ impl SharedSessions {
         ]
     }
 
-    fn ttl_seconds(&self) -> u64 {
+    pub(super) fn ttl_seconds(&self) -> u64 {
         self.ttl.as_secs().max(1)
     }
 
@@ -368,7 +366,7 @@ impl SharedSessions {
 }
 
 impl Local {
-    fn forget(&mut self, id: &str) {
+    pub(super) fn forget(&mut self, id: &str) {
         self.followers.remove(id);
         self.inits.remove(id);
         self.refreshed.remove(id);
@@ -530,77 +528,6 @@ impl SessionShare for Arc<SharedSessions> {
             local.followers.insert(id.to_owned(), follower);
         }
         self.listen();
-    }
-}
-
-/// rmcp's side of the store: the client's `initialize`, which rmcp replays to restore the
-/// session on a replica that does not hold it. While the store is down, a session not held
-/// here is unknown (404: its client starts another), as without a store.
-pub(crate) struct SessionInits(pub(crate) Arc<SharedSessions>);
-
-#[async_trait::async_trait]
-impl SessionStore for SessionInits {
-    async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
-        let hash = self.0.store.key(&["session", id]);
-        let init: Result<Option<String>, _> = (self.0.store)
-            .run(|mut connection| async move {
-                redis::cmd("HGET")
-                    .arg(hash)
-                    .arg("init")
-                    .query_async(&mut connection)
-                    .await
-            })
-            .await;
-        match init {
-            Ok(Some(init)) => Ok(serde_json::from_str(&init).ok()),
-            Ok(None) => Ok(None),
-            Err(error) => {
-                tracing::warn!(target: "lazytool::mcp", session = id, reason = %error.reason, "cannot read a session from the shared store: answered as unknown");
-                Ok(None)
-            }
-        }
-    }
-
-    async fn store(&self, id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
-        self.0.local().inits.insert(id.to_owned(), state.clone());
-        let init = serde_json::to_string(state)?;
-        let hash = self.0.store.key(&["session", id]);
-        let ttl = self.0.ttl_seconds();
-        let written = (self.0.store)
-            .run(|mut connection| async move {
-                redis::pipe()
-                    .cmd("HSET")
-                    .arg(&hash)
-                    .arg("init")
-                    .arg(init)
-                    .ignore()
-                    .cmd("EXPIRE")
-                    .arg(&hash)
-                    .arg(ttl)
-                    .ignore()
-                    .query_async::<()>(&mut connection)
-                    .await
-            })
-            .await;
-        if written.is_err() {
-            // Written whole once the store answers; the client is served here meanwhile.
-            self.0.local().unwritten.insert(id.to_owned());
-        }
-        Ok(())
-    }
-
-    async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
-        self.0.local().forget(id);
-        let keys = self.0.keys(id);
-        (self.0.store)
-            .run(|mut connection| async move {
-                redis::cmd("DEL")
-                    .arg(&keys[..])
-                    .query_async::<()>(&mut connection)
-                    .await
-            })
-            .await
-            .map_err(|error| error.reason.into())
     }
 }
 

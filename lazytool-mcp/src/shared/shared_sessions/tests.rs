@@ -1,7 +1,9 @@
 use std::sync::Mutex as StdMutex;
 
 use super::*;
+use crate::shared::SessionInits;
 use crate::shared::redis_server::RedisServer;
+use rmcp::transport::streamable_http_server::session::SessionStore;
 
 /// A session served by a test "replica": what it holds, and what it was told.
 #[derive(Default)]
