@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use lazytool_mcp::{LockState, McpCatalog};
+use lazytool_mcp_client::{LockState, McpCatalog};
 use lazytool_runtime::tokens::count_json_tokens;
 use lazytool_runtime::{Registry, SessionOptions, ToolDefinition};
 use serde_json::json;

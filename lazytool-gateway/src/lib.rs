@@ -25,7 +25,7 @@ pub mod guide;
 mod lock;
 mod login;
 
-use lazytool_mcp::McpCatalog;
+use lazytool_mcp_client::McpCatalog;
 use lazytool_runtime::{CallLimits, Registry, RegistryBuilder};
 
 pub use audit::open_audit;
@@ -66,7 +66,7 @@ pub fn base() -> RegistryBuilder {
 /// # Ok(()) }
 /// ```
 pub async fn start(
-    servers: Vec<lazytool_mcp::McpSource>,
+    servers: Vec<lazytool_mcp_client::McpSource>,
 ) -> Result<McpCatalog, lazytool_runtime::RegistryError> {
     McpCatalog::start(base, servers).await
 }
@@ -87,7 +87,7 @@ pub async fn start(
 /// # Ok(()) }
 /// ```
 pub async fn start_with_embeddings(
-    servers: Vec<lazytool_mcp::McpSource>,
+    servers: Vec<lazytool_mcp_client::McpSource>,
     embeddings: Option<lazytool_runtime::Embeddings>,
 ) -> Result<McpCatalog, lazytool_runtime::RegistryError> {
     match embeddings {

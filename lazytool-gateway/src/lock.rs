@@ -1,11 +1,11 @@
 //! `lock [--update SERVER...]`: which servers, the lock file read or begun, what was pinned
 //! and the diff of every change printed. Starting and pinning the servers is
-//! `lazytool_mcp::Lock::pin_servers`.
+//! `lazytool_mcp_client::Lock::pin_servers`.
 
 use std::fmt::Write;
 use std::path::Path;
 
-use lazytool_mcp::{Lock, McpSource, Repinned};
+use lazytool_mcp_client::{Lock, McpSource, Repinned};
 use lazytool_runtime::source::ToolSource;
 use similar::TextDiff;
 

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use lazytool_mcp::Redactor;
+use lazytool_mcp_client::Redactor;
 use tracing_subscriber::fmt::MakeWriter;
 
 /// Writes each formatted log line to stderr through a [`Redactor`]: URLs lose their user

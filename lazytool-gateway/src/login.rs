@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use lazytool_mcp::{LOGIN_TIMEOUT, Upstream};
+use lazytool_mcp_client::{LOGIN_TIMEOUT, Upstream};
 use lazytool_runtime::source::ToolSource;
 
 use crate::config::Config;
@@ -60,7 +60,7 @@ pub async fn login(config: &Config, server: &str) -> Result<PathBuf, String> {
         );
     };
     let name = server.to_owned();
-    lazytool_mcp::login(server, upstream, move |url| show(&name, url))
+    lazytool_mcp_client::login(server, upstream, move |url| show(&name, url))
         .await
         .map_err(|error| upstream.redactor().apply(&error.to_string()))?;
     Ok(path)

@@ -11,7 +11,8 @@ mod status;
 use std::process::ExitCode;
 
 use lazytool_gateway::{Cli, Command};
-use lazytool_mcp::{AuditLog, CallTally, McpServer, Redactor, Relay, shutdown_signal};
+use lazytool_mcp::{AuditLog, CallTally, McpServer, Relay, shutdown_signal};
+use lazytool_mcp_client::Redactor;
 use lazytool_runtime::{CancellationToken, SessionOptions};
 use log::RedactedStderr;
 use metrics::upstream_metrics;

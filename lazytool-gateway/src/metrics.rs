@@ -1,13 +1,13 @@
 //! What `GET /metrics` says of the upstreams, beside the HTTP server's own figures:
 //! [`UpstreamMetrics`].
 
-use lazytool_mcp::McpCatalog;
 use lazytool_mcp::prometheus_client::collector::Collector;
 use lazytool_mcp::prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use lazytool_mcp::prometheus_client::metrics::counter::ConstCounter;
 use lazytool_mcp::prometheus_client::metrics::family::Family;
 use lazytool_mcp::prometheus_client::metrics::gauge::Gauge;
 use lazytool_mcp::prometheus_client::registry::Registry;
+use lazytool_mcp_client::McpCatalog;
 
 type ByServer = Family<Vec<(String, String)>, Gauge>;
 

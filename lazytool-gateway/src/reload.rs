@@ -7,7 +7,8 @@
 use std::error::Error;
 
 use lazytool_gateway::{Cli, Fingerprints};
-use lazytool_mcp::{AccessReload, AuditLog, McpCatalog, McpServer, Redactor, Relay, SharedStore};
+use lazytool_mcp::{AccessReload, AuditLog, McpServer, Relay, SharedStore};
+use lazytool_mcp_client::{McpCatalog, Redactor};
 use lazytool_runtime::source::ToolSource;
 
 use crate::log::RedactedStderr;

@@ -5,10 +5,8 @@
 use std::error::Error;
 
 use lazytool_gateway::{Cli, Config, Fingerprints};
-use lazytool_mcp::{
-    Lock, LockState, McpHttp, McpServer, McpSource, PreparedHttp, PrincipalLimits, Relay,
-    SharedStore, TokenStore,
-};
+use lazytool_mcp::{McpHttp, McpServer, PreparedHttp, PrincipalLimits, Relay, SharedStore};
+use lazytool_mcp_client::{Lock, LockState, McpSource, TokenStore};
 use lazytool_runtime::source::ToolSource;
 
 /// The configuration file parsed, and its parts as text.

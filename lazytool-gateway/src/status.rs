@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use html_escape::{encode_double_quoted_attribute as attribute, encode_text as text};
-use lazytool_mcp::{CallCounts, CallTally, ChangedDefinition, McpCatalog};
+use lazytool_mcp::{CallCounts, CallTally};
+use lazytool_mcp_client::{ChangedDefinition, McpCatalog};
 use similar::TextDiff;
 
 /// Where the page is served.

@@ -4,7 +4,7 @@
 //! JSON path.
 
 use lazytool_gateway::parse;
-use lazytool_mcp::{InheritEnv, Upstream};
+use lazytool_mcp_client::{InheritEnv, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::json;
 
@@ -403,7 +403,7 @@ fn types_must_agree_with_the_entry_and_files_name_their_servers_once() {
 
 #[test]
 fn oauth_settings_reach_the_http_upstream_with_one_token_store() {
-    use lazytool_mcp::{Grant, OAuth, TokenStore};
+    use lazytool_mcp_client::{Grant, OAuth, TokenStore};
 
     let text = json!({
         "mcpServers": {

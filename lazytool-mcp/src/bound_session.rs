@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use lazytool_runtime::{DiscoveredSet, Registry, Session, SessionOptions};
 use tokio::sync::watch;
 
+use crate::Principal;
 use crate::access_epoch::AccessEpoch;
-use crate::principal::Principal;
 use crate::server::McpServer;
 
 pub(crate) struct Bound {

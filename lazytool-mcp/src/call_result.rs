@@ -4,8 +4,8 @@ use lazytool_runtime::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-use crate::content::block;
 use crate::structured;
+use lazytool_mcp_core::content::block;
 
 /// Failures are `isError` results with the message as text. A structured success without
 /// parts (a code mode script's object) is its JSON as text and as `structuredContent`. A success with

@@ -22,19 +22,19 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::LogLevel;
+use crate::McpRequest;
+use crate::Principal;
 use crate::access_epoch::AccessEpoch;
 use crate::audit::{AuditLine, CallAudit};
 use crate::bound_session::{Bound, Relisted};
-use crate::call_note::{self, Refused};
+use crate::call_note::Refused;
 use crate::call_result::call_result;
 use crate::connection_state::ConnectionState;
 use crate::input::asking::{Asked, Asking};
 use crate::input::round::RoundEnd;
 use crate::listing::mcp_tool;
-use crate::log_level::LogLevel;
 use crate::offers::serving as offers;
-use crate::principal::Principal;
-use crate::request::McpRequest;
 use crate::request_facts::{access_epoch, is_restore, is_stateless, principal};
 use crate::server::McpServer;
 
@@ -277,7 +277,6 @@ impl ServerHandler for McpConnection {
             );
             log.record(&line);
         }
-        #[cfg(feature = "client")]
         if let Some(relay) = self.server.relayed_to() {
             relay.client_announced(&request.capabilities);
         }
@@ -344,7 +343,6 @@ impl ServerHandler for McpConnection {
             state,
         };
         let stateless = matches!(served, Served::Stateless(_));
-        #[cfg(feature = "client")]
         if stateless
             && let Some(relay) = self.server.relayed_to()
             && let Some(capabilities) = context.client_capabilities()
@@ -359,15 +357,19 @@ impl ServerHandler for McpConnection {
             Served::Stateless(_) => context.meta.log_level().map(LogLevel::of_rmcp),
             Served::Stateful(_) => self.state.log_level(),
         };
+        // The request travels in the call's context, to the tool and to what it hands its
+        // context to; the upstream side notes through it what the answer must say.
         let request = McpRequest::new(context, principal, log_level);
-        let call = request.scope(session.call_with_context(&name, arguments, tool_context));
-        let (result, note) = tokio::select! {
-            noted = call_note::noted(call) => noted,
+        let tool_context = tool_context.with_extension(request.clone());
+        let call = session.call_with_context(&name, arguments, tool_context);
+        let result = tokio::select! {
+            result = call => result,
             // rmcp drops the response to a cancelled request; this only stops the call.
             () = cancelled.cancelled() => {
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
         };
+        let note = request.take_note();
         let ended = match asking.end(&self.server, result.is_error()) {
             RoundEnd::Complete => None,
             RoundEnd::InputRequired(required) => {

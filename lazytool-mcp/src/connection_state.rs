@@ -12,10 +12,10 @@ use lazytool_runtime::CancellationToken;
 use rmcp::model::ErrorData;
 use rmcp::{Peer, RoleServer};
 
+use crate::LogLevel;
+use crate::Principal;
 use crate::bound_session::Bound;
-use crate::log_level::LogLevel;
 use crate::offers::subscriptions::Subscriptions;
-use crate::principal::Principal;
 use crate::server::McpServer;
 use crate::session_share::{Loaded, SessionFollower, SessionShare, SharedSessionState};
 

@@ -66,19 +66,21 @@
 //! | (none) | a server on stdio or any byte stream: [`McpServer`], [`McpConnection`] | rmcp's server |
 //! | `server-http` | streamable HTTP serving: `McpHttp`, `McpServer::serve_http` | axum, hyper, prometheus-client |
 //! | `cli` | `HttpArgs`, the HTTP serving flags as clap arguments (implies `server-http`) | clap, toml |
-//! | `client` | upstream servers as child processes: `McpSource`, `McpCatalog`, `Lock`, `Relay` | rmcp's client |
-//! | `client-http` | streamable HTTP upstreams: `Upstream::url` (implies `client`) | reqwest with rustls |
-//! | `oauth` | MCP authorization of HTTP upstreams: `OAuth`, `login` (implies `client-http`) | oauth2, jsonwebtoken, axum |
+//! | `oidc` | bearer tokens that are JWTs of an OpenID Connect issuer: `Oidc`, `McpHttp::oidc` (implies `server-http`) | jsonwebtoken, reqwest with rustls |
 //! | `code-mode` | the runtime's `code-mode`: served sessions with `SessionOptions::code_mode` offer `__lazy__code__` | rquickjs (QuickJS, from source) |
-//! | `redis` | `SharedStore`: limits per principal (`McpHttp::shared_store`) and per upstream server (`McpSource::shared_store`) shared by replicas through Redis | redis (tokio, rustls for `rediss://`) |
+//! | `redis` | `SharedStore`: limits per principal and sessions (`McpHttp::shared_store`) shared by replicas through Redis | redis (tokio, rustls for `rediss://`) |
 //!
-//! `lazytool-gateway` turns on `cli`, `client-http`, `oauth`, `oidc` and `redis`, and `code-mode` with its own.
+//! The upstream side of MCP (other MCP servers as tool sources: `McpSource`, `McpCatalog`,
+//! `Lock`, OAuth) is [lazytool-mcp-client](https://docs.rs/lazytool-mcp-client); what both
+//! sides share is lazytool-mcp-core's, re-exported here. `lazytool-gateway` turns on `cli`,
+//! `oidc` and `redis` here and every feature of lazytool-mcp-client, and `code-mode` with its
+//! own.
 
 #![warn(unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The docs of what every build has link to what features add; docs.rs has all features.
 #![cfg_attr(
-    not(all(feature = "cli", feature = "oauth")),
+    not(all(feature = "cli", feature = "oidc", feature = "redis")),
     allow(rustdoc::broken_intra_doc_links)
 )]
 
@@ -90,84 +92,59 @@ struct CrateReadmeDoctests;
 mod access_epoch;
 mod audit;
 mod bound_session;
-mod call_note;
 mod call_result;
-mod canonical;
 mod connection;
 mod connection_state;
-mod content;
 mod error;
 pub mod guide;
 mod input;
-mod jsonrpc;
-mod limit;
 mod listing;
-mod log_level;
 mod offers;
-mod principal;
-mod request;
 mod request_facts;
 mod server;
 mod session_share;
-#[cfg(feature = "redis")]
+#[cfg(all(feature = "redis", feature = "server-http"))]
 mod shared;
 mod shutdown_signal;
-#[cfg(feature = "client")]
-mod source;
 mod stdio;
 #[cfg(feature = "server-http")]
 mod streamable_http;
 mod structured;
 
+// The pieces this side shares with the upstream side (lazytool-mcp-client), by their paths.
+use lazytool_mcp_core::{call_note, canonical, jsonrpc, limit};
+
 pub use audit::{
     AUDIT_CHANNEL_BOUND, AuditLog, CallCounts, CallTally, MAX_TALLIED_NAMES, Rotation, TALLY_OTHERS,
 };
 pub use connection::McpConnection;
-pub use content::McpContent;
 pub use error::McpError;
-pub use limit::{CallQuota, InvalidLimit, LimitExceeded, LimitKind, LimitScope, LimitsHit, Rate};
-#[cfg(feature = "server-http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
-pub use limit::{DEFAULT_MAX_TRACKED_PRINCIPALS, PrincipalLimits};
-pub use log_level::{LogLevel, UnknownLogLevel};
-pub use offers::completion::CompletionFuture;
-pub use offers::prompts::{PromptFuture, PromptProvider};
-pub use offers::resources::{ReadFuture, ResourceProvider, WatchFuture};
-pub use principal::{ISSUER_PRINCIPAL_PREFIX, Principal};
-pub use request::McpRequest;
+// What a server's users need of what it shares with the upstream side.
+pub use lazytool_mcp_core::{
+    CallQuota, CompletionFuture, ISSUER_PRINCIPAL_PREFIX, InvalidLimit, LimitExceeded, LimitKind,
+    LimitScope, LimitsHit, LogLevel, McpContent, McpRequest, Principal, PromptFuture,
+    PromptProvider, Rate, ReadFuture, Relay, ResourceProvider, UnknownLogLevel, WatchFuture,
+};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use lazytool_mcp_core::{
+    DEFAULT_KEY_PREFIX, FailurePolicy, InvalidStoreUrl, LEASE_MARGIN, SharedStore, StoreHealth,
+};
 pub use server::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_LINE_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL,
     McpServer,
 };
-#[cfg(feature = "redis")]
-#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub use shared::{
-    DEFAULT_KEY_PREFIX, FailurePolicy, InvalidStoreUrl, LEASE_MARGIN, SharedStore, StoreHealth,
-};
 pub use shutdown_signal::shutdown_signal;
-#[cfg(feature = "oauth")]
-#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
-pub use source::oauth::{
-    Approval, Approver, Grant, LOGIN_TIMEOUT, OAuth, OAuthError, SigningAlgorithm, Step,
-    TokenStore, login, login_with,
-};
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use source::{
-    ChangedDefinition, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_START_TIMEOUT, Elicited,
-    Elicitor, InheritEnv, LOCK_VERSION, Lock, LockError, LockState, McpCatalog, McpSource,
-    PatternError, Pin, Pinned, PromptsAndResources, Reconciled, Redactor, Relay, Repinned,
-    ServerLock, ServerState, SourceReport, ToolNote, ToolSelection, Upstream,
-};
 pub use stdio::transport::MAX_REQUESTS_IN_FLIGHT;
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub use streamable_http::{
     AccessReload, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS,
-    DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_SESSION_IDLE_TIMEOUT, HEALTHZ_PATH, HttpLimits,
-    MCP_PATH, METRICS_PATH, McpHttp, McpHttpService, OpenFilesLimit, OriginPattern,
-    OriginPatternError, PublicUrlError, READYZ_PATH, Readiness, raise_open_files_limit,
+    DEFAULT_MAX_STREAMS_PER_SESSION, DEFAULT_MAX_TRACKED_PRINCIPALS, DEFAULT_SESSION_IDLE_TIMEOUT,
+    HEALTHZ_PATH, HttpLimits, MCP_PATH, METRICS_PATH, McpHttp, McpHttpService, OpenFilesLimit,
+    OriginPattern, OriginPatternError, PrincipalLimits, PublicUrlError, READYZ_PATH, Readiness,
+    raise_open_files_limit,
 };
 #[cfg(feature = "oidc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oidc")))]

@@ -5,8 +5,8 @@
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
+use crate::Principal;
 use crate::access_epoch::AccessEpoch;
-use crate::principal::Principal;
 
 /// Whether the request is of a protocol version without a handshake (2026-07-28 on), whose
 /// tool list must not depend on earlier requests.

@@ -12,15 +12,14 @@ use rmcp::model::{
 };
 use tokio::sync::watch;
 
+use crate::Principal;
+use crate::PromptProvider;
+use crate::Relay;
+use crate::ResourceProvider;
 use crate::audit::AuditLog;
 pub use crate::input::request_state::DEFAULT_REQUEST_STATE_TTL;
 use crate::input::request_state::RequestStates;
-use crate::offers::prompts::PromptProvider;
-use crate::offers::resources::ResourceProvider;
-use crate::principal::Principal;
 use crate::session_share::SessionShare;
-#[cfg(feature = "client")]
-use crate::source::requests::relay::Relay;
 
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
@@ -35,16 +34,7 @@ pub(crate) type OffersGate = Arc<dyn Fn(&Principal, &str) -> bool + Send + Sync>
 /// ```
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
-/// The default of [`McpServer::max_line_bytes`]: 4 MiB.
-///
-/// ```
-/// use lazytool_mcp::{DEFAULT_MAX_LINE_BYTES, McpServer};
-///
-/// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
-/// // Lines of up to 16 MiB, for arguments that carry whole files.
-/// let server = McpServer::new(registry).max_line_bytes(4 * DEFAULT_MAX_LINE_BYTES);
-/// ```
-pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub use lazytool_mcp_core::DEFAULT_MAX_LINE_BYTES;
 
 /// An MCP server for a [`Registry`]: one [`Session`](lazytool_runtime::Session) per
 /// connection for clients of protocol versions with a handshake, a fixed call-through tool
@@ -83,7 +73,6 @@ pub struct McpServer {
     prompts: Option<Arc<dyn PromptProvider>>,
     resources: Option<Arc<dyn ResourceProvider>>,
     page_size: usize,
-    #[cfg(feature = "client")]
     relay: Option<Relay>,
     withheld: Option<Withheld>,
     audit: Option<AuditLog>,
@@ -163,7 +152,6 @@ impl McpServer {
             prompts: None,
             resources: None,
             page_size: DEFAULT_PAGE_SIZE,
-            #[cfg(feature = "client")]
             relay: None,
             withheld: None,
             audit: None,
@@ -410,7 +398,7 @@ impl McpServer {
 
     /// Answers a call to a tool that is not served with an `isError` result saying why,
     /// when `why` knows the name (a tool an upstream added that its lock has not approved,
-    /// say: [`McpCatalog::withheld_tool`](crate::McpCatalog::withheld_tool)); other unknown
+    /// say: [`McpCatalog::withheld_tool`](https://docs.rs/lazytool-mcp-client/latest/lazytool_mcp_client/struct.McpCatalog.html#method.withheld_tool)); other unknown
     /// names stay `-32602`.
     ///
     /// ```
@@ -506,7 +494,7 @@ impl McpServer {
     }
 
     /// Records in `relay` what each client announces in its `initialize` (sampling,
-    /// elicitation), for the [`McpSource`](crate::McpSource)s whose tools this server
+    /// elicitation), for the [`McpSource`](https://docs.rs/lazytool-mcp-client/latest/lazytool_mcp_client/struct.McpSource.html)s whose tools this server
     /// serves: they announce it to their servers and pass those servers' requests during a
     /// call on to the client of the call. See [`Relay`].
     ///
@@ -518,14 +506,11 @@ impl McpServer {
     /// let server = McpServer::new(registry).relay(relay.clone());
     /// // and `McpSource::relay(relay)` on each source.
     /// ```
-    #[cfg(feature = "client")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
     pub fn relay(mut self, relay: Relay) -> Self {
         self.relay = Some(relay);
         self
     }
 
-    #[cfg(feature = "client")]
     pub(crate) fn relayed_to(&self) -> Option<&Relay> {
         self.relay.as_ref()
     }

@@ -11,8 +11,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Weak;
 
-use crate::log_level::LogLevel;
-use crate::principal::Principal;
+use crate::LogLevel;
+use crate::Principal;
 
 /// What the store holds of one session, besides the client's `initialize` (which rmcp's
 /// session store keeps): whose it is, what it discovered, what it asked for. Never a token

@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 
-use lazytool_mcp::McpServer;
+use lazytool_mcp::{McpRequest, McpServer};
 use lazytool_runtime::{
     CODE_TOOL_NAME, CancellationToken, CodeMode, DISCOVERY_TOOL_NAME, DynamicTool, Registry,
     SessionOptions,
@@ -183,4 +183,46 @@ async fn over_stateless_http_a_script_calls_lazy_tools_without_discovery() {
     let answered = exchange(addr, &post(addr, &headers, &script)).await;
     assert_answer(&answered.message());
     stop.cancel();
+}
+
+#[tokio::test]
+async fn the_calls_of_a_script_run_for_the_request_of_the_code_tool() {
+    let caller = DynamicTool::new(
+        "caller",
+        "Who sent the request this call runs for.",
+        json!({"type": "object"}),
+        |_, context| async move {
+            let request = McpRequest::of(&context).ok_or("no MCP request")?;
+            let sent = request
+                .progress(1.0, None, Some("from a script's call"))
+                .await;
+            let sent = sent.map_err(|error| error.to_string())?;
+            Ok::<_, String>(json!({"principal": request.principal().name(), "progress": sent}))
+        },
+    );
+    let registry = Registry::builder()
+        .without_inventory()
+        .tool(caller)
+        .build()
+        .expect("valid tools");
+    let server = McpServer::new(registry).options(SessionOptions::new().code_mode(CodeMode::new()));
+    let mut client = Client::connect(server);
+    client.initialize("2025-11-25").await;
+    let script = "return await tools.caller();";
+    let params = json!({"name": CODE_TOOL_NAME, "arguments": {"code": script}, "_meta": {"progressToken": "s"}});
+    let answered = client.request(1, "tools/call", params).await;
+    assert_eq!(
+        answered["result"]["structuredContent"],
+        json!({"principal": "anonymous", "progress": true}),
+        "{answered}"
+    );
+    assert!(
+        client
+            .notifications
+            .iter()
+            .any(|message| message["params"]["message"] == "from a script's call"),
+        "{:?}",
+        client.notifications
+    );
+    assert!(client.close().await.is_empty());
 }

@@ -26,8 +26,8 @@ fn add(a: i64, b: i64) -> i64 {
 
 /// Counts to three, reporting progress.
 #[tool]
-async fn count() -> Result<String, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
+async fn count(ctx: ToolContext) -> Result<String, String> {
+    let request = McpRequest::of(&ctx).ok_or("not called over MCP")?;
     for step in 1..=3 {
         let progress = request.progress(f64::from(step), Some(3.0), Some("counting"));
         progress.await.map_err(|error| error.to_string())?;

@@ -15,8 +15,8 @@ fn server() -> McpServer {
         "work",
         "Works and logs.",
         json!({"type": "object"}),
-        |_, _| async {
-            let request = McpRequest::current().ok_or("not called over MCP")?;
+        |_, context| async move {
+            let request = McpRequest::of(&context).ok_or("not called over MCP")?;
             let mut sent = Vec::new();
             for level in [LogLevel::Debug, LogLevel::Info, LogLevel::Error] {
                 let data = json!({"step": level.as_str()});

@@ -5,7 +5,7 @@ mod support;
 
 use lazytool_mcp::rmcp::model::ContentBlock;
 use lazytool_mcp::{McpContent, McpRequest, McpServer};
-use lazytool_runtime::{ContentPart, Registry, tool};
+use lazytool_runtime::{ContentPart, Registry, ToolContext, tool};
 use serde_json::{Value, json};
 use support::Client;
 
@@ -21,14 +21,26 @@ async fn chart() -> McpContent {
 
 /// Counts to three, reporting progress.
 #[tool]
-async fn count() -> Result<String, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
+async fn count(ctx: ToolContext) -> Result<String, String> {
+    let request = McpRequest::of(&ctx).ok_or("not called over MCP")?;
     let mut sent = 0;
     for step in 1..=3 {
         let progress = request.progress(f64::from(step), Some(3.0), Some("counting"));
         sent += u32::from(progress.await.map_err(|error| error.to_string())?);
     }
     Ok(format!("{} sent {sent}", request.principal().name()))
+}
+
+/// Reports progress from a task it spawns, which carries a clone of its context.
+#[tool]
+async fn count_elsewhere(ctx: ToolContext) -> Result<String, String> {
+    let spawned = tokio::spawn(async move {
+        let request = McpRequest::of(&ctx).ok_or("the spawned task has no request")?;
+        let sent = request.progress(1.0, Some(1.0), Some("from a task")).await;
+        sent.map_err(|error| error.to_string())
+    });
+    let sent = spawned.await.map_err(|error| error.to_string())??;
+    Ok(format!("sent {sent}"))
 }
 
 async fn client() -> Client {
@@ -92,5 +104,22 @@ async fn tools_report_progress_to_clients_that_ask() {
         json!("anonymous sent 0")
     );
     assert!(client.close().await.is_empty());
-    assert!(McpRequest::current().is_none());
+    assert!(McpRequest::of(&ToolContext::new()).is_none());
+}
+
+#[tokio::test]
+async fn a_task_the_tool_spawns_reaches_the_request_through_its_context() {
+    let mut client = client().await;
+    let params = json!({"name": "count_elsewhere", "_meta": {"progressToken": 7}});
+    let counted = client.request(1, "tools/call", params).await;
+    assert_eq!(counted["result"]["content"][0]["text"], json!("sent true"));
+    let progress: Vec<&Value> = client
+        .notifications
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 1, "{:?}", client.notifications);
+    assert_eq!(progress[0]["params"]["progressToken"], json!(7));
+    assert_eq!(progress[0]["params"]["message"], json!("from a task"));
+    assert!(client.close().await.is_empty());
 }

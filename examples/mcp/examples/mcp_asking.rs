@@ -15,8 +15,9 @@
 
 use std::process::ExitCode;
 
+use lazytool_mcp::McpServer;
 use lazytool_mcp::rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
-use lazytool_mcp::{Elicited, Elicitor, McpServer, McpSource, Upstream};
+use lazytool_mcp_client::{Elicited, Elicitor, McpSource, Upstream};
 use lazytool_runtime::source::ToolSource;
 use lazytool_runtime::{CancellationToken, ElicitAction, Registry, ToolContext, tool};
 use serde_json::json;

@@ -26,7 +26,7 @@
 use std::process::ExitCode;
 
 use lazytool_mcp::rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData};
-use lazytool_mcp::{
+use lazytool_mcp_client::{
     Approval, Approver, Elicited, Elicitor, Grant, McpSource, OAuth, TokenStore, Upstream,
 };
 use lazytool_runtime::source::ToolSource;

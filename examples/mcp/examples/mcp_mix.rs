@@ -8,7 +8,9 @@
 //! The MCP server here is this same program started with `--upstream` (so the example runs
 //! offline); point `Upstream::command` at any real one, such as `uvx mcp-server-time`.
 
-use lazytool_mcp::{McpCatalog, McpServer, McpSource, ToolSelection, Upstream};
+use lazytool_mcp::McpServer;
+
+use lazytool_mcp_client::{McpCatalog, McpSource, ToolSelection, Upstream};
 use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, tool};
 use serde_json::{Value, json};
 

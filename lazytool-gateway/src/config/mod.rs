@@ -21,7 +21,9 @@ mod shared;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use lazytool_mcp::{McpSource, PrincipalLimits, TokenStore, Upstream};
+use lazytool_mcp::PrincipalLimits;
+
+use lazytool_mcp_client::{McpSource, TokenStore, Upstream};
 use lazytool_runtime::{DiscoveryListing, DiscoveryMode};
 use serde_json::{Map, Value};
 
@@ -217,7 +219,7 @@ pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
 ///     "lazytool": {"mode": "search", "servers": {"github": {"deny": ["delete_*"]}}}
 /// }"#;
 /// let config = lazytool_gateway::parse(text, |var| (var == "GITHUB_TOKEN").then(|| "ghp_x".to_owned())).unwrap();
-/// assert_eq!(config.servers[0].upstream(), &lazytool_mcp::Upstream::url("https://api.githubcopilot.com/mcp/").header("Authorization", "Bearer ghp_x"));
+/// assert_eq!(config.servers[0].upstream(), &lazytool_mcp_client::Upstream::url("https://api.githubcopilot.com/mcp/").header("Authorization", "Bearer ghp_x"));
 ///
 /// // VS Code's .vscode/mcp.json, as it is.
 /// let vs_code = r#"{
@@ -227,7 +229,7 @@ pub(super) const MAX_DESCRIPTION_CHARS: usize = 2048;
 ///     },
 /// }"#;
 /// let config = lazytool_gateway::parse(vs_code, |_| None).unwrap();
-/// assert_eq!(config.servers[0].upstream(), &lazytool_mcp::Upstream::command("uvx", ["mcp-server-time", "--local-timezone", "UTC"]));
+/// assert_eq!(config.servers[0].upstream(), &lazytool_mcp_client::Upstream::command("uvx", ["mcp-server-time", "--local-timezone", "UTC"]));
 /// ```
 pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
     parse_with_token_store(text, var, &TokenStore::default_location())
@@ -237,7 +239,7 @@ pub fn parse(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<Config,
 /// (`--token-store PATH`) rather than in [`TokenStore::default_location`].
 ///
 /// ```
-/// use lazytool_mcp::{OAuth, TokenStore, Upstream};
+/// use lazytool_mcp_client::{OAuth, TokenStore, Upstream};
 ///
 /// let text = r#"{
 ///     "mcpServers": {"linear": {"url": "https://mcp.linear.app/mcp"}},
@@ -342,12 +344,12 @@ impl Reader<'_> {
         let start = self.millis(
             lazytool.get("startTimeoutMs"),
             "$.lazytool.startTimeoutMs",
-            lazytool_mcp::DEFAULT_START_TIMEOUT,
+            lazytool_mcp_client::DEFAULT_START_TIMEOUT,
         );
         let call = self.millis(
             lazytool.get("callTimeoutMs"),
             "$.lazytool.callTimeoutMs",
-            lazytool_mcp::DEFAULT_CALL_TIMEOUT,
+            lazytool_mcp_client::DEFAULT_CALL_TIMEOUT,
         );
         if let Some(section) = lazytool.get("shared")
             && let Some(section) = self.object(section, "$.lazytool.shared")

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use lazytool_mcp::{Grant, OAuth, TokenStore};
+use lazytool_mcp_client::{Grant, OAuth, TokenStore};
 
 use super::reader::{Reader, child};
 

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use lazytool_mcp::{CallQuota, InheritEnv, OAuth, Pin, TokenStore, ToolSelection};
+use lazytool_mcp::CallQuota;
+
+use lazytool_mcp_client::{InheritEnv, OAuth, Pin, TokenStore, ToolSelection};
 
 use super::reader::{Reader, child, kind};
 

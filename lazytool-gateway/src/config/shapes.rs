@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use lazytool_mcp::Upstream;
+use lazytool_mcp_client::Upstream;
 
 use super::reader::{Reader, child, closest};
 

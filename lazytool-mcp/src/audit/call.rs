@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::line::{AuditLine, CallRecord};
 use super::log::AuditLog;
+use crate::Principal;
 use crate::call_note::{CallNote, Refused};
 use crate::canonical;
-use crate::principal::Principal;
 
 /// What a call's line needs of its request, taken before the arguments move into the call.
 pub(crate) struct CallAudit {

@@ -11,9 +11,10 @@ use rmcp::service::RequestContext;
 use serde_json::Value;
 
 use super::round::{self, RoundEnd, RoundInput};
-use super::session::{SessionInput, has};
-use crate::principal::Principal;
+use super::session::SessionInput;
+use crate::Principal;
 use crate::server::McpServer;
+use lazytool_mcp_core::capabilities::has;
 
 /// The input of one request.
 pub(crate) struct Asking {

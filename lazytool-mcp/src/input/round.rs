@@ -8,15 +8,12 @@ use std::sync::{Mutex, PoisonError};
 
 use lazytool_runtime::{InputChannel, InputError, InputFuture, InputRequest};
 use rmcp::model::{
-    ClientCapabilities, ErrorCode, ErrorData, InputRequests, InputRequiredResult, InputResponses,
+    ClientCapabilities, ErrorData, InputRequests, InputRequiredResult, InputResponses,
 };
 use serde_json::{Value, json};
 
-use super::session::has;
 use crate::server::McpServer;
-
-/// The error code of a request that needs a capability the client did not declare.
-pub(crate) const MISSING_CAPABILITY: ErrorCode = ErrorCode(-32021);
+use lazytool_mcp_core::capabilities::{MISSING_CAPABILITY, has};
 
 /// The input of one round, and what the tool asked of it.
 pub(crate) struct RoundInput {

@@ -1,8 +1,9 @@
 //! Input over a 2025-11-25 session: the client is sent the request, and the tool waits for its
 //! answer.
 
+use lazytool_mcp_core::capabilities::has;
 use lazytool_runtime::{InputChannel, InputError, InputFuture, InputRequest};
-use rmcp::model::{ClientCapabilities, RequestId, ServerRequest};
+use rmcp::model::{RequestId, ServerRequest};
 use rmcp::service::OriginatingRequestId;
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
@@ -43,15 +44,5 @@ impl InputChannel for SessionInput {
                 .map_err(|error| InputError::Failed(error.to_string()))?;
             serde_json::to_value(answer).map_err(|error| InputError::Failed(error.to_string()))
         })
-    }
-}
-
-/// Whether `capabilities` declare `capability` (`elicitation`, `sampling` or `roots`).
-pub(crate) fn has(capabilities: &ClientCapabilities, capability: &str) -> bool {
-    match capability {
-        "elicitation" => capabilities.elicitation.is_some(),
-        "sampling" => capabilities.sampling.is_some(),
-        "roots" => capabilities.roots.is_some(),
-        _ => false,
     }
 }

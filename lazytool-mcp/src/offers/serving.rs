@@ -18,9 +18,9 @@ use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::pages::page;
+use crate::Principal;
 use crate::input::asking::{Asked, Asking};
 use crate::input::round::RoundEnd;
-use crate::principal::Principal;
 use crate::server::McpServer;
 
 const TARGET: &str = "lazytool::mcp";

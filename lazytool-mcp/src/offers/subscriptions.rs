@@ -11,7 +11,7 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::principal::Principal;
+use crate::Principal;
 use crate::server::McpServer;
 
 /// The URIs one connection subscribed to.

@@ -28,8 +28,8 @@ use rmcp::transport::streamable_http_server::session::SessionState;
 use tokio::time::Instant;
 
 use super::SharedStore;
-use crate::log_level::LogLevel;
-use crate::principal::Principal;
+use crate::LogLevel;
+use crate::Principal;
 use crate::session_share::{
     Closer, Loaded, SessionFollower, SessionShare, ShareFuture, SharedSessionState,
 };

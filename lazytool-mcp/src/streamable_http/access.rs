@@ -5,8 +5,8 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::auth::Authentication;
+use crate::PrincipalLimits;
 use crate::access_epoch::AccessEpoch;
-use crate::limit::PrincipalLimits;
 use crate::server::{Gate, OffersGate};
 
 /// What a request is held to, read once per request.

@@ -12,7 +12,7 @@ use super::challenge::{Challenge, Unauthenticated};
 use super::forwarded::Edge;
 #[cfg(feature = "oidc")]
 use super::oidc::{MAX_TOKEN_BYTES, Oidc, TokenRefusal};
-use crate::principal::Principal;
+use crate::Principal;
 
 pub(crate) type Authenticator = Arc<dyn Fn(&Parts) -> Option<Principal> + Send + Sync>;
 

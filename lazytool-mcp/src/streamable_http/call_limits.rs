@@ -12,13 +12,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::json_response;
+use crate::Principal;
+use crate::PrincipalLimits;
 use crate::audit::{AuditLine, AuditLog, CallRecord, limit_kind};
 use crate::canonical;
 use crate::limit::LimitExceeded;
-use crate::limit::PrincipalLimits;
+use crate::limit::StoreDown;
 use crate::limit::call_refusal::CallRefusal;
 use crate::limit::limiter::LimitPermit;
-use crate::principal::Principal;
 
 const TOOLS_CALL: &str = "tools/call";
 
@@ -62,7 +63,6 @@ pub(super) async fn admit(
     let exceeded = match limits.admit(principal).await {
         Ok(permit) => return Ok(Some(permit)),
         Err(CallRefusal::Limit(exceeded)) => exceeded,
-        #[cfg(feature = "redis")]
         Err(CallRefusal::StoreDown(down)) => {
             tracing::debug!(target: "lazytool::mcp", principal = principal.name(), %down, "refusing a limited call while the shared store is down");
             return Err(Box::new(Refusal {
@@ -90,10 +90,7 @@ pub(super) async fn admit(
 /// the limits is down): the request's id and why.
 pub(super) struct Refusal {
     id: Option<Value>,
-    #[cfg(feature = "redis")]
-    exceeded: Result<LimitExceeded, crate::shared::StoreDown>,
-    #[cfg(not(feature = "redis"))]
-    exceeded: Result<LimitExceeded, std::convert::Infallible>,
+    exceeded: Result<LimitExceeded, StoreDown>,
 }
 
 fn refused_line(
@@ -129,7 +126,6 @@ impl Refusal {
     pub(super) fn response(self) -> Response {
         let exceeded = match self.exceeded {
             Ok(exceeded) => exceeded,
-            #[cfg(feature = "redis")]
             Err(down) => return store_down(self.id, &down),
         };
         let exceeded = &exceeded;
@@ -148,8 +144,7 @@ impl Refusal {
 }
 
 /// 503 with `Retry-After: 1` and a JSON-RPC error saying the limits cannot be decided.
-#[cfg(feature = "redis")]
-fn store_down(id: Option<Value>, down: &crate::shared::StoreDown) -> Response {
+fn store_down(id: Option<Value>, down: &StoreDown) -> Response {
     let message = format!(
         "Service unavailable: {down}, and this server refuses limited calls meanwhile; retry later"
     );
@@ -166,5 +161,4 @@ fn store_down(id: Option<Value>, down: &crate::shared::StoreDown) -> Response {
 }
 
 /// The JSON-RPC code of a call refused for its limits (as [`LimitExceeded::error_data`]).
-#[cfg(feature = "redis")]
 const LIMITED: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32000);

@@ -19,9 +19,9 @@ use super::forwarded::Edge;
 use super::host::{self, HostError};
 use super::metrics::{HttpMetrics, Refusal};
 use super::origin::OriginPattern;
+use crate::Principal;
 use crate::access_epoch::AccessEpoch;
 use crate::audit::{AuditLine, AuditLog};
-use crate::principal::Principal;
 
 /// Who may call: the checks every guarded route makes (MCP and `/metrics`).
 pub(crate) struct Gate {

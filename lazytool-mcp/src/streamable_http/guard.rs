@@ -44,9 +44,9 @@ use super::limits::HttpLimits;
 use super::metrics::Refusal;
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use super::stateless::{self, Lanes};
+use crate::Principal;
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
-use crate::principal::Principal;
 use crate::session_share::{Loaded, SessionShare};
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see

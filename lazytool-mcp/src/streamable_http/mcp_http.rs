@@ -17,8 +17,8 @@ use super::metrics::HttpMetrics;
 use super::origin::OriginPattern;
 use super::page::Render;
 use super::trail_metrics;
-use crate::limit::PrincipalLimits;
-use crate::principal::Principal;
+use crate::Principal;
+use crate::PrincipalLimits;
 use crate::server::McpServer;
 
 /// The path [`McpHttp::router`] and [`McpHttp::serve`] serve MCP at.

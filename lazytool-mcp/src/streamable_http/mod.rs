@@ -32,6 +32,7 @@ mod oidc;
 mod open_files;
 mod origin;
 mod page;
+mod principal_limits;
 #[cfg(feature = "cli")]
 mod principals;
 #[cfg(feature = "oidc")]
@@ -61,6 +62,7 @@ pub use mcp_http::{MCP_PATH, METRICS_PATH, McpHttp};
 pub use oidc::{ClaimRule, DEFAULT_KEY_REFRESH, DEFAULT_LEEWAY, MAX_TOKEN_BYTES, Oidc, OidcError};
 pub use open_files::{OpenFilesLimit, raise_open_files_limit};
 pub use origin::{OriginPattern, OriginPatternError};
+pub use principal_limits::{DEFAULT_MAX_TRACKED_PRINCIPALS, PrincipalLimits};
 #[cfg(feature = "cli")]
 pub use principals::{Principals, PrincipalsError};
 #[cfg(feature = "oidc")]

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::mcp_http::McpHttp;
-use crate::principal::{ISSUER_PRINCIPAL_PREFIX, Principal};
 use crate::server::McpServer;
+use crate::{ISSUER_PRINCIPAL_PREFIX, Principal};
 
 /// Principals read from a file: who each bearer token is, and which tools each may use.
 ///

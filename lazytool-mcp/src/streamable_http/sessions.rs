@@ -23,7 +23,7 @@ use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
-use crate::principal::Principal;
+use crate::Principal;
 
 mod direct;
 mod routes;

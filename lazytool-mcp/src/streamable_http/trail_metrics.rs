@@ -8,8 +8,8 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::registry::Registry;
 
 use super::metrics::Registrar;
+use crate::PrincipalLimits;
 use crate::audit::AuditLog;
-use crate::limit::PrincipalLimits;
 
 /// Registers `lazytool_principal_limit_refused_total{principal, limit}`: one series per
 /// principal tracked ([`PrincipalLimits`] drops a principal's with its bucket).

@@ -3,18 +3,15 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use lazytool_mcp::{McpError, McpServer, McpSource, Upstream};
-use lazytool_runtime::Registry;
-use lazytool_runtime::source::ToolSource;
+use lazytool_mcp::{McpError, McpServer};
+
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub const NEWEST: &str = "2026-07-28";
@@ -137,38 +134,4 @@ pub fn text(response: &Value) -> &str {
     response["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
-}
-
-/// One of the test servers of `tests/mcp/gateway` (`script`: `faulty_server.py`, say), run
-/// with `python3` and `args` after it.
-pub fn python_server(script: &str, args: impl IntoIterator<Item = String>) -> Upstream {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/mcp/gateway")
-        .join(script);
-    let all: Vec<String> = std::iter::once(script.display().to_string())
-        .chain(args)
-        .collect();
-    Upstream::command("python3", all)
-}
-
-/// `name` in this test binary's own temporary folder (`lazytool-AREA-PID`), nothing there yet.
-pub fn fresh_path(area: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lazytool-{area}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
-}
-
-/// `source`'s tools listed (its server started), alone in a registry.
-pub async fn registry_of(source: &McpSource) -> Registry {
-    let tools = source
-        .list_tools(CancellationToken::new())
-        .await
-        .expect("lists");
-    Registry::builder()
-        .without_inventory()
-        .tools(tools)
-        .build()
-        .expect("builds")
 }

@@ -5,10 +5,12 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
+use super::extensions::Extensions;
 use super::input::{Elicited, InputChannel, InputError, InputRequest, Root, Roots, Sampled};
 
 /// What a tool knows about the call it is serving: the provider's call id, a cancellation
-/// token, and whom to ask for input ([`ask`](ToolContext::ask)).
+/// token, whom to ask for input ([`ask`](ToolContext::ask)), and what the transport attached
+/// to the call ([`extension`](ToolContext::extension): the MCP request, over MCP).
 ///
 /// Declare a parameter of type `ToolContext` to receive it; like `State<T>`, it is injected
 /// by the runtime and never part of the schema.
@@ -36,6 +38,7 @@ pub struct ToolContext {
     call_id: Option<Arc<str>>,
     /// Who answers the tool's questions, if anyone can.
     input: Option<Arc<dyn InputChannel>>,
+    extensions: Extensions,
     // Shared with the running call, which cancels it on timeout or when it is dropped; made
     // on first use (a clone, the token, the call keeping a handle): a call whose tool never
     // sees its context allocates nothing for it.
@@ -48,6 +51,7 @@ impl Clone for ToolContext {
         ToolContext {
             call_id: self.call_id.clone(),
             input: self.input.clone(),
+            extensions: self.extensions.clone(),
             cancellation: OnceLock::from(Arc::clone(self.shared())),
         }
     }
@@ -58,6 +62,7 @@ impl std::fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("call_id", &self.call_id)
             .field("input", &self.input.is_some())
+            .field("extensions", &self.extensions.len())
             .field("cancellation", &self.cancellation)
             .finish()
     }
@@ -134,6 +139,7 @@ impl ToolContext {
         ToolContext {
             call_id: self.call_id,
             input: self.input,
+            extensions: self.extensions,
             cancellation: OnceLock::from(Arc::new(Cancellation {
                 parent: Some(token),
                 token: OnceLock::new(),
@@ -157,6 +163,56 @@ impl ToolContext {
     /// ```
     pub fn with_input(mut self, channel: Arc<dyn InputChannel>) -> Self {
         self.input = Some(channel);
+        self
+    }
+
+    /// Attaches `value` to the call, for the tool to read by its type
+    /// ([`extension`](ToolContext::extension)); it replaces a value of the same type. A
+    /// transport attaches what the tool may need of its request: over MCP, lazytool-mcp
+    /// attaches the `McpRequest` (who sent it, its progress token, the client to ask).
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolContext;
+    ///
+    /// /// Who called, as a transport of one's own says.
+    /// #[derive(Debug, PartialEq)]
+    /// struct Caller(&'static str);
+    ///
+    /// let context = ToolContext::new().with_extension(Caller("alice"));
+    /// assert_eq!(context.extension::<Caller>(), Some(&Caller("alice")));
+    /// // The clones handed to what the tool spawns carry it too.
+    /// assert_eq!(context.clone().extension::<Caller>(), Some(&Caller("alice")));
+    /// ```
+    pub fn with_extension<T: std::any::Any + Send + Sync>(mut self, value: T) -> Self {
+        self.extensions = self.extensions.with(value);
+        self
+    }
+
+    /// The value of type `T` attached to the call ([`with_extension`](ToolContext::with_extension)),
+    /// if one was.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolContext;
+    ///
+    /// assert_eq!(ToolContext::new().extension::<String>(), None);
+    /// ```
+    pub fn extension<T: std::any::Any + Send + Sync>(&self) -> Option<&T> {
+        self.extensions.get::<T>()
+    }
+
+    /// This context with every value attached to `parent`: the calls a tool makes on behalf
+    /// of its own call (a script's, in code mode) carry what the transport attached to it.
+    ///
+    /// ```
+    /// use lazytool_runtime::ToolContext;
+    ///
+    /// let parent = ToolContext::new().with_call_id("7").with_extension(42_u32);
+    /// let child = ToolContext::new().with_call_id("7/1").with_extensions_of(&parent);
+    /// assert_eq!(child.extension::<u32>(), Some(&42));
+    /// assert_eq!(child.call_id(), Some("7/1"));
+    /// ```
+    pub fn with_extensions_of(mut self, parent: &ToolContext) -> Self {
+        self.extensions = parent.extensions.clone();
         self
     }
 

@@ -9,6 +9,7 @@
 mod content;
 mod context;
 mod discovered;
+mod extensions;
 mod input;
 mod limits;
 mod result;

@@ -320,7 +320,8 @@ impl Host {
         // The call's own token is made a child of the script's when the call first needs it.
         let context = ToolContext::new()
             .with_call_id(call_id(self.context.call_id(), number))
-            .with_cancellation(self.context.cancellation().clone());
+            .with_cancellation(self.context.cancellation().clone())
+            .with_extensions_of(&self.context);
         answer_of((self.call)(name, arguments, context).await)
     }
 }

@@ -73,8 +73,8 @@ async fn test_error_handling() -> Result<String, String> {
 
 /// Reports progress 0, 50 and 100 of 100 to clients that ask for it.
 #[tool]
-async fn test_tool_with_progress() -> Result<&'static str, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
+async fn test_tool_with_progress(ctx: ToolContext) -> Result<&'static str, String> {
+    let request = McpRequest::of(&ctx).ok_or("not called over MCP")?;
     for progress in [0.0, 50.0, 100.0] {
         if progress > 0.0 {
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -89,8 +89,8 @@ async fn test_tool_with_progress() -> Result<&'static str, String> {
 
 /// Sends three log messages while it runs, to a client that asked for them.
 #[tool]
-async fn test_tool_with_logging() -> Result<&'static str, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
+async fn test_tool_with_logging(ctx: ToolContext) -> Result<&'static str, String> {
+    let request = McpRequest::of(&ctx).ok_or("not called over MCP")?;
     for (n, step) in [
         "Tool execution started",
         "Tool processing data",
@@ -112,8 +112,8 @@ async fn test_tool_with_logging() -> Result<&'static str, String> {
 
 /// Logs one message, which a 2026-07-28 client gets only if its request asked for logs.
 #[tool]
-async fn test_logging_tool() -> Result<&'static str, String> {
-    let request = McpRequest::current().ok_or("not called over MCP")?;
+async fn test_logging_tool(ctx: ToolContext) -> Result<&'static str, String> {
+    let request = McpRequest::of(&ctx).ok_or("not called over MCP")?;
     request
         .log(LogLevel::Info, json!("test_logging_tool ran"))
         .await

@@ -13,7 +13,7 @@ use rmcp::model::JsonObject;
 use super::issuer::Oidc;
 use super::token_kind::{check_type, refuse_id_token};
 use super::token_refusal::{TokenRefusal, shown};
-use crate::principal::Principal;
+use crate::Principal;
 
 /// The longest bearer token read, in bytes: longer ones are refused before any parsing.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;

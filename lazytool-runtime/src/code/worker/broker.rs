@@ -26,6 +26,9 @@ pub(super) struct Broker {
     call: CallTool,
     /// The code tool's call id: each tool call's id is `{id}/{number}`.
     parent_id: Option<String>,
+    /// What the transport attached to the code tool's call, carried into each of its calls
+    /// (the MCP request they relay the upstreams' requests to).
+    parent_extensions: ToolContext,
     /// Cancelled when the script ends: the calls it left running are given up.
     cancel: CancellationToken,
     calls: usize,
@@ -54,6 +57,7 @@ impl Broker {
         Broker {
             call,
             parent_id: context.call_id().map(str::to_owned),
+            parent_extensions: ToolContext::new().with_extensions_of(context),
             cancel: context.cancellation().child_token(),
             calls: 0,
             max_calls: bounds.max_calls,
@@ -84,7 +88,8 @@ impl Broker {
         }
         let context = ToolContext::new()
             .with_call_id(call_id(self.parent_id.as_deref(), self.calls))
-            .with_cancellation(self.cancel.clone());
+            .with_cancellation(self.cancel.clone())
+            .with_extensions_of(&self.parent_extensions);
         let _runtime = self.runtime.enter();
         let _subscriber = tracing::dispatcher::set_default(&self.dispatch);
         let mut future = {
