@@ -12,6 +12,15 @@
 //! Every upstream tool is offered as `SERVER__TOOL`, lazy unless the `lazytool` section makes
 //! it eager, and every upstream prompt as `SERVER__PROMPT`, every resource under its URI; the
 //! [`guide`] has the configuration and everything else.
+//!
+//! # Features
+//!
+//! None is on by default: `cargo install lazytool-gateway` builds neither engine.
+//!
+//! | feature | what it adds | what it builds |
+//! |---|---|---|
+//! | `code-mode` | `"mode": "code"`: scripts against the upstreams' tools | rquickjs (QuickJS, from source: about 31 s more of a cold build) |
+//! | `embed-local` | `lazytool.search.embeddings.modelDir`: a sentence-transformers model run in-process | candle, tokenizers (minutes of cold build) |
 
 #![warn(unreachable_pub)]
 // docs.rs (`--cfg docsrs`, nightly) labels each item with the features that gate it.

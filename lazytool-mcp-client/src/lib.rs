@@ -4,6 +4,16 @@
 //! an upstream and its life (`connection/`), what it offers and how it is cleaned and admitted
 //! (`offers/`), what it asks of its client during a call (`requests/`), the lock and its pins
 //! (`lock/`), OAuth (`oauth/`).
+//!
+//! # Features
+//!
+//! None is on by default: upstreams run as commands need none.
+//!
+//! | feature | what it adds | what it builds |
+//! |---|---|---|
+//! | `http` | streamable HTTP upstreams: `Upstream::url` | reqwest with rustls |
+//! | `oauth` | MCP authorization of HTTP upstreams: `OAuth`, `login` (implies `http`) | oauth2, jsonwebtoken, axum |
+//! | `redis` | `McpSource::shared_store`: limits per upstream server shared by replicas through Redis | redis (tokio, rustls for `rediss://`) |
 
 #![warn(unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

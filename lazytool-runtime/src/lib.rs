@@ -80,10 +80,19 @@
 //!
 //! # Features
 //!
-//! - `tokens`: `lazytool_runtime::tokens`, token counts with tiktoken-rs's `o200k_base`
-//!   (embeds about 8 MB of tables); also sharpens [`DiscoveryMode::Auto`].
-//! - `signing`: HMAC-SHA256 signatures on discoveries (`SessionOptions::signing_key`,
-//!   `SigningKey`).
+//! None is on by default (`tests/tests/architecture.rs` holds this table to `Cargo.toml`).
+//!
+//! | feature | what it adds | what it builds |
+//! |---|---|---|
+//! | `tokens` | `lazytool_runtime::tokens`, token counts with tiktoken-rs's `o200k_base`; also sharpens [`DiscoveryMode::Auto`] | tiktoken-rs (about 8 MB of tables) |
+//! | `signing` | HMAC-SHA256 signatures on discoveries and compaction markers (`SessionOptions::signing_key`, `SigningKey`) | hmac |
+//! | `search-features` | what a search weighs per query (`Registry::search_features`), for fitting the ranking outside the index | nothing |
+//! | `embeddings` | search by meaning as well as by words: the `Embedder` trait, tool vectors, their fusion with the words' ranking | pulp |
+//! | `embed-local` | `LocalEmbedder`: a sentence-transformers model run in-process on the CPU (implies `embeddings`) | candle, tokenizers (minutes of cold build) |
+//! | `embed-http` | `HttpEmbedder`: an OpenAI-compatible `/v1/embeddings` endpoint (implies `embeddings`) | reqwest |
+//! | `async-openai` | `provider::async_openai`: tools, calls and results in async-openai's types | async-openai's types |
+//! | `code-mode` | `SessionOptions::code_mode`: one tool runs a JavaScript script against the session's tools, in worker processes the OS confines | rquickjs (QuickJS, from source), seccompiler |
+//! | `code-worker-test-hook` | tests only: a script may try a file, a socket or a program from inside its worker, to see the filter refuse it (implies `code-mode`) | nothing |
 //!
 //! # Tracing
 //!

@@ -30,7 +30,7 @@ pub(crate) struct Connected {
     pub(crate) process: Option<ChildProcess>,
 }
 
-// Without feature `client-http` a command is the only upstream.
+// Without feature `http` a command is the only upstream.
 #[cfg_attr(not(feature = "http"), expect(irrefutable_let_patterns))]
 impl Upstream {
     /// Starts the server (or opens the endpoint) in the newest protocol it speaks, as the

@@ -53,7 +53,7 @@ pub enum Upstream {
     },
 }
 
-// Without feature `client-http` a command is the only upstream.
+// Without feature `http` a command is the only upstream.
 #[cfg_attr(not(feature = "http"), expect(irrefutable_let_patterns))]
 impl Upstream {
     /// A child process running `command` with `args`.

@@ -258,6 +258,13 @@ impl ModuleGraph {
     }
 
     /// Every arrow between two different files, with the path that makes it.
+    /// How many files the crate has.
+    pub fn file_count(&self) -> usize {
+        let files: std::collections::BTreeSet<&PathBuf> =
+            self.modules.iter().map(|module| &module.file).collect();
+        files.len()
+    }
+
     pub fn links(&self) -> Vec<Link> {
         let mut links = Vec::new();
         for reference in &self.references {
