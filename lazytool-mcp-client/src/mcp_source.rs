@@ -85,6 +85,8 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 /// assert!(tools.iter().any(|tool| tool.name() == "git__git_status"));
 /// # Ok(()) }
 /// ```
+// Its methods by concept: listing in `offers/listing.rs`, prompts and resources in
+// `offers/offered.rs`, what it reports in `source_report.rs`.
 pub struct McpSource {
     pub(crate) name: Arc<str>,
     pub(crate) prefix: String,

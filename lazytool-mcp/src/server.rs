@@ -59,6 +59,8 @@ pub use lazytool_mcp_core::DEFAULT_MAX_LINE_BYTES;
 /// Cheap to clone; [`serve`](McpServer::serve) may run for many connections at once.
 #[derive(Clone)]
 #[must_use]
+// Its methods by concept: serving stdio in `stdio/serve_lines.rs`, HTTP in
+// `streamable_http/serve_http.rs`, one connection in `connection.rs`.
 pub struct McpServer {
     catalog: watch::Receiver<Registry>,
     options: SessionOptions,

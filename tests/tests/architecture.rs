@@ -699,3 +699,50 @@ fn every_count_of_crates_written_out_holds() {
         wrong.join("\n  ")
     );
 }
+
+#[test]
+fn unit_tests_follow_the_one_layout() {
+    let repository = repository();
+    let paths = named_files::repository_paths(&repository);
+    let stray: Vec<&String> = paths
+        .iter()
+        .filter(|path| path.contains("/src/") && path.ends_with("_tests.rs"))
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "unit tests in `x_tests.rs` files: move them to `x/tests.rs` (or `x/tests/`), declared \
+         in `x.rs` (ARCHITECTURE.md, \"One test layout\"):\n  {stray:?}"
+    );
+}
+
+#[test]
+fn the_repository_names_no_file_outside_it() {
+    let repository = repository();
+    // Built from parts, so that this file does not name them itself.
+    let outside = [["..", "/shared/"].concat(), ["DESIGN", ".md"].concat()];
+    let mut found = Vec::new();
+    for path in named_files::repository_paths(&repository) {
+        let text_like = [
+            ".rs", ".md", ".toml", ".py", ".yml", ".yaml", ".sh", ".json", ".cfg",
+        ]
+        .iter()
+        .any(|end| path.ends_with(end))
+            || path.ends_with("/run");
+        if !text_like || path.ends_with('/') {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(repository.join(&path)) else {
+            continue;
+        };
+        for needle in &outside {
+            if text.contains(needle.as_str()) {
+                found.push(format!("{path}: `{needle}`"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "files that name what is not in the repository:\n  {}",
+        found.join("\n  ")
+    );
+}

@@ -71,6 +71,9 @@ pub const METRICS_PATH: &str = "/metrics";
 /// ```
 #[derive(Clone)]
 #[must_use]
+// Its methods by concept: its service and router in `serving_parts.rs`, the edge (public URL,
+// trusted proxies, failed authentication) in `edge_settings.rs`, reloadable access in
+// `access_reload.rs`, its accept loop in `serve_http.rs`.
 pub struct McpHttp {
     pub(super) server: McpServer,
     pub(super) auth: Authentication,

@@ -81,3 +81,6 @@ impl Registry {
         )
     }
 }
+
+#[cfg(test)]
+mod tests;

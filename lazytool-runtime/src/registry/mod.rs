@@ -3,12 +3,6 @@
 mod builder;
 #[cfg(feature = "embeddings")]
 mod embedded;
-#[cfg(all(test, feature = "embed-http"))]
-mod embedded_http_tests;
-#[cfg(all(test, feature = "embed-local"))]
-mod embedded_local_tests;
-#[cfg(all(test, feature = "embeddings"))]
-mod embedded_tests;
 mod error;
 mod examples;
 mod missing;

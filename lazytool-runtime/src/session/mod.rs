@@ -76,6 +76,9 @@ use crate::tool::Tool;
 /// assert_eq!(result.content(), &json!(20.0));
 /// # }
 /// ```
+// Its methods by concept: calls in `calls.rs`, what a request carries in `offered.rs`, calls
+// through in `call_through.rs`, a changed catalog in `catalog_change.rs`, code mode in
+// `code.rs`, and, a layer up, `Session::from_history` in `provider/from_history.rs`.
 pub struct Session {
     shared: Arc<Shared>,
     // Shared with the calls of a script in flight (code mode), which run under this state.

@@ -64,3 +64,6 @@ impl RegistryBuilder {
         self.explained_by(Arc::new(Asked(source)))
     }
 }
+
+#[cfg(test)]
+mod tests;

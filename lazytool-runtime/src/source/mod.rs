@@ -18,8 +18,6 @@ mod cached;
 mod live;
 mod missing;
 #[cfg(test)]
-mod missing_tests;
-#[cfg(test)]
 mod tests;
 
 use std::fmt;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{ListToolsFuture, SourceError, ToolSource};
+use crate::source::{ListToolsFuture, SourceError, ToolSource};
 use crate::{
     DISCOVERY_TOOL_NAME, DiscoveryMode, DynamicTool, Registry, SessionOptions, ToolErrorKind,
 };

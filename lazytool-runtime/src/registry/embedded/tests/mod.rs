@@ -1,5 +1,10 @@
 //! Registries searching by meaning: fusion, the degrade-to-lexical rule, the caches.
 
+#[cfg(feature = "embed-http")]
+mod http;
+#[cfg(feature = "embed-local")]
+mod local;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
