@@ -5,6 +5,8 @@ mod builder;
 mod embedded;
 #[cfg(all(test, feature = "embed-http"))]
 mod embedded_http_tests;
+#[cfg(all(test, feature = "embeddings"))]
+mod embedded_input_tests;
 #[cfg(all(test, feature = "embed-local"))]
 mod embedded_local_tests;
 #[cfg(all(test, feature = "embeddings"))]
@@ -362,8 +364,8 @@ impl Registry {
         let tool = |hit: usize| search.positions.get(hit).map(|&position| &tools[position]);
         let allowed = |hit: usize| tool(hit).is_some_and(&allowed);
         #[cfg(feature = "embeddings")]
-        if let Some(hits) = self.search_embedded(&search.index, query, limit, allowed) {
-            return hits.into_iter().filter_map(tool).collect();
+        if let Some(hybrid) = self.search_embedded(&search.index, query, limit, allowed) {
+            return hybrid.fused.into_iter().filter_map(tool).collect();
         }
         search
             .index

@@ -11,9 +11,12 @@
 pub(crate) mod disk_cache;
 mod embedder;
 mod embeddings;
+#[cfg(feature = "search-features")]
+mod explained_search;
 mod fusion;
 #[cfg(feature = "embed-http")]
 mod http;
+mod leaning;
 #[cfg(feature = "embed-local")]
 mod local;
 mod sign_codes;
@@ -24,9 +27,12 @@ mod worker;
 
 pub use embedder::{EmbedError, EmbedFuture, Embedder};
 pub use embeddings::{Embeddings, MAX_QUERY_BYTES};
+#[cfg(feature = "search-features")]
+pub use explained_search::ExplainedSearch;
 pub use fusion::Fusion;
 #[cfg(feature = "embed-http")]
 pub use http::HttpEmbedder;
+pub use leaning::{Leaning, Signals};
 #[cfg(feature = "embed-local")]
 pub use local::LocalEmbedder;
 pub use test_embedder::TestEmbedder;

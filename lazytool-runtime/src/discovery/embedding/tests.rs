@@ -1,4 +1,19 @@
 use super::Fusion;
+
+/// A fusion's ranking without its leaning.
+struct FusedOnly(Fusion);
+
+impl FusedOnly {
+    fn fuse(
+        &self,
+        lexical: &[(usize, f32)],
+        dense: &[(usize, f32)],
+        limit: usize,
+        alike: f32,
+    ) -> Vec<usize> {
+        self.0.fuse(lexical, dense, limit, alike).0
+    }
+}
 use super::sign_codes::{ONE_IN, Prefilter};
 use super::vectors::{Vectors, checked};
 
@@ -89,7 +104,8 @@ fn a_rows_cosine_is_the_same_to_the_bit_however_its_rows_are_grouped() {
 
 #[test]
 fn fusion_follows_the_words_when_they_are_sure_and_meaning_when_not() {
-    let fusion = Fusion::adaptive(0.9, 0.1);
+    let adaptive = Fusion::adaptive(0.9, 0.1);
+    let fusion = FusedOnly(adaptive);
     let dense = [(2, 0.9), (1, 0.5), (0, 0.1)];
     // One tool far ahead by its words: it stays first.
     assert_eq!(
@@ -109,8 +125,8 @@ fn fusion_follows_the_words_when_they_are_sure_and_meaning_when_not() {
 }
 
 #[test]
-fn by_default_words_decide_among_alike_tools_and_meaning_among_distinct_ones() {
-    let fusion = Fusion::default();
+fn by_catalog_words_decide_among_alike_tools_and_meaning_among_distinct_ones() {
+    let fusion = FusedOnly(Fusion::by_catalog());
     let lexical = [(0, 10.0), (1, 6.0)];
     let dense = [(1, 0.9), (0, 0.5), (2, 0.1)];
     // Tools the model can hardly tell apart (versions of one): the words' order.

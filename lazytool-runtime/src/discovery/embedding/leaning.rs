@@ -1,0 +1,103 @@
+//! Which way one query leaned, words or meaning, and why: [`Leaning`] and the signals it is
+//! computed from.
+
+/// What the two rankings of one query say about how far each can be trusted, every value
+/// between 0 and 1 (NaN never: a missing ranking gives 0s). The fusion's default weighs
+/// meaning from these ([`Fusion::default`](crate::Fusion::default)).
+///
+/// ```
+/// use lazytool_runtime::Signals;
+///
+/// let signals = Signals::of(&[(0, 8.0), (1, 2.0)], &[(1, 0.6), (0, 0.5), (2, 0.1)], 0.5);
+/// assert!((signals.lexical_gap - 0.75).abs() < 1e-6);
+/// assert!((signals.dense_gap - 0.2).abs() < 1e-6);
+/// assert_eq!(signals.agreement, 0.5); // the words' best is the model's second
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Signals {
+    /// How far the words' best score stands above their second, a share of the best (1: one
+    /// tool alone matched; 0: a tie, or nothing matched).
+    pub lexical_gap: f32,
+    /// How far the model's nearest cosine stands above its second, a share of the spread
+    /// between the nearest and the last read (0: a tie).
+    pub dense_gap: f32,
+    /// Whether the two agree on the best: 1 over the model's rank of the words' best (1: the
+    /// same tool first; 0.5: the words' best is the model's second; 0: not among those read).
+    pub agreement: f32,
+    /// The model's nearest cosine itself (clamped to 0..1): how close the nearest tool is.
+    pub dense_best: f32,
+    /// How alike the catalog's tools are to the model: the mean cosine between a tool and its
+    /// nearest other tool (clamped to 0..1).
+    pub alike: f32,
+    /// Whether the words found anything (1) or not (0).
+    pub lexical_found: f32,
+}
+
+impl Signals {
+    /// The signals of a lexical ranking (tools and scores, best first), a dense one (tools and
+    /// cosines, nearest first) and the catalog's mean nearest cosine `alike`.
+    ///
+    /// ```
+    /// let none = lazytool_runtime::Signals::of(&[], &[], f32::NAN);
+    /// assert_eq!(none, lazytool_runtime::Signals::default());
+    /// ```
+    pub fn of(lexical: &[(usize, f32)], dense: &[(usize, f32)], alike: f32) -> Signals {
+        let unit = |value: f32| {
+            if value.is_nan() {
+                0.0
+            } else {
+                value.clamp(0.0, 1.0)
+            }
+        };
+        let best = lexical.first().map_or(0.0, |&(_, score)| score);
+        let lexical_gap = if best > 0.0 {
+            let second = lexical.get(1).map_or(0.0, |&(_, score)| score.max(0.0));
+            unit((best - second) / best)
+        } else {
+            0.0
+        };
+        let dense_gap = match (dense.first(), dense.get(1), dense.last()) {
+            (Some(&(_, top)), Some(&(_, second)), Some(&(_, bottom))) if top > bottom => {
+                unit((top - second) / (top - bottom))
+            }
+            _ => 0.0,
+        };
+        let agreement = match lexical.first() {
+            Some(&(document, score)) if score > 0.0 => dense
+                .iter()
+                .position(|&(found, _)| found == document)
+                .map_or(0.0, |rank| 1.0 / (rank as f32 + 1.0)),
+            _ => 0.0,
+        };
+        Signals {
+            lexical_gap,
+            dense_gap,
+            agreement,
+            dense_best: unit(dense.first().map_or(0.0, |&(_, cosine)| cosine)),
+            alike: unit(alike),
+            lexical_found: if best > 0.0 { 1.0 } else { 0.0 },
+        }
+    }
+}
+
+/// How a hybrid search weighed meaning against words for one query, and why: the
+/// [`Signals`], the dense weight they gave (0: words only, 1: meaning only) and a sentence
+/// naming what decided it.
+///
+/// ```
+/// use lazytool_runtime::{Fusion, Signals};
+///
+/// let signals = Signals::of(&[(0, 8.0), (1, 8.0)], &[(1, 0.7), (0, 0.4), (2, 0.3)], 0.5);
+/// let leaning = Fusion::default().lean(signals);
+/// assert!(leaning.weight > 0.5, "{leaning:?}");
+/// assert!(leaning.reason.starts_with("meaning"), "{}", leaning.reason);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Leaning {
+    /// What the rankings said.
+    pub signals: Signals,
+    /// The dense weight used for this query.
+    pub weight: f32,
+    /// Why, in words: which way it leaned and the signals that counted most.
+    pub reason: String,
+}
