@@ -27,7 +27,7 @@
 //! `--timings` writes to stderr how long the tool vectors and the searches took, and
 //! `--explain` (built with `--features search-features`) adds to each `--queries` line both
 //! rankings 30 deep with their scores, the fusion's signals, its dense weight and why
-//! (`Registry::explain_search`), what `bench/search/hybrid.py fit` reads.
+//! (`Registry::explain_search`), what `bench/search/fusion_fit.py` reads.
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -341,7 +341,7 @@ fn explain(registry: &Registry, query: &str, line: &mut Value) -> Result<(), Str
     line["signals"] = json!({
         "lexical_gap": signals.lexical_gap,
         "dense_gap": signals.dense_gap,
-        "agreement": signals.agreement,
+        "dense_last": signals.dense_last,
         "dense_best": signals.dense_best,
         "alike": signals.alike,
         "lexical_found": signals.lexical_found,

@@ -80,12 +80,18 @@ impl Registry {
             fusion
                 .with_depth(depth)
                 .fuse(&lexical, &dense, limit, vectors.alike());
+        #[cfg(not(feature = "search-features"))]
+        let _ = (leaning, lexical, dense);
         Some(Hybrid {
             fused,
             #[cfg(feature = "search-features")]
-            explained: (lexical, dense, vectors.len(), vectors.alike(), leaning),
-            #[cfg(not(feature = "search-features"))]
-            explained: drop(leaning),
+            explained: Explained {
+                lexical,
+                dense,
+                tools: vectors.len(),
+                alike: vectors.alike(),
+                leaning,
+            },
         })
     }
 
@@ -103,7 +109,13 @@ impl Registry {
                 .map_or_else(String::new, |&position| tools[position].name().to_owned())
         };
         let hybrid = self.search_embedded(&search.index, query, limit, |_| true)?;
-        let (lexical, dense, count, alike, leaning) = hybrid.explained;
+        let Explained {
+            lexical,
+            dense,
+            tools: count,
+            alike,
+            leaning,
+        } = hybrid.explained;
         let named = |ranking: Vec<(usize, f32)>| {
             ranking
                 .into_iter()
@@ -126,7 +138,16 @@ impl Registry {
 pub(super) struct Hybrid {
     pub(super) fused: Vec<usize>,
     #[cfg(feature = "search-features")]
-    explained: (Vec<(usize, f32)>, Vec<(usize, f32)>, usize, f32, Leaning),
-    #[cfg(not(feature = "search-features"))]
-    explained: (),
+    explained: Explained,
+}
+
+/// What a hybrid ranking was fused from (feature `search-features`): both rankings, the
+/// catalog's size and likeness, and the leaning.
+#[cfg(feature = "search-features")]
+struct Explained {
+    lexical: Vec<(usize, f32)>,
+    dense: Vec<(usize, f32)>,
+    tools: usize,
+    alike: f32,
+    leaning: Leaning,
 }

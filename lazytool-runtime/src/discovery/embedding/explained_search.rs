@@ -5,7 +5,7 @@ use super::Leaning;
 
 /// Both rankings of a hybrid search for one query, and how they were fused: what
 /// [`Registry::explain_search`](crate::Registry::explain_search) returns, for measuring and
-/// fitting the fusion outside the index (`bench/search/hybrid.py`) and for a reader who asks why a
+/// fitting the fusion outside the index (`bench/search/fusion_fit.py`) and for a reader who asks why a
 /// query leaned toward words or meaning.
 ///
 /// ```

@@ -7,20 +7,27 @@ use super::leaning::{Leaning, Signals};
 ///
 /// Each ranking's scores are scaled to 0..1 (the lexical ones by the best, the cosines
 /// between the best and the last of the [`Fusion::depth`] nearest), and added with weights
-/// `1 - w` and `w`. The default sets `w` for each query from what its two rankings say
-/// ([`Signals`]): a small logistic model over how far each ranking's best stands out, whether
-/// the two agree on it, how close the model's nearest tool is and how alike the catalog's tools
-/// are ([`Fusion::lean`] says which counted). [`Fusion::adaptive`] sets `w` from the gap
-/// between the lexical ranking's best two scores alone; [`Fusion::fixed`] once for all;
+/// `1 - w` and `w`. The default sets `w` for each query from what the ranking by meaning says
+/// of it ([`Signals`]): a logistic model over three of its cosines, fitted on three public sets
+/// and checked on four others (BENCHMARKS.md, "Search by meaning"). Meaning counts more when
+/// the nearest tool is close to the query and stands out from the second, and less when the
+/// query's neighbourhood is crowded: when the 30th nearest tool is nearly as close as the
+/// first, the model hardly tells the tools apart and the words decide ([`Fusion::lean`] says
+/// which counted for a query). [`Fusion::adaptive`] sets `w` from the gap between the lexical
+/// ranking's best two scores alone; [`Fusion::fixed`] once for all;
 /// [`Fusion::by_catalog`] from the catalog alone (the default before issue 52).
 /// BENCHMARKS.md ("Search by meaning") has the measurements behind the choice.
 ///
 /// ```
 /// use lazytool_runtime::{Fusion, Signals};
 ///
-/// let tie = Signals::of(&[(0, 5.0), (1, 5.0)], &[(1, 0.8), (0, 0.5), (2, 0.4)], 0.5);
-/// let sure = Signals::of(&[(0, 9.0), (1, 1.0)], &[(0, 0.6), (1, 0.58), (2, 0.5)], 0.5);
-/// assert!(Fusion::default().lean(tie).weight > Fusion::default().lean(sure).weight);
+/// let words = [(0, 5.0), (1, 4.0)];
+/// // The model's nearest far ahead of the rest, and the rest far from the query.
+/// let apart = Signals::of(&words, &[(1, 0.7), (0, 0.3), (2, 0.1)], 0.5);
+/// // Every tool the model read about as close as the nearest.
+/// let crowded = Signals::of(&words, &[(1, 0.7), (0, 0.69), (2, 0.68)], 0.5);
+/// assert!(Fusion::default().lean(apart).weight > 0.5);
+/// assert!(Fusion::default().lean(crowded).weight < 0.5);
 /// assert_eq!(Fusion::fixed(0.3).weight(0.0), 0.3);
 /// assert_eq!(Fusion::dense_only().weight(1.0), 1.0);
 /// ```
@@ -53,17 +60,15 @@ const DISTINCT: f32 = 0.45;
 /// How many results of each ranking are fused.
 const DEPTH: usize = 30;
 
-/// The default's logistic model: `w = 1 / (1 + e^-(INTERCEPT + Σ coefficient × signal))`,
-/// fitted by `bench/search/hybrid.py fit` on the sets BENCHMARKS.md marks as fitted.
+/// The default's logistic model: `w = 1 / (1 + e^-(INTERCEPT + Σ coefficient × signal))`
+/// over [`Signals::dense_gap`], [`Signals::dense_best`] and [`Signals::dense_last`], fitted by
+/// `bench/search/fusion_fit.py fit` on the sets BENCHMARKS.md marks as fitted.
 const INTERCEPT: f32 = 0.0;
 /// Each signal's name (as [`Fusion::lean`]'s reason says it) and coefficient.
-const MODEL: [(&str, f32); 6] = [
-    ("the words' best stood out", -2.0),
-    ("the model's nearest stood out", 1.0),
-    ("the two agreed on the best", 0.0),
-    ("the model's nearest was close", 1.0),
-    ("the catalog's tools are alike", -2.0),
-    ("the words found something", 0.0),
+const MODEL: [(&str, f32); 3] = [
+    ("the model's nearest stood out", 1.75),
+    ("the model's nearest was close", 3.0),
+    ("many tools were about as close", -8.125),
 ];
 
 impl Default for Fusion {
@@ -279,14 +284,7 @@ impl Fusion {
 /// The default's weight for `signals` by [`MODEL`], and a reason naming the signals that
 /// pushed it most, each with its share of the logit.
 fn lean_by_model(signals: Signals) -> Leaning {
-    let values = [
-        signals.lexical_gap,
-        signals.dense_gap,
-        signals.agreement,
-        signals.dense_best,
-        signals.alike,
-        signals.lexical_found,
-    ];
+    let values = [signals.dense_gap, signals.dense_best, signals.dense_last];
     let mut logit = INTERCEPT;
     let mut pushes = [(0.0f32, ""); MODEL.len()];
     for ((push, &(name, coefficient)), value) in pushes.iter_mut().zip(&MODEL).zip(values) {

@@ -3,7 +3,9 @@
 
 /// What the two rankings of one query say about how far each can be trusted, every value
 /// between 0 and 1 (NaN never: a missing ranking gives 0s). The fusion's default weighs
-/// meaning from these ([`Fusion::default`](crate::Fusion::default)).
+/// meaning from the dense ones ([`Fusion::default`](crate::Fusion::default)); the others
+/// serve [`Fusion::adaptive`](crate::Fusion::adaptive) and
+/// [`Fusion::by_catalog`](crate::Fusion::by_catalog).
 ///
 /// ```
 /// use lazytool_runtime::Signals;
@@ -11,7 +13,8 @@
 /// let signals = Signals::of(&[(0, 8.0), (1, 2.0)], &[(1, 0.6), (0, 0.5), (2, 0.1)], 0.5);
 /// assert!((signals.lexical_gap - 0.75).abs() < 1e-6);
 /// assert!((signals.dense_gap - 0.2).abs() < 1e-6);
-/// assert_eq!(signals.agreement, 0.5); // the words' best is the model's second
+/// assert!((signals.dense_best - 0.6).abs() < 1e-6);
+/// assert!((signals.dense_last - 0.1).abs() < 1e-6);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Signals {
@@ -21,11 +24,12 @@ pub struct Signals {
     /// How far the model's nearest cosine stands above its second, a share of the spread
     /// between the nearest and the last read (0: a tie).
     pub dense_gap: f32,
-    /// Whether the two agree on the best: 1 over the model's rank of the words' best (1: the
-    /// same tool first; 0.5: the words' best is the model's second; 0: not among those read).
-    pub agreement: f32,
     /// The model's nearest cosine itself (clamped to 0..1): how close the nearest tool is.
     pub dense_best: f32,
+    /// The cosine of the last tool the fusion reads of the model's ranking (its 30th nearest
+    /// by default; clamped to 0..1): how crowded the query's neighbourhood is. Near the
+    /// nearest's, many tools are about as close, and the model hardly tells them apart.
+    pub dense_last: f32,
     /// How alike the catalog's tools are to the model: the mean cosine between a tool and its
     /// nearest other tool (clamped to 0..1).
     pub alike: f32,
@@ -62,18 +66,11 @@ impl Signals {
             }
             _ => 0.0,
         };
-        let agreement = match lexical.first() {
-            Some(&(document, score)) if score > 0.0 => dense
-                .iter()
-                .position(|&(found, _)| found == document)
-                .map_or(0.0, |rank| 1.0 / (rank as f32 + 1.0)),
-            _ => 0.0,
-        };
         Signals {
             lexical_gap,
             dense_gap,
-            agreement,
             dense_best: unit(dense.first().map_or(0.0, |&(_, cosine)| cosine)),
+            dense_last: unit(dense.last().map_or(0.0, |&(_, cosine)| cosine)),
             alike: unit(alike),
             lexical_found: if best > 0.0 { 1.0 } else { 0.0 },
         }
@@ -87,7 +84,7 @@ impl Signals {
 /// ```
 /// use lazytool_runtime::{Fusion, Signals};
 ///
-/// let signals = Signals::of(&[(0, 8.0), (1, 8.0)], &[(1, 0.7), (0, 0.4), (2, 0.3)], 0.5);
+/// let signals = Signals::of(&[(0, 8.0), (1, 8.0)], &[(1, 0.7), (0, 0.4), (2, 0.1)], 0.5);
 /// let leaning = Fusion::default().lean(signals);
 /// assert!(leaning.weight > 0.5, "{leaning:?}");
 /// assert!(leaning.reason.starts_with("meaning"), "{}", leaning.reason);

@@ -1,7 +1,8 @@
 //! Search by meaning as well as by words (feature `embeddings`): an [`Embedder`] turns tool
 //! texts and queries into vectors, [`Embeddings`] computes the lazy tools' vectors once
 //! (cached in memory and, if asked, on disk), and [`Fusion`] combines the nearest tools with
-//! the lexical ranking, weighing meaning more when the query's words decide less. Any
+//! the lexical ranking, weighing meaning for each query by how clearly the model tells its
+//! nearest tools apart ([`Leaning`] says which way a query leaned, and why). Any
 //! failure of the embedder leaves the lexical search alone, with a warning.
 //!
 //! Embedders: [`TestEmbedder`] (no model, for tests), `LocalEmbedder` (feature

@@ -246,3 +246,25 @@ fn sign_codes_keep_the_allowed_rows_only_and_enough_of_them() {
     // Not as wide as the rows: nothing, as the exact scan answers.
     assert!(prefiltered.nearest(&query[..10], 30, |_| true).is_empty());
 }
+
+#[test]
+fn by_default_meaning_decides_unless_the_querys_neighbourhood_is_crowded() {
+    let fusion = FusedOnly(Fusion::default());
+    let lexical = [(0, 10.0), (1, 6.0)];
+    // The model's nearest far ahead of the rest: meaning decides.
+    let distinct = [(1, 0.8), (0, 0.3), (2, 0.1)];
+    assert_eq!(fusion.fuse(&lexical, &distinct, 2, 0.5), [1, 0]);
+    // Thirty tools about as close as the nearest: the words decide.
+    let crowded: Vec<(usize, f32)> = [(1, 0.80), (0, 0.79)]
+        .into_iter()
+        .chain((2..30).map(|document| (document, 0.78)))
+        .collect();
+    assert_eq!(fusion.fuse(&lexical, &crowded, 2, 0.5), [0, 1]);
+    let leaning = Fusion::default().lean(super::Signals::of(&lexical, &crowded, 0.5));
+    assert!(leaning.weight < 0.1, "{leaning:?}");
+    assert!(
+        leaning.reason.starts_with("words") && leaning.reason.contains("about as close"),
+        "{}",
+        leaning.reason
+    );
+}
