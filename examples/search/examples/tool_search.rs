@@ -345,6 +345,7 @@ fn explain(registry: &Registry, query: &str, line: &mut Value) -> Result<(), Str
         "dense_best": signals.dense_best,
         "alike": signals.alike,
         "lexical_found": signals.lexical_found,
+        "query_words": signals.query_words,
     });
     Ok(())
 }

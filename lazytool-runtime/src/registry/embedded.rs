@@ -79,7 +79,7 @@ impl Registry {
         let (fused, leaning) =
             fusion
                 .with_depth(depth)
-                .fuse(&lexical, &dense, limit, vectors.alike());
+                .fuse(query, &lexical, &dense, limit, vectors.alike());
         #[cfg(not(feature = "search-features"))]
         let _ = (leaning, lexical, dense);
         Some(Hybrid {

@@ -131,7 +131,7 @@ fn signals_of_odd_scores_stay_between_0_and_1() {
     ];
     for (lexical, dense) in odd {
         for alike in [f32::NAN, -1.0, 0.5, 2.0] {
-            let signals = Signals::of(&lexical, &dense, alike);
+            let signals = Signals::of(&lexical, &dense, alike).with_query("a long query");
             let values = [
                 signals.lexical_gap,
                 signals.dense_gap,
@@ -139,6 +139,7 @@ fn signals_of_odd_scores_stay_between_0_and_1() {
                 signals.dense_best,
                 signals.alike,
                 signals.lexical_found,
+                signals.query_words,
             ];
             assert!(
                 values.iter().all(|v| (0.0..=1.0).contains(v)),

@@ -7,12 +7,13 @@ use super::leaning::{Leaning, Signals};
 ///
 /// Each ranking's scores are scaled to 0..1 (the lexical ones by the best, the cosines
 /// between the best and the last of the [`Fusion::depth`] nearest), and added with weights
-/// `1 - w` and `w`. The default sets `w` for each query from what the ranking by meaning says
-/// of it ([`Signals`]): a logistic model over three of its cosines, fitted on three public sets
+/// `1 - w` and `w`. The default sets `w` for each query ([`Signals`]): a logistic model over
+/// three cosines of the ranking by meaning and the query's length, fitted on four public sets
 /// and checked on four others (BENCHMARKS.md, "Search by meaning"). Meaning counts more when
-/// the nearest tool is close to the query and stands out from the second, and less when the
-/// query's neighbourhood is crowded: when the 30th nearest tool is nearly as close as the
-/// first, the model hardly tells the tools apart and the words decide ([`Fusion::lean`] says
+/// the nearest tool is close to the query and stands out from the second; less when the
+/// query's neighbourhood is crowded (when the 30th nearest tool is nearly as close as the
+/// first, the model hardly tells the tools apart) and when the query is long (a request of
+/// several parts, whose one vector blurs them); the words decide then ([`Fusion::lean`] says
 /// which counted for a query). [`Fusion::adaptive`] sets `w` from the gap between the lexical
 /// ranking's best two scores alone; [`Fusion::fixed`] once for all;
 /// [`Fusion::by_catalog`] from the catalog alone (the default before issue 52).
@@ -25,9 +26,12 @@ use super::leaning::{Leaning, Signals};
 /// // The model's nearest far ahead of the rest, and the rest far from the query.
 /// let apart = Signals::of(&words, &[(1, 0.7), (0, 0.3), (2, 0.1)], 0.5);
 /// // Every tool the model read about as close as the nearest.
-/// let crowded = Signals::of(&words, &[(1, 0.7), (0, 0.69), (2, 0.68)], 0.5);
+/// let crowded = Signals::of(&words, &[(1, 0.8), (0, 0.8), (2, 0.79)], 0.5);
 /// assert!(Fusion::default().lean(apart).weight > 0.5);
 /// assert!(Fusion::default().lean(crowded).weight < 0.5);
+/// // A long request leans toward its words.
+/// let long = apart.with_query(&"word ".repeat(60));
+/// assert!(Fusion::default().lean(long).weight < Fusion::default().lean(apart).weight);
 /// assert_eq!(Fusion::fixed(0.3).weight(0.0), 0.3);
 /// assert_eq!(Fusion::dense_only().weight(1.0), 1.0);
 /// ```
@@ -61,14 +65,16 @@ const DISTINCT: f32 = 0.45;
 const DEPTH: usize = 30;
 
 /// The default's logistic model: `w = 1 / (1 + e^-(INTERCEPT + Σ coefficient × signal))`
-/// over [`Signals::dense_gap`], [`Signals::dense_best`] and [`Signals::dense_last`], fitted by
-/// `bench/search/fusion_fit.py fit` on the sets BENCHMARKS.md marks as fitted.
-const INTERCEPT: f32 = 0.0;
+/// over [`Signals::dense_gap`], [`Signals::dense_best`], [`Signals::dense_last`] and
+/// [`Signals::query_words`], fitted by `bench/search/fusion_fit.py fit` on the sets
+/// BENCHMARKS.md marks as fitted.
+const INTERCEPT: f32 = 1.289;
 /// Each signal's name (as [`Fusion::lean`]'s reason says it) and coefficient.
-const MODEL: [(&str, f32); 3] = [
-    ("the model's nearest stood out", 1.75),
-    ("the model's nearest was close", 3.0),
-    ("many tools were about as close", -8.125),
+const MODEL: [(&str, f32); 4] = [
+    ("the model's nearest stood out", 2.248),
+    ("the model's nearest was close", 1.074),
+    ("many tools were about as close", -3.553),
+    ("the query was long", -3.019),
 ];
 
 impl Default for Fusion {
@@ -235,10 +241,11 @@ impl Fusion {
     }
 
     /// The two rankings' results fused, best first, at most `limit`: `lexical` with its
-    /// scores and `dense` with its cosines, each best first, in a catalog whose tools' mean
-    /// nearest cosine is `alike`; with how they were weighed.
+    /// scores and `dense` with its cosines, each best first, for `query` in a catalog whose
+    /// tools' mean nearest cosine is `alike`; with how they were weighed.
     pub(crate) fn fuse(
         &self,
+        query: &str,
         lexical: &[(usize, f32)],
         dense: &[(usize, f32)],
         limit: usize,
@@ -246,7 +253,7 @@ impl Fusion {
     ) -> (Vec<usize>, Leaning) {
         let lexical = &lexical[..lexical.len().min(self.depth)];
         let dense = &dense[..dense.len().min(self.depth)];
-        let leaning = self.lean(Signals::of(lexical, dense, alike));
+        let leaning = self.lean(Signals::of(lexical, dense, alike).with_query(query));
         let weight = leaning.weight;
         let best = lexical.first().map_or(0.0, |&(_, score)| score);
         let (top, bottom) = match (dense.first(), dense.last()) {
@@ -284,7 +291,12 @@ impl Fusion {
 /// The default's weight for `signals` by [`MODEL`], and a reason naming the signals that
 /// pushed it most, each with its share of the logit.
 fn lean_by_model(signals: Signals) -> Leaning {
-    let values = [signals.dense_gap, signals.dense_best, signals.dense_last];
+    let values = [
+        signals.dense_gap,
+        signals.dense_best,
+        signals.dense_last,
+        signals.query_words,
+    ];
     let mut logit = INTERCEPT;
     let mut pushes = [(0.0f32, ""); MODEL.len()];
     for ((push, &(name, coefficient)), value) in pushes.iter_mut().zip(&MODEL).zip(values) {

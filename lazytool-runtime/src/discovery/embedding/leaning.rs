@@ -35,6 +35,10 @@ pub struct Signals {
     pub alike: f32,
     /// Whether the words found anything (1) or not (0).
     pub lexical_found: f32,
+    /// How long the query is: log2(1 + its words) / 8, clamped to 0..1 (one word 0.125, 15
+    /// words 0.5, 255 and more 1; 0 until [`Signals::with_query`]). A long request of several
+    /// parts has a vector that blurs them, while its words still find each part's tool.
+    pub query_words: f32,
 }
 
 impl Signals {
@@ -73,6 +77,22 @@ impl Signals {
             dense_last: unit(dense.last().map_or(0.0, |&(_, cosine)| cosine)),
             alike: unit(alike),
             lexical_found: if best > 0.0 { 1.0 } else { 0.0 },
+            query_words: 0.0,
+        }
+    }
+
+    /// The signals with [`Signals::query_words`] of `query` (its words split at whitespace).
+    ///
+    /// ```
+    /// let signals = lazytool_runtime::Signals::of(&[], &[], 0.5).with_query("a b c d e f g");
+    /// assert_eq!(signals.query_words, 0.375); // log2(8) / 8
+    /// assert_eq!(lazytool_runtime::Signals::default().with_query("").query_words, 0.0);
+    /// ```
+    pub fn with_query(self, query: &str) -> Signals {
+        let words = query.split_whitespace().count() as f32;
+        Signals {
+            query_words: ((1.0 + words).log2() / 8.0).clamp(0.0, 1.0),
+            ..self
         }
     }
 }

