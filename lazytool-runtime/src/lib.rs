@@ -401,6 +401,8 @@ pub use call::{
 };
 #[cfg(feature = "code-mode")]
 pub use code::{CODE_TOOL_NAME, CodeMode, ScriptRunner};
+#[cfg(all(feature = "embeddings", feature = "search-features"))]
+pub use discovery::ExplainedSearch;
 #[cfg(feature = "embed-http")]
 pub use discovery::HttpEmbedder;
 #[cfg(feature = "embed-local")]
@@ -408,7 +410,8 @@ pub use discovery::LocalEmbedder;
 pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
 #[cfg(feature = "embeddings")]
 pub use discovery::{
-    EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, MAX_QUERY_BYTES, TestEmbedder,
+    EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, Leaning, MAX_QUERY_BYTES, Signals,
+    TestEmbedder,
 };
 #[cfg(feature = "search-features")]
 pub use discovery::{FeatureCandidate, FeatureTerm, SearchFeatures};

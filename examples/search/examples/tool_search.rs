@@ -4,8 +4,8 @@
 //! cargo run --release --example tool_search -- CATALOG.json "QUERY" [LIMIT]
 //! cargo run --release --example tool_search -- CATALOG.json --queries FILE.jsonl
 //!     [--embed-url URL --embed-name MODEL [--embed-key-env VAR] | --embed-model DIR]
-//!     [--embed-cache DIR] [--fusion dense|fixed:W|adaptive:UNSURE,SURE]
-//!     [--exact-scan-up-to TOOLS [--candidates PER_RESULT,ONE_IN]] [--timings]
+//!     [--embed-cache DIR] [--fusion dense|by-catalog|fixed:W|adaptive:UNSURE,SURE]
+//!     [--exact-scan-up-to TOOLS [--candidates PER_RESULT,ONE_IN]] [--timings] [--explain]
 //! ```
 //!
 //! The catalog has the shape of `data/github-mcp-tools.json`
@@ -19,11 +19,15 @@
 //! this example must then be built with `--features embed-local`), turn on the search by
 //! meaning as well as by words. `--embed-cache DIR` keeps the tool vectors between runs (and,
 //! for measurements, the queries' too, in `DIR/texts-MODEL.jsonl`);
-//! `--fusion` replaces the adaptive fusion (for measurements: `Fusion`'s constructors),
+//! `--fusion` replaces the adaptive fusion (for measurements: `Fusion`'s constructors,
+//! `by-catalog` for issue 40's weights),
 //! `--exact-scan-up-to` the catalog size above which the vectors' signs choose candidates
 //! first (`Embeddings::with_exact_scan_up_to`; 0 to measure that on a small catalog) and
 //! `--candidates` how many (`Embeddings::with_candidates`), and
-//! `--timings` writes to stderr how long the tool vectors and the searches took.
+//! `--timings` writes to stderr how long the tool vectors and the searches took, and
+//! `--explain` (built with `--features search-features`) adds to each `--queries` line both
+//! rankings 30 deep with their scores, the fusion's signals, its dense weight and why
+//! (`Registry::explain_search`), what `bench/search/fusion_fit.py` reads.
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -36,7 +40,7 @@ use lazytool_runtime::{
 };
 use serde_json::{Value, json};
 
-const USAGE: &str = "usage: tool_search CATALOG.json (\"QUERY\" [LIMIT] | --queries FILE.jsonl) [--embed-url URL --embed-name MODEL [--embed-key-env VAR] | --embed-model DIR] [--embed-cache DIR] [--fusion dense|fixed:W|adaptive:UNSURE,SURE] [--exact-scan-up-to TOOLS [--candidates PER_RESULT,ONE_IN]] [--timings]";
+const USAGE: &str = "usage: tool_search CATALOG.json (\"QUERY\" [LIMIT] | --queries FILE.jsonl) [--embed-url URL --embed-name MODEL [--embed-key-env VAR] | --embed-model DIR] [--embed-cache DIR] [--fusion dense|by-catalog|fixed:W|adaptive:UNSURE,SURE] [--exact-scan-up-to TOOLS [--candidates PER_RESULT,ONE_IN]] [--timings] [--explain]";
 
 /// How long the tool vectors may take to compute before the search goes on by words.
 const INDEX_WAIT: Duration = Duration::from_secs(3600);
@@ -56,6 +60,7 @@ struct Options {
     exact_scan_up_to: Option<usize>,
     candidates: Option<(usize, usize)>,
     timings: bool,
+    explain: bool,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -104,7 +109,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|tool| tool.name())
                 .collect();
             durations.push(searched.elapsed());
-            writeln!(out, "{}", json!({"query": query, "ranking": ranking}))?;
+            let mut line = json!({"query": query, "ranking": ranking});
+            if options.explain {
+                explain(&registry, &query, &mut line)?;
+            }
+            writeln!(out, "{line}")?;
         }
         if options.timings && !durations.is_empty() {
             durations.sort();
@@ -170,6 +179,7 @@ fn options() -> Result<Options, String> {
                 })?);
             }
             "--timings" => options.timings = true,
+            "--explain" => options.explain = true,
             flag if flag.starts_with("--") => return Err(format!("unknown flag {flag}\n{USAGE}")),
             _ => positional.push(arg),
         }
@@ -207,7 +217,7 @@ fn embeddings(options: &Options) -> Result<Option<Embeddings>, Box<dyn std::erro
     let fusion = match options.fusion.as_deref() {
         None => Fusion::default(),
         Some(spec) => fusion(spec).ok_or_else(|| {
-            format!("--fusion {spec}: not dense, fixed:W or adaptive:UNSURE,SURE")
+            format!("--fusion {spec}: not dense, by-catalog, fixed:W or adaptive:UNSURE,SURE")
         })?,
     };
     let embeddings = embeddings
@@ -303,11 +313,46 @@ fn fusion(spec: &str) -> Option<Fusion> {
     if spec == "dense" {
         return Some(Fusion::dense_only());
     }
+    if spec == "by-catalog" {
+        return Some(Fusion::by_catalog());
+    }
     if let Some(weight) = spec.strip_prefix("fixed:") {
         return weight.parse().ok().map(Fusion::fixed);
     }
     let (unsure, sure) = spec.strip_prefix("adaptive:")?.split_once(',')?;
     Some(Fusion::adaptive(unsure.parse().ok()?, sure.parse().ok()?))
+}
+
+/// Adds to `line` what `Registry::explain_search` says of `query`.
+#[cfg(feature = "search-features")]
+fn explain(registry: &Registry, query: &str, line: &mut Value) -> Result<(), String> {
+    let Some(explained) = registry.explain_search(query, 10) else {
+        // No vector for this query (too long, or the model failed): searched by words only.
+        line["words_only"] = json!(true);
+        return Ok(());
+    };
+    let signals = explained.leaning.signals;
+    line["lexical"] = json!(explained.lexical);
+    line["dense"] = json!(explained.dense);
+    line["tools"] = json!(explained.tools);
+    line["alike"] = json!(explained.alike);
+    line["weight"] = json!(explained.leaning.weight);
+    line["reason"] = json!(explained.leaning.reason);
+    line["signals"] = json!({
+        "lexical_gap": signals.lexical_gap,
+        "dense_gap": signals.dense_gap,
+        "dense_last": signals.dense_last,
+        "dense_best": signals.dense_best,
+        "alike": signals.alike,
+        "lexical_found": signals.lexical_found,
+        "query_words": signals.query_words,
+    });
+    Ok(())
+}
+
+#[cfg(not(feature = "search-features"))]
+fn explain(_: &Registry, _: &str, _: &mut Value) -> Result<(), String> {
+    Err("--explain: build tool_search with `--features search-features`".to_owned())
 }
 
 #[cfg(feature = "embed-local")]

@@ -21,13 +21,16 @@ mod search;
 mod signing;
 mod tool;
 
+#[cfg(all(feature = "embeddings", feature = "search-features"))]
+pub use embedding::ExplainedSearch;
 #[cfg(feature = "embed-http")]
 pub use embedding::HttpEmbedder;
 #[cfg(feature = "embed-local")]
 pub use embedding::LocalEmbedder;
 #[cfg(feature = "embeddings")]
 pub use embedding::{
-    EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, MAX_QUERY_BYTES, TestEmbedder,
+    EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, Leaning, MAX_QUERY_BYTES, Signals,
+    TestEmbedder,
 };
 pub(crate) use explained::Explains;
 pub use listing::DiscoveryListing;

@@ -356,8 +356,8 @@ impl Registry {
         let tool = |hit: usize| search.positions.get(hit).map(|&position| &tools[position]);
         let allowed = |hit: usize| tool(hit).is_some_and(&allowed);
         #[cfg(feature = "embeddings")]
-        if let Some(hits) = self.search_embedded(&search.index, query, limit, allowed) {
-            return hits.into_iter().filter_map(tool).collect();
+        if let Some(hybrid) = self.search_embedded(&search.index, query, limit, allowed) {
+            return hybrid.fused.into_iter().filter_map(tool).collect();
         }
         search
             .index

@@ -92,7 +92,7 @@ struct QueryCache {
 
 impl Embeddings {
     /// Search with `embedder`'s vectors: no cache on disk, a query waits at most 2 s for its
-    /// vector, the last 1,024 queries' vectors are kept, and the fusion is the adaptive default.
+    /// vector, the last 1,024 queries' vectors are kept, and the fusion is the default (a weight per query).
     ///
     /// ```
     /// use lazytool_runtime::{Embeddings, TestEmbedder};
@@ -197,7 +197,7 @@ impl Embeddings {
         }
     }
 
-    /// How the lexical and dense rankings are fused (the adaptive [`Fusion::default`] unless set).
+    /// How the lexical and dense rankings are fused ([`Fusion::default`], a weight per query, unless set).
     ///
     /// ```
     /// use lazytool_runtime::{Embeddings, Fusion, TestEmbedder};

@@ -1,24 +1,37 @@
 //! How the lexical and the dense rankings are combined: [`Fusion`].
 
+use super::leaning::{Leaning, Signals};
+
 /// How much the dense ranking (by meaning) counts against the lexical one (by words): a
-/// weight between 0 (words only) and 1 (meaning only).
+/// weight between 0 (words only) and 1 (meaning only), and the fused ranking.
 ///
 /// Each ranking's scores are scaled to 0..1 (the lexical ones by the best, the cosines
 /// between the best and the last of the [`Fusion::depth`] nearest), and added with weights
-/// `1 - w` and `w`. The default sets `w` for each catalog from how alike its tools are to the
-/// model: the mean cosine between a tool and its nearest other tool (on a sample). In a
-/// catalog of near-identical tools (versions of one, the same verbs on many objects) the
-/// model hardly tells them apart and words decide (`w` = 0.2 at a mean of 0.8 and above); in
-/// one of distinct tools described in prose, meaning does (`w` = 0.7 at 0.45 and below),
-/// linearly in between. [`Fusion::adaptive`] sets `w` for each query instead, from the gap
-/// between the lexical ranking's best two scores; [`Fusion::fixed`] once for all.
+/// `1 - w` and `w`. The default sets `w` for each query ([`Signals`]): a logistic model over
+/// three cosines of the ranking by meaning and the query's length, fitted on four public sets
+/// and checked on four others (BENCHMARKS.md, "Search by meaning"). Meaning counts more when
+/// the nearest tool is close to the query and stands out from the second; less when the
+/// query's neighbourhood is crowded (when the 30th nearest tool is nearly as close as the
+/// first, the model hardly tells the tools apart) and when the query is long (a request of
+/// several parts, whose one vector blurs them); the words decide then ([`Fusion::lean`] says
+/// which counted for a query). [`Fusion::adaptive`] sets `w` from the gap between the lexical
+/// ranking's best two scores alone; [`Fusion::fixed`] once for all;
+/// [`Fusion::by_catalog`] from the catalog alone (the default before issue 52).
 /// BENCHMARKS.md ("Search by meaning") has the measurements behind the choice.
 ///
 /// ```
-/// use lazytool_runtime::Fusion;
+/// use lazytool_runtime::{Fusion, Signals};
 ///
-/// let by_catalog = Fusion::default();
-/// assert!(by_catalog.catalog_weight(0.9) < by_catalog.catalog_weight(0.4));
+/// let words = [(0, 5.0), (1, 4.0)];
+/// // The model's nearest far ahead of the rest, and the rest far from the query.
+/// let apart = Signals::of(&words, &[(1, 0.7), (0, 0.3), (2, 0.1)], 0.5);
+/// // Every tool the model read about as close as the nearest.
+/// let crowded = Signals::of(&words, &[(1, 0.8), (0, 0.8), (2, 0.79)], 0.5);
+/// assert!(Fusion::default().lean(apart).weight > 0.5);
+/// assert!(Fusion::default().lean(crowded).weight < 0.5);
+/// // A long request leans toward its words.
+/// let long = apart.with_query(&"word ".repeat(60));
+/// assert!(Fusion::default().lean(long).weight < Fusion::default().lean(apart).weight);
 /// assert_eq!(Fusion::fixed(0.3).weight(0.0), 0.3);
 /// assert_eq!(Fusion::dense_only().weight(1.0), 1.0);
 /// ```
@@ -26,13 +39,24 @@
 pub struct Fusion {
     unsure: f32,
     sure: f32,
-    /// Whether `w` comes from the catalog (the default) rather than from `unsure` and `sure`.
-    by_catalog: bool,
+    how: How,
     depth: usize,
 }
 
+/// Where `w` comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum How {
+    /// From the lexical gap, between `unsure` and `sure`.
+    Gap,
+    /// From the catalog's mean nearest cosine (the default before issue 52).
+    Catalog,
+    /// From the query's [`Signals`], by [`MODEL`].
+    Signals,
+}
+
 /// The dense weight of a catalog whose tools are alike to the model (mean nearest cosine at
-/// [`ALIKE`] and above), and of one whose tools are distinct ([`DISTINCT`] and below).
+/// [`ALIKE`] and above), and of one whose tools are distinct ([`DISTINCT`] and below), for
+/// [`Fusion::by_catalog`].
 const ALIKE_WEIGHT: f32 = 0.2;
 const DISTINCT_WEIGHT: f32 = 0.7;
 const ALIKE: f32 = 0.8;
@@ -40,11 +64,24 @@ const DISTINCT: f32 = 0.45;
 /// How many results of each ranking are fused.
 const DEPTH: usize = 30;
 
+/// The default's logistic model: `w = 1 / (1 + e^-(INTERCEPT + Σ coefficient × signal))`
+/// over [`Signals::dense_gap`], [`Signals::dense_best`], [`Signals::dense_last`] and
+/// [`Signals::query_words`], fitted by `bench/search/fusion_fit.py fit` on the sets
+/// BENCHMARKS.md marks as fitted.
+const INTERCEPT: f32 = 1.289;
+/// Each signal's name (as [`Fusion::lean`]'s reason says it) and coefficient.
+const MODEL: [(&str, f32); 4] = [
+    ("the model's nearest stood out", 2.248),
+    ("the model's nearest was close", 1.074),
+    ("many tools were about as close", -3.553),
+    ("the query was long", -3.019),
+];
+
 impl Default for Fusion {
     fn default() -> Fusion {
         Fusion {
-            by_catalog: true,
-            ..Fusion::fixed(ALIKE_WEIGHT)
+            how: How::Signals,
+            ..Fusion::fixed(0.5)
         }
     }
 }
@@ -69,7 +106,7 @@ impl Fusion {
         Fusion {
             unsure: clamp(unsure),
             sure: clamp(sure),
-            by_catalog: false,
+            how: How::Gap,
             depth: DEPTH,
         }
     }
@@ -131,18 +168,35 @@ impl Fusion {
         self.unsure + (self.sure - self.unsure) * gap
     }
 
-    /// The dense weight the default gives a catalog whose tools' mean cosine to their
-    /// nearest other tool is `alike` (by catalog; otherwise [`Fusion::weight`] at a gap of 0).
+    /// The weights of issue 40 (before issue 52's default): `w` for each catalog from how alike
+    /// its tools are to the model, the mean cosine between a tool and its nearest other tool
+    /// (0.2 at 0.8 and above, 0.7 at 0.45 and below, linearly in between). Kept to measure the
+    /// default against.
     ///
     /// ```
     /// use lazytool_runtime::Fusion;
     ///
-    /// assert!((Fusion::default().catalog_weight(0.95) - 0.2).abs() < 1e-6);
-    /// assert!((Fusion::default().catalog_weight(0.3) - 0.7).abs() < 1e-6);
+    /// assert!(Fusion::by_catalog().catalog_weight(0.9) < Fusion::by_catalog().catalog_weight(0.4));
+    /// ```
+    pub fn by_catalog() -> Fusion {
+        Fusion {
+            how: How::Catalog,
+            ..Fusion::fixed(ALIKE_WEIGHT)
+        }
+    }
+
+    /// The dense weight [`Fusion::by_catalog`] gives a catalog whose tools' mean cosine to
+    /// their nearest other tool is `alike` (otherwise [`Fusion::weight`] at a gap of 0).
+    ///
+    /// ```
+    /// use lazytool_runtime::Fusion;
+    ///
+    /// assert!((Fusion::by_catalog().catalog_weight(0.95) - 0.2).abs() < 1e-6);
+    /// assert!((Fusion::by_catalog().catalog_weight(0.3) - 0.7).abs() < 1e-6);
     /// assert_eq!(Fusion::fixed(0.4).catalog_weight(0.3), 0.4);
     /// ```
     pub fn catalog_weight(&self, alike: f32) -> f32 {
-        if !self.by_catalog {
+        if self.how != How::Catalog {
             return self.weight(0.0);
         }
         let alike = if alike.is_nan() { ALIKE } else { alike };
@@ -150,27 +204,58 @@ impl Fusion {
         ALIKE_WEIGHT + (DISTINCT_WEIGHT - ALIKE_WEIGHT) * share
     }
 
+    /// The dense weight for a query whose rankings say `signals`, and why. Meaning only
+    /// where the words found nothing.
+    ///
+    /// ```
+    /// use lazytool_runtime::{Fusion, Signals};
+    ///
+    /// let nothing = Signals::of(&[], &[(0, 0.5), (1, 0.4)], 0.5);
+    /// assert_eq!(Fusion::default().lean(nothing).weight, 1.0);
+    /// assert_eq!(Fusion::fixed(0.25).lean(Signals::of(&[(0, 1.0)], &[], 0.5)).weight, 0.25);
+    /// ```
+    pub fn lean(&self, signals: Signals) -> Leaning {
+        if signals.lexical_found == 0.0 {
+            return Leaning {
+                signals,
+                weight: 1.0,
+                reason: "meaning only: the words found nothing".to_owned(),
+            };
+        }
+        let (weight, reason) = match self.how {
+            How::Gap => (
+                self.weight(signals.lexical_gap),
+                format!("by the words' gap {:.2}", signals.lexical_gap),
+            ),
+            How::Catalog => (
+                self.catalog_weight(signals.alike),
+                format!("by the catalog: its tools alike {:.2}", signals.alike),
+            ),
+            How::Signals => return lean_by_model(signals),
+        };
+        Leaning {
+            signals,
+            weight,
+            reason,
+        }
+    }
+
     /// The two rankings' results fused, best first, at most `limit`: `lexical` with its
-    /// scores and `dense` with its cosines, each best first, in a catalog whose tools' mean
-    /// nearest cosine is `alike`.
+    /// scores and `dense` with its cosines, each best first, for `query` in a catalog whose
+    /// tools' mean nearest cosine is `alike`; with how they were weighed.
     pub(crate) fn fuse(
         &self,
+        query: &str,
         lexical: &[(usize, f32)],
         dense: &[(usize, f32)],
         limit: usize,
         alike: f32,
-    ) -> Vec<usize> {
+    ) -> (Vec<usize>, Leaning) {
         let lexical = &lexical[..lexical.len().min(self.depth)];
         let dense = &dense[..dense.len().min(self.depth)];
+        let leaning = self.lean(Signals::of(lexical, dense, alike).with_query(query));
+        let weight = leaning.weight;
         let best = lexical.first().map_or(0.0, |&(_, score)| score);
-        let weight = if best <= 0.0 {
-            1.0
-        } else if self.by_catalog {
-            self.catalog_weight(alike)
-        } else {
-            let second = lexical.get(1).map_or(0.0, |&(_, score)| score);
-            self.weight((best - second) / best)
-        };
         let (top, bottom) = match (dense.first(), dense.last()) {
             (Some(&(_, top)), Some(&(_, bottom))) => (top, bottom),
             _ => (0.0, 0.0),
@@ -178,8 +263,10 @@ impl Fusion {
         let spread = top - bottom;
         // (document, fused score, lexical rank)
         let mut fused: Vec<(usize, f32, usize)> = Vec::with_capacity(lexical.len() + dense.len());
-        for (rank, &(document, score)) in lexical.iter().enumerate() {
-            fused.push((document, (1.0 - weight) * score / best, rank));
+        if best > 0.0 {
+            for (rank, &(document, score)) in lexical.iter().enumerate() {
+                fused.push((document, (1.0 - weight) * score / best, rank));
+            }
         }
         for &(document, cosine) in dense {
             let scaled = if spread > 0.0 {
@@ -194,6 +281,47 @@ impl Fusion {
         }
         fused.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
         fused.truncate(limit);
-        fused.into_iter().map(|(document, _, _)| document).collect()
+        (
+            fused.into_iter().map(|(document, _, _)| document).collect(),
+            leaning,
+        )
+    }
+}
+
+/// The default's weight for `signals` by [`MODEL`], and a reason naming the signals that
+/// pushed it most, each with its share of the logit.
+fn lean_by_model(signals: Signals) -> Leaning {
+    let values = [
+        signals.dense_gap,
+        signals.dense_best,
+        signals.dense_last,
+        signals.query_words,
+    ];
+    let mut logit = INTERCEPT;
+    let mut pushes = [(0.0f32, ""); MODEL.len()];
+    for ((push, &(name, coefficient)), value) in pushes.iter_mut().zip(&MODEL).zip(values) {
+        *push = (coefficient * value, name);
+        logit += push.0;
+    }
+    let weight = 1.0 / (1.0 + (-logit).exp());
+    let weight = if weight.is_nan() { 0.5 } else { weight };
+    let toward = if weight >= 0.5 { "meaning" } else { "words" };
+    // The signals that pushed toward the side it leaned, strongest first.
+    pushes.sort_unstable_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
+    let why: Vec<String> = pushes
+        .iter()
+        .filter(|(push, _)| (*push >= 0.0) == (weight >= 0.5) && push.abs() >= 0.05)
+        .take(2)
+        .map(|(push, name)| format!("{name} ({push:+.2})"))
+        .collect();
+    let reason = if why.is_empty() {
+        format!("{toward} ({weight:.2}): no signal stood out")
+    } else {
+        format!("{toward} ({weight:.2}): {}", why.join(", "))
+    };
+    Leaning {
+        signals,
+        weight,
+        reason,
     }
 }

@@ -1,7 +1,8 @@
 //! Search by meaning as well as by words (feature `embeddings`): an [`Embedder`] turns tool
 //! texts and queries into vectors, [`Embeddings`] computes the lazy tools' vectors once
 //! (cached in memory and, if asked, on disk), and [`Fusion`] combines the nearest tools with
-//! the lexical ranking, weighing meaning more when the query's words decide less. Any
+//! the lexical ranking, weighing meaning for each query by how clearly the model tells its
+//! nearest tools apart ([`Leaning`] says which way a query leaned, and why). Any
 //! failure of the embedder leaves the lexical search alone, with a warning.
 //!
 //! Embedders: [`TestEmbedder`] (no model, for tests), `LocalEmbedder` (feature
@@ -11,9 +12,12 @@
 pub(crate) mod disk_cache;
 mod embedder;
 mod embeddings;
+#[cfg(feature = "search-features")]
+mod explained_search;
 mod fusion;
 #[cfg(feature = "embed-http")]
 mod http;
+mod leaning;
 #[cfg(feature = "embed-local")]
 mod local;
 mod sign_codes;
@@ -24,9 +28,12 @@ mod worker;
 
 pub use embedder::{EmbedError, EmbedFuture, Embedder};
 pub use embeddings::{Embeddings, MAX_QUERY_BYTES};
+#[cfg(feature = "search-features")]
+pub use explained_search::ExplainedSearch;
 pub use fusion::Fusion;
 #[cfg(feature = "embed-http")]
 pub use http::HttpEmbedder;
+pub use leaning::{Leaning, Signals};
 #[cfg(feature = "embed-local")]
 pub use local::LocalEmbedder;
 pub use test_embedder::TestEmbedder;

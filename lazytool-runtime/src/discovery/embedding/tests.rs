@@ -1,4 +1,19 @@
 use super::Fusion;
+
+/// A fusion's ranking without its leaning.
+struct FusedOnly(Fusion);
+
+impl FusedOnly {
+    fn fuse(
+        &self,
+        lexical: &[(usize, f32)],
+        dense: &[(usize, f32)],
+        limit: usize,
+        alike: f32,
+    ) -> Vec<usize> {
+        self.0.fuse("", lexical, dense, limit, alike).0
+    }
+}
 use super::sign_codes::{ONE_IN, Prefilter};
 use super::vectors::{Vectors, checked};
 
@@ -89,7 +104,8 @@ fn a_rows_cosine_is_the_same_to_the_bit_however_its_rows_are_grouped() {
 
 #[test]
 fn fusion_follows_the_words_when_they_are_sure_and_meaning_when_not() {
-    let fusion = Fusion::adaptive(0.9, 0.1);
+    let adaptive = Fusion::adaptive(0.9, 0.1);
+    let fusion = FusedOnly(adaptive);
     let dense = [(2, 0.9), (1, 0.5), (0, 0.1)];
     // One tool far ahead by its words: it stays first.
     assert_eq!(
@@ -109,8 +125,8 @@ fn fusion_follows_the_words_when_they_are_sure_and_meaning_when_not() {
 }
 
 #[test]
-fn by_default_words_decide_among_alike_tools_and_meaning_among_distinct_ones() {
-    let fusion = Fusion::default();
+fn by_catalog_words_decide_among_alike_tools_and_meaning_among_distinct_ones() {
+    let fusion = FusedOnly(Fusion::by_catalog());
     let lexical = [(0, 10.0), (1, 6.0)];
     let dense = [(1, 0.9), (0, 0.5), (2, 0.1)];
     // Tools the model can hardly tell apart (versions of one): the words' order.
@@ -229,4 +245,34 @@ fn sign_codes_keep_the_allowed_rows_only_and_enough_of_them() {
     assert!(got.iter().all(|&(row, _)| allowed(row)));
     // Not as wide as the rows: nothing, as the exact scan answers.
     assert!(prefiltered.nearest(&query[..10], 30, |_| true).is_empty());
+}
+
+#[test]
+fn by_default_meaning_decides_unless_the_querys_neighbourhood_is_crowded_or_it_is_long() {
+    let fusion = FusedOnly(Fusion::default());
+    let lexical = [(0, 10.0), (1, 6.0)];
+    // The model's nearest far ahead of the rest: meaning decides.
+    let distinct = [(1, 0.8), (0, 0.3), (2, 0.1)];
+    assert_eq!(fusion.fuse(&lexical, &distinct, 2, 0.5), [1, 0]);
+    // Thirty tools about as close as the nearest: the words decide.
+    let crowded: Vec<(usize, f32)> = [(1, 0.80), (0, 0.80)]
+        .into_iter()
+        .chain((2..30).map(|document| (document, 0.79)))
+        .collect();
+    assert_eq!(fusion.fuse(&lexical, &crowded, 2, 0.5), [0, 1]);
+    let leaning = Fusion::default().lean(super::Signals::of(&lexical, &crowded, 0.5));
+    assert!(leaning.weight < 0.5, "{leaning:?}");
+    assert!(
+        leaning.reason.starts_with("words") && leaning.reason.contains("about as close"),
+        "{}",
+        leaning.reason
+    );
+    // A long request of several parts: the words decide where meaning would alone.
+    let long = "Book a car at the airport tomorrow at eight, then find a hotel near the \
+        stadium for two nights, compare the prices of both for the weekend after, and \
+        tell me which day is cheaper overall for the whole family of four people";
+    let signals = super::Signals::of(&lexical, &distinct, 0.5);
+    let short = Fusion::default().lean(signals.with_query("rent a car"));
+    let leaning = Fusion::default().lean(signals.with_query(long));
+    assert!(leaning.weight < short.weight, "{leaning:?} {short:?}");
 }

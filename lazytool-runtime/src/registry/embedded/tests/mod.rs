@@ -2,6 +2,7 @@
 
 #[cfg(feature = "embed-http")]
 mod http;
+mod input;
 #[cfg(feature = "embed-local")]
 mod local;
 
