@@ -100,6 +100,7 @@ pub mod guide;
 mod input;
 mod listing;
 mod offers;
+mod principal_gates;
 mod request_facts;
 mod server;
 mod session_share;

@@ -60,12 +60,13 @@ pub use lazytool_mcp_core::DEFAULT_MAX_LINE_BYTES;
 #[derive(Clone)]
 #[must_use]
 // Its methods by concept: serving stdio in `stdio/serve_lines.rs`, HTTP in
-// `streamable_http/serve_http.rs`, one connection in `connection.rs`.
+// `streamable_http/serve_http.rs`, one connection in `connection.rs`, what each principal may
+// use in `principal_gates.rs`.
 pub struct McpServer {
     catalog: watch::Receiver<Registry>,
-    options: SessionOptions,
-    gate: Option<Gate>,
-    offers_gate: Option<OffersGate>,
+    pub(crate) options: SessionOptions,
+    pub(crate) gate: Option<Gate>,
+    pub(crate) offers_gate: Option<OffersGate>,
     session_share: Option<Arc<dyn SessionShare>>,
     list_ttl: Duration,
     max_line_bytes: usize,
@@ -177,80 +178,6 @@ impl McpServer {
     pub fn options(mut self, options: SessionOptions) -> Self {
         self.options = options;
         self
-    }
-
-    /// Restricts what each principal may use: a request of `principal` may list, discover
-    /// and run `tool` only if `allow(principal, tool)` (and the
-    /// [`options`](McpServer::options)' own [`allow`](SessionOptions::allow)) is true. Each
-    /// call adds a restriction to those of earlier calls. The
-    /// principal is who the HTTP server authenticated
-    /// ([`McpHttp::bearer_token_for`](crate::McpHttp::bearer_token_for)), else
-    /// [`Principal::anonymous`].
-    ///
-    /// ```
-    /// use lazytool_mcp::McpServer;
-    ///
-    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
-    /// // Everyone reads; only `admin` may use the other tools.
-    /// let server = McpServer::new(registry)
-    ///     .allow_for(|principal, tool| principal.name() == "admin" || tool.name().starts_with("get"));
-    /// ```
-    pub fn allow_for(
-        mut self,
-        allow: impl Fn(&Principal, &Tool) -> bool + Send + Sync + 'static,
-    ) -> Self {
-        self.gate = Some(match self.gate.take() {
-            Some(earlier) => Arc::new(move |principal: &Principal, tool: &Tool| {
-                earlier(principal, tool) && allow(principal, tool)
-            }),
-            None => Arc::new(allow),
-        });
-        self
-    }
-
-    /// Restricts which prompts and resources each principal may see: a request of
-    /// `principal` lists and gets a prompt only if `allow(principal, name)`, and lists and
-    /// reads a resource (or lists a template) only if `allow(principal, uri)` (the template's
-    /// URI template). One it may not see is answered as one that does not exist. Each call
-    /// adds a restriction to those of earlier calls.
-    ///
-    /// ```
-    /// use lazytool_mcp::McpServer;
-    ///
-    /// # let registry = lazytool_runtime::Registry::builder().without_inventory().build().unwrap();
-    /// // Only `admin` sees the prompts and resources of the `ops` server.
-    /// let server = McpServer::new(registry)
-    ///     .allow_offers_for(|principal, name| principal.name() == "admin" || !name.starts_with("ops"));
-    /// ```
-    pub fn allow_offers_for(
-        mut self,
-        allow: impl Fn(&Principal, &str) -> bool + Send + Sync + 'static,
-    ) -> Self {
-        self.offers_gate = Some(match self.offers_gate.take() {
-            Some(earlier) => Arc::new(move |principal: &Principal, name: &str| {
-                earlier(principal, name) && allow(principal, name)
-            }),
-            None => Arc::new(allow),
-        });
-        self
-    }
-
-    /// Its restrictions per principal (tools, then prompts and resources), taken out.
-    #[cfg(feature = "server-http")]
-    pub(crate) fn take_gates(&mut self) -> (Option<Gate>, Option<OffersGate>) {
-        (self.gate.take(), self.offers_gate.take())
-    }
-
-    /// Whether `principal` may see the prompt or resource `name`.
-    /// Whether some principals may not see some prompts or resources.
-    pub(crate) fn gates_offers(&self) -> bool {
-        self.offers_gate.is_some()
-    }
-
-    pub(crate) fn offers_to(&self, principal: &Principal, name: &str) -> bool {
-        self.offers_gate
-            .as_ref()
-            .is_none_or(|allow| allow(principal, name))
     }
 
     /// How long stateless clients (2026-07-28) may cache the tool list: its `ttlMs`
@@ -541,21 +468,6 @@ impl McpServer {
     #[cfg_attr(not(all(feature = "redis", feature = "server-http")), allow(dead_code))]
     pub(crate) fn share_sessions(&mut self, share: Arc<dyn SessionShare>) {
         self.session_share = Some(share);
-    }
-
-    /// Whether some principals may not use some tools.
-    pub(crate) fn is_gated(&self) -> bool {
-        self.gate.is_some()
-    }
-
-    pub(crate) fn options_for(&self, principal: &Principal) -> SessionOptions {
-        let Some(gate) = &self.gate else {
-            return self.options.clone();
-        };
-        let (base, gate, principal) = (self.options.clone(), Arc::clone(gate), principal.clone());
-        self.options
-            .clone()
-            .allow(move |tool| base.allows(tool) && gate(&principal, tool))
     }
 
     pub(crate) fn list_ttl_ms(&self) -> u64 {
