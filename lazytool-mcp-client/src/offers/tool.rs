@@ -145,8 +145,7 @@ impl Forward {
             params = params.with_arguments(arguments);
         }
         let deadline = Instant::now() + self.call_timeout;
-        let downstream = McpRequest::of(&context).cloned();
-        let rounds = self.rounds(&peer, params, downstream, &context, deadline);
+        let rounds = self.rounds(&peer, params, &context, deadline);
         tokio::select! {
             result = tokio::time::timeout_at(deadline, rounds) => result.unwrap_or_else(|_| Err(format!(
                 "the MCP server `{}` did not answer within {:?}",
@@ -163,11 +162,13 @@ impl Forward {
         &self,
         peer: &Peer<RoleClient>,
         mut params: CallToolRequestParams,
-        downstream: Option<McpRequest>,
         context: &ToolContext,
         deadline: Instant,
     ) -> Result<ToolResult, String> {
         let server = self.link.server();
+        // The request the call runs for, if it came over MCP: what the upstream asks during
+        // the call goes to its client.
+        let downstream = McpRequest::of(context).cloned();
         let mut state_only = 0;
         for _ in 0..MAX_INPUT_ROUNDS {
             let answer = match self

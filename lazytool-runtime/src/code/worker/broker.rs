@@ -24,11 +24,9 @@ use crate::code::host::{Bounds, CallTool, answer_of, call_id, too_many_calls};
 /// One script's tool calls, as the parent runs them.
 pub(super) struct Broker {
     call: CallTool,
-    /// The code tool's call id: each tool call's id is `{id}/{number}`.
-    parent_id: Option<String>,
-    /// What the transport attached to the code tool's call, carried into each of its calls
-    /// (the MCP request they relay the upstreams' requests to).
-    parent_extensions: ToolContext,
+    /// The code tool's call: each tool call's id is `{id}/{number}`, and each carries what
+    /// the transport attached to it (the MCP request they relay the upstreams' requests to).
+    parent: ToolContext,
     /// Cancelled when the script ends: the calls it left running are given up.
     cancel: CancellationToken,
     calls: usize,
@@ -56,8 +54,7 @@ impl Broker {
     ) -> Broker {
         Broker {
             call,
-            parent_id: context.call_id().map(str::to_owned),
-            parent_extensions: ToolContext::new().with_extensions_of(context),
+            parent: context.clone(),
             cancel: context.cancellation().child_token(),
             calls: 0,
             max_calls: bounds.max_calls,
@@ -87,9 +84,9 @@ impl Broker {
             );
         }
         let context = ToolContext::new()
-            .with_call_id(call_id(self.parent_id.as_deref(), self.calls))
+            .with_call_id(call_id(self.parent.call_id(), self.calls))
             .with_cancellation(self.cancel.clone())
-            .with_extensions_of(&self.parent_extensions);
+            .with_extensions_of(&self.parent);
         let _runtime = self.runtime.enter();
         let _subscriber = tracing::dispatcher::set_default(&self.dispatch);
         let mut future = {
