@@ -1,5 +1,5 @@
-//! The code `#[tool]` generates: the argument struct, the schema and call functions, the
-//! spanned trait checks, and the `inventory` registration.
+//! The code `#[tool]` generates: the argument slots (or struct), the schema and call
+//! functions, the spanned trait checks, and the `inventory` registration.
 //!
 //! Every check of a user's type is a call or a path spanned on that type, made in each
 //! generated body that names the type, so that rustc reports it there; identical reports
@@ -52,7 +52,7 @@ pub(crate) fn expand(
 
     let arguments = Arguments::new(attr, tool, &p, &krate);
     let arguments_struct = &arguments.definition;
-    let arguments_type = &arguments.annotation;
+    let parse = arguments.parse(&name, &p);
     let schema = arguments.schema(tool, &p);
     let defaults = &arguments.defaults;
     let default_fns = &arguments.default_fns;
@@ -201,7 +201,7 @@ pub(crate) fn expand(
                             states: __states,
                             context: __context,
                         } = __invocation;
-                        let __parsed: #arguments_type = #p::parse_arguments(#name, __arguments)?;
+                        #parse
                         #(#bindings)*
                         ::core::result::Result::Ok(#future)
                     },
@@ -284,8 +284,9 @@ fn annotations(attr: &ToolAttr, p: &TokenStream) -> TokenStream {
     }
 }
 
-/// The type the arguments are deserialized into: the user's `#[args]` struct, or a struct
-/// generated with one field per argument parameter.
+/// What the arguments are deserialized into: the user's `#[args]` struct, one runtime `Slot`
+/// per argument parameter ([`Slots`]), or, when a parameter has `#[schemars(...)]`, a struct
+/// derived with one field per argument parameter.
 ///
 /// The generated struct is named with its type parameters left to inference
 /// (`__Arguments<_, Defaulted<_>>`), which the conversion of each field to its parameter
@@ -304,6 +305,23 @@ struct Arguments {
     /// The `#[args]` parameter's index, when there is one.
     args_struct: Option<usize>,
     fields: Vec<Option<Ident>>,
+    /// How the arguments are read when no struct is derived for them (see [`Slots`]).
+    slots: Option<Slots>,
+}
+
+/// The arguments read into one runtime `Slot` per parameter, and the schema built from one
+/// `ArgumentProperty` per parameter: no struct and no derive per tool, and the code that
+/// reads or describes a type shared by every tool with a parameter of that type. Used unless
+/// a parameter has `#[schemars(...)]` attributes, which only schemars' derive understands.
+struct Slots {
+    /// `let mut __slot_N = Slot::<Field>::new("key");` for each argument.
+    declarations: Vec<TokenStream>,
+    /// The slots, in parameter order.
+    idents: Vec<Ident>,
+    /// The slots of required arguments, taken (or refused) once the object has been read.
+    required: Vec<Ident>,
+    /// `ArgumentProperty::of::<Field>("key", "description", has_default)` for each argument.
+    properties: Vec<TokenStream>,
 }
 
 impl Arguments {
@@ -335,8 +353,10 @@ impl Arguments {
                 checks,
                 args_struct: Some(index),
                 fields: Vec::new(),
+                slots: None,
             };
         }
+        let derive = tool.params.iter().any(|param| !param.schemars.is_empty());
         let serde_crate = format!("{}::__private::serde", path_string(krate));
         // serde would bound each type parameter by `Deserialize<'de>`; `DeserializeOwned` is
         // what `assert_argument` checks, so a type failing both is reported once.
@@ -348,11 +368,48 @@ impl Arguments {
         let mut defaults = Vec::new();
         let mut default_fns = Vec::new();
         let mut field_idents = Vec::new();
+        let mut slots = Slots {
+            declarations: Vec::new(),
+            idents: Vec::new(),
+            required: Vec::new(),
+            properties: Vec::new(),
+        };
         for (index, param) in tool.params.iter().enumerate() {
             let ParamKind::Argument { optional } = param.kind else {
                 field_idents.push(None);
                 continue;
             };
+            if !derive {
+                let slot = format_ident!("__slot_{}", index);
+                let key = json_name(attr, param).unwrap_or_default();
+                let description = describe(tool, param).unwrap_or_default();
+                let has_default = optional || param.arg.default.is_some();
+                // Each type is left to inference, which the conversion to the parameter
+                // settles (see `Arguments`): a parameter whose check fails leaves it open.
+                slots.declarations.push(if param.arg.default.is_some() {
+                    quote!(let mut #slot: #p::Slot<::core::option::Option<_>> = #p::Slot::new(#key);)
+                } else {
+                    quote!(let mut #slot = #p::Slot::new(#key);)
+                });
+                let settle = around(
+                    &param.ty,
+                    quote!(<),
+                    quote!(as #p::ToolArgument<_>>::from_field),
+                );
+                slots.properties.push(quote! {
+                    #p::ArgumentProperty::of(#key, #description, #has_default, #settle)
+                });
+                if !has_default {
+                    slots.required.push(slot.clone());
+                }
+                slots.idents.push(slot);
+                if let Some((span, default)) = &param.arg.default {
+                    default_fns.push(default_fn(index, &param.ty, *span, default.as_ref()));
+                    defaults.push(default_entry(index, &key, *span, p));
+                }
+                field_idents.push(None);
+                continue;
+            }
             let field = format_ident!("__arg_{}", index);
             let generic = format_ident!("__T{}", index);
             let json = json_name(attr, param).unwrap_or_default();
@@ -384,25 +441,24 @@ impl Arguments {
             serde_bounds.push(format!("{generic}: {serde_crate}::de::DeserializeOwned"));
             if let Some((span, default)) = &param.arg.default {
                 inferred.push(quote!(#p::Defaulted<_>));
-                let default_fn = default_fn_ident(index);
-                let value = match default {
-                    Some(expr) => quote!(#expr),
-                    None => respanned(&quote!(<#ty as ::core::default::Default>::default()), *span),
-                };
-                default_fns.push(quote! {
-                    fn #default_fn() -> #ty {
-                        let __value: #ty = #value;
-                        __value
-                    }
-                });
-                let to_json = respanned(&quote!(#p::default_json(#default_fn())), *span);
-                defaults.push(quote! {
-                    (#json, (|| #to_json) as fn() -> #p::serde_json::Value)
-                });
+                default_fns.push(default_fn(index, ty, *span, default.as_ref()));
+                defaults.push(default_entry(index, &json, *span, p));
             } else {
                 inferred.push(quote!(_));
             }
             field_idents.push(Some(field));
+        }
+        if !derive {
+            return Arguments {
+                definition: TokenStream::new(),
+                annotation: TokenStream::new(),
+                defaults,
+                default_fns,
+                checks,
+                args_struct: None,
+                fields: field_idents,
+                slots: Some(slots),
+            };
         }
         let serde_bounds = serde_bounds.join(", ");
         Arguments {
@@ -420,6 +476,28 @@ impl Arguments {
             checks,
             args_struct: None,
             fields: field_idents,
+            slots: None,
+        }
+    }
+
+    /// The statements that read `__arguments` before the tool's future is built: into the
+    /// slots, or into the `#[args]` or derived struct `__parsed`.
+    fn parse(&self, name: &str, p: &TokenStream) -> TokenStream {
+        match &self.slots {
+            Some(Slots {
+                declarations,
+                idents,
+                required,
+                ..
+            }) => quote! {
+                #(#declarations)*
+                #p::fill_slots(#name, __arguments, &mut [#(&mut #idents),*])?;
+                #(let #required = #required.required(#name)?;)*
+            },
+            None => {
+                let annotation = &self.annotation;
+                quote!(let __parsed: #annotation = #p::parse_arguments(#name, __arguments)?;)
+            }
         }
     }
 
@@ -429,6 +507,10 @@ impl Arguments {
         let annotation = &self.annotation;
         if self.args_struct.is_some() {
             return quote!(#p::schema_value::<#annotation>());
+        }
+        if let Some(slots) = &self.slots {
+            let properties = &slots.properties;
+            return quote!(#p::arguments_schema(&[#(#properties),*]));
         }
         let values = tool
             .params
@@ -443,15 +525,26 @@ impl Arguments {
     fn value_of(&self, index: usize, param: &Param, p: &TokenStream) -> TokenStream {
         // The whole call at the parameter's type: rustc checks the argument against the
         // field type at the call's span.
-        let from_field = |value: TokenStream| {
-            around(
-                &param.ty,
-                quote!(<),
-                quote!(as #p::ToolArgument<_>>::from_field(#value)),
-            )
-        };
+        let from_field = |value: TokenStream| from_field(&param.ty, value, p);
         if self.args_struct == Some(index) {
             return from_field(quote!(__parsed));
+        }
+        if self.slots.is_some() {
+            let slot = format_ident!("__slot_{}", index);
+            if param.arg.default.is_some() {
+                let default_fn = default_fn_ident(index);
+                let value = from_field(quote!(value));
+                return quote! {
+                    match #slot.defaulted() {
+                        ::core::option::Option::Some(value) => #value,
+                        ::core::option::Option::None => #default_fn(),
+                    }
+                };
+            }
+            return match param.kind {
+                ParamKind::Argument { optional: true } => from_field(quote!(#slot.or_default())),
+                _ => from_field(quote!(#slot)),
+            };
         }
         let Some(Some(field)) = self.fields.get(index) else {
             return quote!(::core::unreachable!());
@@ -469,6 +562,16 @@ impl Arguments {
             from_field(quote!(__parsed.#field))
         }
     }
+}
+
+/// `value` converted to a parameter of type `ty`. The whole call is at the parameter's type:
+/// rustc checks the argument against the field type at the call's span.
+fn from_field(ty: &Type, value: TokenStream, p: &TokenStream) -> TokenStream {
+    around(
+        ty,
+        quote!(<),
+        quote!(as #p::ToolArgument<_>>::from_field(#value)),
+    )
 }
 
 /// What the argument struct holds for a parameter of type `ty`: `ty` itself once its check
@@ -513,6 +616,31 @@ fn ends(ty: &dyn ToTokens) -> (Span, Span) {
     let last = tokens.into_iter().last().map(|token| token.span());
     let first = first.unwrap_or_else(Span::call_site);
     (first, last.unwrap_or(first))
+}
+
+/// `fn __default_N() -> T` for an `#[arg(default)]`: the user's expression is compiled once,
+/// so a mistake in it is reported once.
+fn default_fn(index: usize, ty: &Type, span: Span, default: Option<&syn::Expr>) -> TokenStream {
+    let default_fn = default_fn_ident(index);
+    let value = match default {
+        Some(expr) => quote!(#expr),
+        None => respanned(&quote!(<#ty as ::core::default::Default>::default()), span),
+    };
+    quote! {
+        fn #default_fn() -> #ty {
+            let __value: #ty = #value;
+            __value
+        }
+    }
+}
+
+/// The entry of an `#[arg(default)]` in the list the input schema's defaults are set from.
+fn default_entry(index: usize, key: &str, span: Span, p: &TokenStream) -> TokenStream {
+    let default_fn = default_fn_ident(index);
+    let to_json = respanned(&quote!(#p::default_json(#default_fn())), span);
+    quote! {
+        (#key, (|| #to_json) as fn() -> #p::serde_json::Value)
+    }
 }
 
 fn default_fn_ident(index: usize) -> Ident {

@@ -135,8 +135,8 @@ mod tool;
 #[path = "private.rs"]
 pub mod __private;
 
-/// Declares an LLM tool: a typed argument struct, its JSON Schema and a link-time
-/// registration are generated from a plain function.
+/// Declares an LLM tool: typed argument parsing, its JSON Schema and a link-time registration
+/// are generated from a plain function.
 ///
 /// ```rust,standalone_crate
 /// use lazytool_runtime::{tool, State, ToolContext};

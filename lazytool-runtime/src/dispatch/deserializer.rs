@@ -28,7 +28,7 @@ pub(crate) struct LocatedError {
 }
 
 #[derive(Debug)]
-enum Segment {
+pub(super) enum Segment {
     Index(usize),
     Key(String),
 }
@@ -49,7 +49,7 @@ impl LocatedError {
     }
 
     #[cold]
-    fn at(mut self, segment: Segment) -> Self {
+    pub(super) fn at(mut self, segment: Segment) -> Self {
         self.reversed_path.push(segment);
         self
     }

@@ -27,6 +27,7 @@ mod panic;
 mod parse;
 mod run;
 mod screen;
+mod slots;
 mod span;
 mod turn;
 mod validation;
@@ -40,6 +41,7 @@ pub(crate) use panic::panic_message;
 pub(crate) use parse::parse_arguments;
 pub(crate) use run::run;
 pub(crate) use screen::{bound, recheck, refuse, screen};
+pub use slots::{FillSlot, Slot, fill_slots};
 pub(crate) use span::answered;
 pub(crate) use turn::run_all;
 

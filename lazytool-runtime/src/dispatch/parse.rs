@@ -29,7 +29,7 @@ pub(crate) fn parse_arguments<T: DeserializeOwned>(
 
 #[cold]
 #[inline(never)]
-fn unparsed(tool: &str, error: &LocatedError) -> ToolResult {
+pub(super) fn unparsed(tool: &str, error: &LocatedError) -> ToolResult {
     invalid(tool, &error.to_string())
 }
 

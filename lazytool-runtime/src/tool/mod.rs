@@ -5,6 +5,7 @@
 //! Calling a tool is [`dispatch`](crate::dispatch)'s work; this layer holds data only.
 
 mod annotations;
+mod argument_schema;
 mod catalog;
 mod definition;
 mod definition_size;
@@ -23,6 +24,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use annotations::ToolAnnotations;
+pub use argument_schema::{ArgumentProperty, arguments_schema};
 pub use catalog::{CatalogError, CatalogReader, catalog_tools};
 pub use definition::ToolDefinition;
 pub use definition_size::DEFAULT_MAX_DEFINITION_BYTES;
