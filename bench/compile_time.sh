@@ -24,6 +24,8 @@ RUNS="${RUNS:-3}"
 TOOLS="${TOOLS:-200}"
 MODES="${MODES:-debug debug-full release}"
 CRATES="${CRATES:-generated handwritten rmcp generated-stdio rmcp-stdio}"
+TIMINGS="${TIMINGS:-1}"
+EXPANSION="${EXPANSION:-1}"
 export CARGO_TARGET_DIR="$OUT/target"
 
 mkdir -p "$OUT"
@@ -89,6 +91,15 @@ for mode in $MODES; do
     summary+=("$(printf '%-11s %-16s wall %6.2f s  cpu %6.2f s  binary %6.1f MB' "$mode" "$crate" "$wall" "$cpu" "$(awk -v s="$size" 'BEGIN { print s / 1e6 }')")")
   done
   mv "$OUT/$mode.medians.txt.new" "$OUT/$mode.medians.txt"
+  if [ "$TIMINGS" = 1 ]; then
+    for crate in $CRATES; do
+      touch "$OUT/$crate/src/main.rs"
+      (cd "$OUT/$crate" && cargo build $(cargo_args "$mode" "$crate") --timings >/dev/null 2>&1)
+      report=$(ls -t "$CARGO_TARGET_DIR"/cargo-timings/cargo-timing-*.html | head -1)
+      cp "$report" "$OUT/timings-$mode-$crate.html"
+      summary+=("$(python3 "$ROOT/bench/compile_time/timings.py" "$report" "bench-$crate" "$mode")")
+    done
+  fi
   for pair in generated/handwritten generated/rmcp generated-stdio/rmcp-stdio; do
     a=${pair%/*} b=${pair#*/}
     line=$(awk -v a="$a" -v b="$b" -v m="$mode" '
@@ -97,5 +108,11 @@ for mode in $MODES; do
     [ -n "$line" ] && summary+=("$line")
   done
 done
+if [ "$EXPANSION" = 1 ]; then
+  for crate in $CRATES; do
+    bytes=$(cd "$OUT/$crate" && RUSTC_BOOTSTRAP=1 cargo rustc --offline -q -- -Zunpretty=expanded 2>/dev/null | wc -c)
+    summary+=("$(awk -v c="$crate" -v b="$bytes" -v n="$TOOLS" 'BEGIN { printf "expansion   %-16s %9d bytes, %7.0f bytes per tool", c, b, b / n }')")
+  done
+fi
 echo "== medians (targets: debug generated/handwritten <= 1.2, generated/rmcp <= 1.0)"
 printf '%s\n' "${summary[@]}"

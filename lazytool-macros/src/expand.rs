@@ -523,43 +523,36 @@ impl Arguments {
 
     /// The expression that passes parameter `index` to the user's fn.
     fn value_of(&self, index: usize, param: &Param, p: &TokenStream) -> TokenStream {
-        // The whole call at the parameter's type: rustc checks the argument against the
-        // field type at the call's span.
         let from_field = |value: TokenStream| from_field(&param.ty, value, p);
         if self.args_struct == Some(index) {
             return from_field(quote!(__parsed));
         }
-        if self.slots.is_some() {
+        let read = if self.slots.is_some() {
             let slot = format_ident!("__slot_{}", index);
-            if param.arg.default.is_some() {
-                let default_fn = default_fn_ident(index);
-                let value = from_field(quote!(value));
-                return quote! {
-                    match #slot.defaulted() {
-                        ::core::option::Option::Some(value) => #value,
-                        ::core::option::Option::None => #default_fn(),
-                    }
-                };
-            }
-            return match param.kind {
-                ParamKind::Argument { optional: true } => from_field(quote!(#slot.or_default())),
-                _ => from_field(quote!(#slot)),
-            };
-        }
-        let Some(Some(field)) = self.fields.get(index) else {
-            return quote!(::core::unreachable!());
-        };
-        if param.arg.default.is_some() {
-            let default_fn = default_fn_ident(index);
-            let value = from_field(quote!(value));
-            quote! {
-                match __parsed.#field.0 {
-                    ::core::option::Option::Some(value) => #value,
-                    ::core::option::Option::None => #default_fn(),
-                }
+            match param.kind {
+                _ if param.arg.default.is_some() => quote!(#slot.defaulted()),
+                ParamKind::Argument { optional: true } => quote!(#slot.or_default()),
+                _ => quote!(#slot),
             }
         } else {
-            from_field(quote!(__parsed.#field))
+            let Some(Some(field)) = self.fields.get(index) else {
+                return quote!(::core::unreachable!());
+            };
+            match param.arg.default {
+                Some(_) => quote!(__parsed.#field.0),
+                None => quote!(__parsed.#field),
+            }
+        };
+        if param.arg.default.is_none() {
+            return from_field(read);
+        }
+        let default_fn = default_fn_ident(index);
+        let value = from_field(quote!(value));
+        quote! {
+            match #read {
+                ::core::option::Option::Some(value) => #value,
+                ::core::option::Option::None => #default_fn(),
+            }
         }
     }
 }
