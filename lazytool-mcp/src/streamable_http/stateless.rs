@@ -46,6 +46,7 @@ use rmcp::transport::common::http_header::{
 use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio::sync::mpsc;
 
+use self::lane_parse::lane_parse;
 use super::body::{error_response, json_response};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode;
@@ -453,9 +454,7 @@ pub(super) fn lane_request(
     {
         return None;
     }
-    let ClientJsonRpcMessage::Request(request) = serde_json::from_slice(body).ok()? else {
-        return None;
-    };
+    let request = lane_parse(body)?;
     let name = match &request.request {
         ClientRequest::CallToolRequest(call) => Some(call.params.name.as_ref()),
         ClientRequest::ListToolsRequest(_) => None,
@@ -584,6 +583,8 @@ impl sse_stream::Timer for Tick {
         self.0.as_mut().reset(tokio::time::Instant::from_std(when));
     }
 }
+
+mod lane_parse;
 
 #[cfg(test)]
 mod tests;
