@@ -37,12 +37,12 @@ use rmcp::model::{
     RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::{RequestContext, RunningService, Service, serve_directly_with_ct};
-use rmcp::{Peer, RoleServer};
 use rmcp::transport::Transport;
 use rmcp::transport::common::http_header::{
     BASE64_HEADER_PREFIX, EVENT_STREAM_MIME_TYPE, HEADER_MCP_METHOD, HEADER_MCP_NAME,
     HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID, JSON_MIME_TYPE,
 };
+use rmcp::{Peer, RoleServer};
 use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio::sync::mpsc;
 
@@ -454,7 +454,7 @@ pub(super) fn lane_request(
     {
         return None;
     }
-    let request = lane_parse(body)?;
+    let request = lane_parse(body, sole(headers, HEADER_MCP_METHOD)?)?;
     let name = match &request.request {
         ClientRequest::CallToolRequest(call) => Some(call.params.name.as_ref()),
         ClientRequest::ListToolsRequest(_) => None,
