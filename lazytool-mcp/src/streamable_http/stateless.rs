@@ -87,10 +87,10 @@ struct Lane {
 /// A request's handler at work: its answer, once it has one.
 type Call = Pin<Box<dyn Future<Output = ServerJsonRpcMessage> + Send>>;
 
-/// What a lane's request gave first.
+/// What a lane's request gave first. (Boxed: a message is about 500 bytes.)
 enum First {
     /// The answer, with nothing before it.
-    Answer(ServerJsonRpcMessage),
+    Answer(Box<ServerJsonRpcMessage>),
     /// A message before the answer (a notification), or `None`: the lane's service stopped.
     Sent(Option<Box<ServerJsonRpcMessage>>),
 }
@@ -149,7 +149,7 @@ impl Lanes {
         let mut call = lane.call(request, parts);
         let first = poll_fn(|cx| {
             if let Poll::Ready(answer) = call.as_mut().poll(cx) {
-                return Poll::Ready(First::Answer(answer));
+                return Poll::Ready(First::Answer(Box::new(answer)));
             }
             lane.output.poll_recv(cx).map(First::Sent)
         })
@@ -160,7 +160,7 @@ impl Lanes {
                 Ok(sent) => Ok(self.event_stream(Events {
                     sent: VecDeque::from([*sent]),
                     call: None,
-                    answer: Some(answer),
+                    answer: Some(*answer),
                     lease: Some(lease),
                     id,
                 })),
