@@ -93,6 +93,7 @@ impl McpConnection {
 
     /// Another handle on this connection (the same server, state and input): a stateless
     /// lane calls the handler through it while rmcp's service of the lane holds this one.
+    #[cfg(feature = "server-http")]
     pub(crate) fn handle(&self) -> McpConnection {
         McpConnection {
             server: Arc::clone(&self.server),
