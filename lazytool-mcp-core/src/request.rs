@@ -39,7 +39,9 @@ use crate::principal::Principal;
 /// ```
 #[derive(Clone, Debug)]
 pub struct McpRequest {
-    context: RequestContext<RoleServer>,
+    /// Shared by the clones: it holds the HTTP request's headers and the request's `_meta`,
+    /// and every call puts a clone of its request in its tool context.
+    context: Arc<RequestContext<RoleServer>>,
     principal: Principal,
     /// The least severe log message the client asked for, when the call began: `None` if it
     /// asked for none.
@@ -57,7 +59,7 @@ impl McpRequest {
         log_level: Option<LogLevel>,
     ) -> Self {
         McpRequest {
-            context,
+            context: Arc::new(context),
             principal,
             log_level,
             note: Arc::default(),

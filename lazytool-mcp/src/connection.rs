@@ -91,6 +91,17 @@ impl McpConnection {
         }
     }
 
+    /// Another handle on this connection (the same server, state and input): a stateless
+    /// lane calls the handler through it while rmcp's service of the lane holds this one.
+    #[cfg(feature = "server-http")]
+    pub(crate) fn handle(&self) -> McpConnection {
+        McpConnection {
+            server: Arc::clone(&self.server),
+            state: Arc::clone(&self.state),
+            input_closed: self.input_closed.clone(),
+        }
+    }
+
     pub(crate) fn input_closed(&self) -> CancellationToken {
         self.input_closed.clone()
     }

@@ -3,8 +3,12 @@
 //! rmcp answers each stateless request with a service of its own: a peer and its channels, a
 //! task for the service's loop and another waiting for it, about 70,000 instructions a call
 //! more than a request of a session. A lane is such a service kept for the next request: it
-//! serves one request at a time, through channels of its own, and goes back to the pool once
-//! the request is answered. Only `tools/call` and `tools/list` requests whose headers and body
+//! serves one request at a time and goes back to the pool once the request is answered. The
+//! request's handler runs in the request's own task, as rmcp's service loop would run it in a
+//! task of its own (the same context: the lane's peer, the request's `_meta` and extensions,
+//! a cancellation cancelled once answered); what the handler sends the client on the way
+//! (progress) leaves through the lane's service, whose loop stays idle otherwise. So a call
+//! spawns no task and wakes none. Only `tools/call` and `tools/list` requests whose headers and body
 //! rmcp would take as they are, with no `Mcp-Param-*` header to check ([`lane_request`]), use
 //! a lane; any other request, and any
 //! request while every lane is busy, goes to rmcp as before. A notification a tool sends after
@@ -12,7 +16,9 @@
 //! the next request on the lane if it comes later (clients drop progress of tokens they do not
 //! know).
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::future::poll_fn;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,21 +31,22 @@ use futures_core::Stream;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use lazytool_runtime::CancellationToken;
-use rmcp::RoleServer;
 use rmcp::model::{
-    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetExtensions, GetMeta,
-    Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage,
+    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, Extensions, GetExtensions,
+    GetMeta, Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage,
 };
-use rmcp::service::{RunningService, serve_directly_with_ct};
+use rmcp::service::{RequestContext, RunningService, Service, serve_directly_with_ct};
 use rmcp::transport::Transport;
 use rmcp::transport::common::http_header::{
     BASE64_HEADER_PREFIX, EVENT_STREAM_MIME_TYPE, HEADER_MCP_METHOD, HEADER_MCP_NAME,
     HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID, JSON_MIME_TYPE,
 };
+use rmcp::{Peer, RoleServer};
 use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio::sync::mpsc;
 
+use self::lane_parse::lane_parse;
 use super::body::{error_response, json_response};
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode;
@@ -59,13 +66,33 @@ pub(super) struct Lanes {
     keep_alive: Option<Duration>,
 }
 
-/// One kept service: what goes in, what comes out. The messages are boxed: a channel keeps
-/// room for 32 of what it carries, which for the messages themselves is 15 KiB a channel.
+/// One kept service: the handler its requests are answered by, and what the handler sends
+/// the client on the way. The messages are boxed: a channel keeps room for 32 of what it
+/// carries, which for the messages themselves is 15 KiB a channel.
 struct Lane {
-    input: mpsc::UnboundedSender<Box<ClientJsonRpcMessage>>,
+    /// The handler, the one rmcp's service holds.
+    connection: Arc<McpConnection>,
+    /// What the handler's notifications leave through: rmcp's service loop, to `output`.
+    peer: Peer<RoleServer>,
+    /// Cancelled when the lane closes (or the server stops): a request's cancellation is a
+    /// child of it, as it is of the service loop's in rmcp.
+    closed: CancellationToken,
     output: mpsc::UnboundedReceiver<Box<ServerJsonRpcMessage>>,
+    /// Held so that the service's input stays open (its loop ends when its input does).
+    _input: mpsc::UnboundedSender<Box<ClientJsonRpcMessage>>,
     /// Dropping it cancels the service, and with it a request it is still answering.
-    _service: RunningService<RoleServer, McpConnection>,
+    service: RunningService<RoleServer, McpConnection>,
+}
+
+/// A request's handler at work: its answer, once it has one.
+type Call = Pin<Box<dyn Future<Output = ServerJsonRpcMessage> + Send>>;
+
+/// What a lane's request gave first. (Boxed: a message is about 500 bytes.)
+enum First {
+    /// The answer, with nothing before it.
+    Answer(Box<ServerJsonRpcMessage>),
+    /// A message before the answer (a notification), or `None`: the lane's service stopped.
+    Sent(Option<Box<ServerJsonRpcMessage>>),
 }
 
 /// A lane taken for one request: back to the pool once the request is answered, else (the
@@ -101,7 +128,7 @@ impl Lanes {
     /// lane is busy.
     pub(super) async fn answer(
         self: &Arc<Self>,
-        mut request: JsonRpcRequest<ClientRequest>,
+        request: JsonRpcRequest<ClientRequest>,
         parts: Parts,
     ) -> Result<Response, (JsonRpcRequest<ClientRequest>, Parts)> {
         let Some(mut lease) = self.lease() else {
@@ -110,36 +137,53 @@ impl Lanes {
         let Some(lane) = lease.lane.as_mut() else {
             return Err((request, parts));
         };
-        let id = request.id.clone();
-        request.request.extensions_mut().insert(parts);
+        if lane.closed.is_cancelled() || lane.service.is_closed() {
+            // The lane's service has stopped (the server is stopping): rmcp answers.
+            lease.discard();
+            return Err((request, parts));
+        }
         // What a tool left behind after its answer (a notification from a task it spawned)
         // is not this request's.
         while lane.output.try_recv().is_ok() {}
-        if let Err(returned) = lane
-            .input
-            .send(Box::new(ClientJsonRpcMessage::Request(request)))
-        {
-            // The lane's service has stopped (the server is stopping): rmcp answers.
-            lease.discard();
-            return match *returned.0 {
-                ClientJsonRpcMessage::Request(mut request) => {
-                    match request.request.extensions_mut().remove::<Parts>() {
-                        Some(parts) => Err((request, parts)),
-                        None => Ok(no_answer()),
-                    }
+        let id = request.id.clone();
+        let mut call = lane.call(request, parts);
+        let first = poll_fn(|cx| {
+            if let Poll::Ready(answer) = call.as_mut().poll(cx) {
+                return Poll::Ready(First::Answer(Box::new(answer)));
+            }
+            lane.output.poll_recv(cx).map(First::Sent)
+        })
+        .await;
+        match first {
+            First::Answer(answer) => match lane.output.try_recv() {
+                // Sent before the answer: the answer follows it in an event stream.
+                Ok(sent) => Ok(self.event_stream(Events {
+                    sent: VecDeque::from([*sent]),
+                    call: None,
+                    answer: Some(*answer),
+                    lease: Some(lease),
+                    id,
+                })),
+                Err(_) => {
+                    lease.release();
+                    Ok(json_answer(&answer))
                 }
-                _ => Ok(no_answer()),
-            };
+            },
+            First::Sent(Some(sent)) => Ok(self.event_stream(Events {
+                sent: VecDeque::from([*sent]),
+                call: Some(call),
+                answer: None,
+                lease: Some(lease),
+                id,
+            })),
+            First::Sent(None) => {
+                // The lane's service stopped: nothing more is sent on the way; the answer
+                // still comes, then the lane is closed.
+                let answer = call.await;
+                lease.discard();
+                Ok(json_answer(&answer))
+            }
         }
-        let Some(first) = lane.output.recv().await else {
-            lease.discard();
-            return Ok(no_answer());
-        };
-        if answers(&first, &id) {
-            lease.release();
-            return Ok(json_answer(&first));
-        }
-        Ok(self.event_stream(*first, lease, id))
     }
 
     fn lease(self: &Arc<Self>) -> Option<Lease> {
@@ -176,27 +220,28 @@ impl Lanes {
         let peer_info =
             InitializeRequestParams::new(ClientCapabilities::default(), Implementation::default())
                 .with_protocol_version(ProtocolVersion::V_2026_07_28);
+        let connection = McpConnection::new(Arc::clone(&self.server));
+        let handle = Arc::new(connection.handle());
+        let closed = self.stopped.child_token();
         let service = serve_directly_with_ct(
-            McpConnection::new(Arc::clone(&self.server)),
+            connection,
             LaneTransport { incoming, outgoing },
             Some(peer_info),
-            self.stopped.child_token(),
+            closed.clone(),
         );
         Lane {
-            input,
+            connection: handle,
+            peer: service.peer().clone(),
+            closed,
             output,
-            _service: service,
+            _input: input,
+            service,
         }
     }
 
-    /// The answer as an event stream: `first` (a notification, or a request of the client),
-    /// what follows, then the answer, which ends it.
-    fn event_stream(&self, first: ServerJsonRpcMessage, lease: Lease, id: RequestId) -> Response {
-        let events = Events {
-            first: Some(first),
-            lease: Some(lease),
-            id,
-        };
+    /// The answer as an event stream: what the call sent on the way, what follows, then the
+    /// answer, which ends it.
+    fn event_stream(&self, events: Events) -> Response {
         let body = SseBody::new(events);
         let body = match self.keep_alive {
             Some(interval) => {
@@ -213,6 +258,36 @@ impl Lanes {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
         response
+    }
+}
+
+impl Lane {
+    /// `request`'s handler at work, with the context rmcp's service loop gives a request: the
+    /// request's `_meta` and extensions (the HTTP request's `parts` among them), the lane's
+    /// peer, and a cancellation that is cancelled once the request is answered (or dropped
+    /// unanswered: the client went away).
+    fn call(&self, request: JsonRpcRequest<ClientRequest>, parts: Parts) -> Call {
+        let JsonRpcRequest {
+            id, mut request, ..
+        } = request;
+        request.extensions_mut().insert(parts);
+        let mut meta = RequestMetaObject::new();
+        let mut extensions = Extensions::new();
+        std::mem::swap(&mut meta, request.get_meta_mut());
+        std::mem::swap(&mut extensions, request.extensions_mut());
+        let cancellation = self.closed.child_token();
+        let mut context = RequestContext::new(id.clone(), self.peer.clone());
+        context.ct = cancellation.clone();
+        context.meta = meta;
+        context.extensions = extensions;
+        let connection = Arc::clone(&self.connection);
+        Box::pin(async move {
+            let _answered = cancellation.drop_guard();
+            match connection.handle_request(request, context).await {
+                Ok(result) => ServerJsonRpcMessage::response(result, id),
+                Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+            }
+        })
     }
 }
 
@@ -250,39 +325,70 @@ impl Drop for Lease {
     }
 }
 
-/// The events of a call answered as a stream; the lane goes back once the answer is out.
+/// The events of a call answered as a stream: what it sent on the way, in order, then its
+/// answer, which ends the stream; the lane goes back once the answer is out.
 struct Events {
-    first: Option<ServerJsonRpcMessage>,
+    /// Sent and not yet in the stream.
+    sent: VecDeque<ServerJsonRpcMessage>,
+    /// The handler, until it answers.
+    call: Option<Call>,
+    /// The answer, once the handler has given it.
+    answer: Option<ServerJsonRpcMessage>,
+    /// `None` once the answer is out.
     lease: Option<Lease>,
     id: RequestId,
+}
+
+impl Events {
+    /// The next message the call sent, if one is there.
+    fn poll_sent(&mut self, cx: &mut Context<'_>) -> Poll<Option<ServerJsonRpcMessage>> {
+        if let Some(message) = self.sent.pop_front() {
+            return Poll::Ready(Some(message));
+        }
+        let Some(lane) = self.lease.as_mut().and_then(|lease| lease.lane.as_mut()) else {
+            return Poll::Ready(None);
+        };
+        match lane.output.poll_recv(cx) {
+            Poll::Ready(Some(message)) => Poll::Ready(Some(*message)),
+            // The lane's service stopped: nothing more comes on the way. The lane is closed
+            // once the call has answered (closing it now would cancel the call).
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl Stream for Events {
     type Item = Result<Sse, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let message = match self.first.take() {
-            Some(message) => message,
-            None => {
-                let Some(lane) = self.lease.as_mut().and_then(|lease| lease.lane.as_mut()) else {
-                    return Poll::Ready(None);
-                };
-                match std::task::ready!(lane.output.poll_recv(cx)) {
-                    Some(message) => *message,
-                    None => {
-                        // The service stopped: dropping the lease closes the lane.
-                        self.lease = None;
-                        return Poll::Ready(None);
-                    }
-                }
-            }
-        };
-        if answers(&message, &self.id)
-            && let Some(mut lease) = self.lease.take()
-        {
-            lease.release();
+        let this = &mut *self;
+        if this.lease.is_none() && this.answer.is_none() && this.call.is_none() {
+            return Poll::Ready(None);
         }
-        Poll::Ready(Some(Ok(event(&message, &self.id))))
+        let sent = this.poll_sent(cx);
+        if let Poll::Ready(Some(message)) = sent {
+            return Poll::Ready(Some(Ok(event(&message, &this.id))));
+        }
+        if let Some(call) = &mut this.call {
+            this.answer = Some(std::task::ready!(call.as_mut().poll(cx)));
+            this.call = None;
+            // What the handler sent before it answered is in the lane already.
+            if let Poll::Ready(Some(message)) = this.poll_sent(cx) {
+                return Poll::Ready(Some(Ok(event(&message, &this.id))));
+            }
+        }
+        let Some(answer) = this.answer.take() else {
+            return Poll::Ready(None);
+        };
+        if let Some(mut lease) = this.lease.take() {
+            match sent {
+                // The lane's service stopped: the lane is closed.
+                Poll::Ready(None) => lease.discard(),
+                _ => lease.release(),
+            }
+        }
+        Poll::Ready(Some(Ok(event(&answer, &this.id))))
     }
 }
 
@@ -298,15 +404,6 @@ fn event(message: &ServerJsonRpcMessage, id: &RequestId) -> Sse {
         String::from_utf8_lossy(&reply).into_owned()
     });
     Sse::default().data(data)
-}
-
-/// Whether `message` answers the request `id`.
-fn answers(message: &ServerJsonRpcMessage, id: &RequestId) -> bool {
-    match message {
-        ServerJsonRpcMessage::Response(response) => response.id == *id,
-        ServerJsonRpcMessage::Error(error) => error.id.as_ref() == Some(id),
-        _ => false,
-    }
 }
 
 /// The answer as rmcp sends the answer to a stateless request: JSON, with the HTTP status
@@ -357,9 +454,7 @@ pub(super) fn lane_request(
     {
         return None;
     }
-    let ClientJsonRpcMessage::Request(request) = serde_json::from_slice(body).ok()? else {
-        return None;
-    };
+    let request = lane_parse(body, sole(headers, HEADER_MCP_METHOD)?)?;
     let name = match &request.request {
         ClientRequest::CallToolRequest(call) => Some(call.params.name.as_ref()),
         ClientRequest::ListToolsRequest(_) => None,
@@ -488,6 +583,8 @@ impl sse_stream::Timer for Tick {
         self.0.as_mut().reset(tokio::time::Instant::from_std(when));
     }
 }
+
+mod lane_parse;
 
 #[cfg(test)]
 mod tests;

@@ -223,22 +223,3 @@ async fn a_stopped_server_lends_no_lanes() {
     );
     assert!(lanes.lease().is_none());
 }
-
-#[test]
-fn answers_are_told_by_their_id() {
-    let answer = |id| {
-        serde_json::from_value::<ServerJsonRpcMessage>(
-            json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-        )
-        .expect("a response")
-    };
-    assert!(answers(&answer(7), &RequestId::Number(7)));
-    assert!(!answers(&answer(8), &RequestId::Number(7)));
-    let progress = serde_json::from_value::<ServerJsonRpcMessage>(json!({
-        "jsonrpc": "2.0",
-        "method": "notifications/progress",
-        "params": {"progressToken": 7, "progress": 1},
-    }))
-    .expect("a notification");
-    assert!(!answers(&progress, &RequestId::Number(7)));
-}
