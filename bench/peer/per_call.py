@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Allocations and system calls per call of peer servers: the difference of a short and a long
-run of one load, as `instructions.py` takes it for instructions (start-up cancels out).
+"""Instructions, allocations and system calls per call of peer servers: the difference of a
+short and a long run of one load (start-up cancels out).
 
-    python3 bench/peer/per_call.py NAME=BINARY... [--measure allocations,syscalls]
+    python3 bench/peer/per_call.py NAME=BINARY... [--measure instructions,allocations,syscalls]
         [--flows stateful,stateless] [--clients 1]
 
-Allocations: valgrind's DHAT (`Total: ... in N blocks`, every thread). System calls: `strace
--f -c` (every thread), each call's count per request, the five most frequent printed. Run
+Instructions: valgrind's callgrind (every thread's `summary:`). Allocations: valgrind's DHAT
+(`Total: ... in N blocks`, every thread). System calls: `strace -f -c` (every thread), each
+call's count per request, the six most frequent printed. Run
 `bash bench/peer.sh` once first: it builds the servers and the load generator
 (target/bench-peer/release). Both tools slow the server down; the counts per call do not
 depend on that, nor on the machine's load (but for calls that wait: `futex`, `epoll_wait`).
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -30,6 +32,30 @@ def load(url: str, flow: str, clients: str, seconds: float) -> int:
          "--seconds", str(seconds), "--warmup", "0"],
         capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])["calls"]
+
+
+def instructions(binary: str, flow: str, clients: str, seconds: float) -> tuple[dict, int]:
+    """({"instructions": every thread's}, calls) of one run under callgrind."""
+    out = os.path.join(tempfile.mkdtemp(prefix="peer-ir-"), "callgrind.out")
+    server = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        calls = load(server.stdout.readline().split()[1], flow, clients, seconds)
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    total = 0
+    for path in glob.glob(out + "*"):
+        for line in open(path, errors="replace"):
+            if line.startswith("summary:"):
+                total += int(line.split()[1])
+                break
+    return {"instructions": total}, calls
 
 
 def allocations(binary: str, flow: str, clients: str, seconds: float) -> tuple[dict, int]:
@@ -78,13 +104,13 @@ def syscalls(binary: str, flow: str, clients: str, seconds: float) -> tuple[dict
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("servers", nargs="+", help="NAME=BINARY")
-    parser.add_argument("--measure", default="allocations,syscalls")
+    parser.add_argument("--measure", default="instructions,allocations,syscalls")
     parser.add_argument("--flows", default="stateful,stateless")
     parser.add_argument("--clients", default="1")
     parser.add_argument("--short", type=float, default=2.0, help="seconds")
     parser.add_argument("--long", type=float, default=6.0, help="seconds")
     args = parser.parse_args()
-    measures = {"allocations": allocations, "syscalls": syscalls}
+    measures = {"instructions": instructions, "allocations": allocations, "syscalls": syscalls}
     for measure in args.measure.split(","):
         for flow in args.flows.split(","):
             for clients in args.clients.split(","):
