@@ -318,6 +318,8 @@ struct Slots {
     declarations: Vec<TokenStream>,
     /// The slots, in parameter order.
     idents: Vec<Ident>,
+    /// Their keys in the argument object.
+    keys: Vec<String>,
     /// The slots of required arguments, taken (or refused) once the object has been read.
     required: Vec<Ident>,
     /// `ArgumentProperty::of::<Field>("key", "description", has_default)` for each argument.
@@ -371,6 +373,7 @@ impl Arguments {
         let mut slots = Slots {
             declarations: Vec::new(),
             idents: Vec::new(),
+            keys: Vec::new(),
             required: Vec::new(),
             properties: Vec::new(),
         };
@@ -403,6 +406,7 @@ impl Arguments {
                     slots.required.push(slot.clone());
                 }
                 slots.idents.push(slot);
+                slots.keys.push(key.clone());
                 if let Some((span, default)) = &param.arg.default {
                     default_fns.push(default_fn(index, &param.ty, *span, default.as_ref()));
                     defaults.push(default_entry(index, &key, *span, p));
@@ -487,11 +491,18 @@ impl Arguments {
             Some(Slots {
                 declarations,
                 idents,
+                keys,
                 required,
                 ..
             }) => quote! {
                 #(#declarations)*
-                #p::fill_slots(#name, __arguments, &mut [#(&mut #idents),*])?;
+                let mut __arguments = __arguments;
+                for (__key, __value) in #p::members(#name, &mut __arguments)? {
+                    match __key.as_str() {
+                        #(#keys => #idents.fill(#name, __value)?,)*
+                        _ => {}
+                    }
+                }
                 #(let #required = #required.required(#name)?;)*
             },
             None => {

@@ -23,7 +23,7 @@ pub use serde_json;
 
 pub use crate::ToolOutput;
 pub use crate::call::{ToolContext, ToolResult};
-pub use crate::dispatch::{FillSlot, Slot, fill_slots};
+pub use crate::dispatch::{Slot, members};
 pub use crate::tool::{
     ArgumentProperty, CallFuture, Invocation, Registration, ResolvedStates, SpecCache, State,
     StateRequirement, ToolAnnotations, ToolMethods, ToolSpec, arguments_schema,

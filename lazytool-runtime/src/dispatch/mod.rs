@@ -41,7 +41,7 @@ pub(crate) use panic::panic_message;
 pub(crate) use parse::parse_arguments;
 pub(crate) use run::run;
 pub(crate) use screen::{bound, recheck, refuse, screen};
-pub use slots::{FillSlot, Slot, fill_slots};
+pub use slots::{Slot, members};
 pub(crate) use span::answered;
 pub(crate) use turn::run_all;
 

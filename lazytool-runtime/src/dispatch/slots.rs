@@ -1,10 +1,11 @@
 //! Reading a `#[tool]`'s arguments into one slot per parameter, without a derived struct.
 //!
-//! The generated code declares a [`Slot`] per argument and hands them to [`fill_slots`], which
-//! walks the argument object in its own order, as a `#[derive(Deserialize)]` visitor would:
-//! each known key's value is read into its slot, unknown keys are ignored, and the first value
-//! refused stops the walk. The generated code then takes each slot in parameter order: a
-//! missing required key is refused there, with serde's message.
+//! The generated code declares a [`Slot`] per argument and walks the argument object's
+//! [`members`] in their order, as a `#[derive(Deserialize)]` visitor would: each known key's
+//! value is read into its slot ([`Slot::fill`], the key matched by a `match` on it), unknown
+//! keys are ignored, and the first value refused stops the walk. The generated code then takes
+//! each slot in parameter order: a missing required key is refused there, with serde's
+//! message.
 //!
 //! What the model sees is what the derived struct gave it: the same messages, located at the
 //! same paths, the same first error. What the user's crate compiles is smaller: a slot's code
@@ -24,21 +25,27 @@ pub struct Slot<T> {
     value: Option<T>,
 }
 
-/// A [`Slot`] of any type, as [`fill_slots`] walks them.
-pub trait FillSlot {
-    /// The argument object's key this slot reads.
-    fn key(&self) -> &'static str;
-
-    /// Reads `value` into the slot, moving its strings out; the error result is tool
-    /// `tool`'s.
-    fn fill(&mut self, tool: &str, value: &mut Value) -> Result<(), ToolResult>;
-}
-
 impl<T> Slot<T> {
     /// An empty slot for the argument object's key `key`.
     #[inline]
     pub const fn new(key: &'static str) -> Self {
         Slot { key, value: None }
+    }
+
+    /// Reads `value`, the member of the argument object at this slot's key, moving its
+    /// strings out; the error result is tool `tool`'s, located at the key.
+    #[inline]
+    pub fn fill(&mut self, tool: &str, value: &mut Value) -> Result<(), ToolResult>
+    where
+        T: DeserializeOwned,
+    {
+        match T::deserialize(ArgumentDeserializer(value)) {
+            Ok(read) => {
+                self.value = Some(read);
+                Ok(())
+            }
+            Err(error) => Err(refused(tool, self.key, error)),
+        }
     }
 
     /// The value read for a required argument; when its key was absent, what serde makes of a
@@ -74,42 +81,25 @@ impl<T> Slot<Option<T>> {
     }
 }
 
-impl<T: DeserializeOwned> FillSlot for Slot<T> {
-    #[inline]
-    fn key(&self) -> &'static str {
-        self.key
-    }
-
-    fn fill(&mut self, tool: &str, value: &mut Value) -> Result<(), ToolResult> {
-        match T::deserialize(ArgumentDeserializer(value)) {
-            Ok(read) => {
-                self.value = Some(read);
-                Ok(())
-            }
-            Err(error) => Err(unparsed(tool, &error.at(Segment::Key(self.key.to_owned())))),
-        }
-    }
-}
-
-/// Reads the argument object `arguments` of tool `tool` into `slots`, member by member in the
-/// object's order; the error result names the first value refused and where it is.
+/// The members of the argument object `arguments` of tool `tool`, in the object's order.
 ///
 /// Arguments have been validated against the tool's schema before: the root is an object.
 /// Anything else is refused with serde's message for a struct.
-pub fn fill_slots(
+#[inline]
+pub fn members<'a>(
     tool: &str,
-    mut arguments: Value,
-    slots: &mut [&mut dyn FillSlot],
-) -> Result<(), ToolResult> {
-    let Value::Object(members) = &mut arguments else {
-        return Err(not_an_object(tool, &arguments));
-    };
-    for (key, value) in members.iter_mut() {
-        if let Some(slot) = slots.iter_mut().find(|slot| slot.key() == key) {
-            slot.fill(tool, value)?;
-        }
+    arguments: &'a mut Value,
+) -> Result<serde_json::map::IterMut<'a>, ToolResult> {
+    match arguments {
+        Value::Object(members) => Ok(members.iter_mut()),
+        other => Err(not_an_object(tool, other)),
     }
-    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn refused(tool: &str, key: &str, error: LocatedError) -> ToolResult {
+    unparsed(tool, &error.at(Segment::Key(key.to_owned())))
 }
 
 #[cold]

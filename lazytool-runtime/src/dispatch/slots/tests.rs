@@ -19,11 +19,16 @@ fn read(arguments: serde_json::Value) -> Result<Derived, ToolResult> {
     let mut limit = Slot::<Option<u32>>::new("limit");
     let mut tags = Slot::<Vec<u8>>::new("tags");
     let mut note = Slot::<Option<String>>::new("note");
-    fill_slots(
-        "t",
-        arguments,
-        &mut [&mut query, &mut limit, &mut tags, &mut note],
-    )?;
+    let mut arguments = arguments;
+    for (key, value) in members("t", &mut arguments)? {
+        match key.as_str() {
+            "query" => query.fill("t", value)?,
+            "limit" => limit.fill("t", value)?,
+            "tags" => tags.fill("t", value)?,
+            "note" => note.fill("t", value)?,
+            _ => {}
+        }
+    }
     let query = query.required("t")?;
     let tags = tags.required("t")?;
     let note = note.required("t")?;
@@ -77,16 +82,17 @@ fn defaulted_slots_are_none_when_absent_or_null() {
         (json!({"page": null}), None),
         (json!({"page": 4}), Some(4)),
     ] {
-        let mut page = Slot::<Option<u32>>::new("page");
-        fill_slots("t", arguments, &mut [&mut page]).expect("read");
+        let (mut page, mut arguments) = (Slot::<Option<u32>>::new("page"), arguments);
+        for (_, value) in members("t", &mut arguments).expect("an object") {
+            page.fill("t", value).expect("read");
+        }
         assert_eq!(page.defaulted(), expected);
     }
 }
 
 #[test]
 fn arguments_that_are_not_an_object_are_refused() {
-    let mut query = Slot::<String>::new("query");
-    let error = fill_slots("t", json!(null), &mut [&mut query]).expect_err("refused");
+    let error = members("t", &mut json!(null)).expect_err("refused");
     let message = error.content().to_string();
     assert!(
         message.contains("invalid type: null, expected struct __Arguments"),
