@@ -10,7 +10,8 @@ use syn::{Expr, Ident, Type};
 use crate::ast::{Param, ParamKind, ToolFn};
 use crate::attr::{Example, ToolAttr, suggestion};
 use crate::errors::Errors;
-use crate::expand::{Examples, respanned};
+use crate::expand::Examples;
+use crate::spans::respanned;
 use crate::valid::{json_name, tool_name_of_fn};
 
 fn same(a: &Ident, b: &Ident) -> bool {

@@ -5,6 +5,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod arguments;
 mod ast;
 mod attr;
 mod case;
@@ -14,6 +15,7 @@ mod example;
 mod expand;
 mod markdown;
 mod methods;
+mod spans;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -145,7 +145,7 @@ fn replace_tokens(tokens: TokenStream, self_ty: &Type) -> TokenStream {
         .flat_map(|token| match token {
             // At the `Self` written, so that errors about the type point there.
             TokenTree::Ident(ident) if ident == "Self" => {
-                expand::respanned(&self_ty.to_token_stream(), ident.span())
+                crate::spans::respanned(&self_ty.to_token_stream(), ident.span())
             }
             TokenTree::Group(group) => {
                 let mut replaced = proc_macro2::Group::new(
