@@ -34,21 +34,29 @@ def load(url: str, flow: str, clients: str, seconds: float) -> int:
     return json.loads(done.stdout.strip().splitlines()[-1])["calls"]
 
 
-def instructions(binary: str, flow: str, clients: str, seconds: float) -> tuple[dict, int]:
-    """({"instructions": every thread's}, calls) of one run under callgrind."""
-    out = os.path.join(tempfile.mkdtemp(prefix="peer-ir-"), "callgrind.out")
+def under_valgrind(tool: list[str], binary: str, flow: str, clients: str,
+                   seconds: float) -> tuple[int, str]:
+    """(calls, valgrind's report on stderr) of one run of `binary` under valgrind `tool`."""
     server = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        ["valgrind", *tool, binary],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         calls = load(server.stdout.readline().split()[1], flow, clients, seconds)
     finally:
         server.send_signal(signal.SIGINT)
         try:
-            server.wait(timeout=120)
+            _, stderr = server.communicate(timeout=120)
         except subprocess.TimeoutExpired:
             server.kill()
-            server.wait()
+            _, stderr = server.communicate()
+    return calls, stderr
+
+
+def instructions(binary: str, flow: str, clients: str, seconds: float) -> tuple[dict, int]:
+    """({"instructions": every thread's}, calls) of one run under callgrind."""
+    out = os.path.join(tempfile.mkdtemp(prefix="peer-ir-"), "callgrind.out")
+    calls, _ = under_valgrind(["--tool=callgrind", f"--callgrind-out-file={out}"],
+                              binary, flow, clients, seconds)
     total = 0
     for path in glob.glob(out + "*"):
         for line in open(path, errors="replace"):
@@ -61,14 +69,8 @@ def instructions(binary: str, flow: str, clients: str, seconds: float) -> tuple[
 def allocations(binary: str, flow: str, clients: str, seconds: float) -> tuple[dict, int]:
     """({"allocations": blocks allocated}, calls) of one run under DHAT."""
     out = os.path.join(tempfile.mkdtemp(prefix="peer-dhat-"), "dhat.out")
-    server = subprocess.Popen(
-        ["valgrind", "--tool=dhat", f"--dhat-out-file={out}", binary],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        calls = load(server.stdout.readline().split()[1], flow, clients, seconds)
-    finally:
-        server.send_signal(signal.SIGINT)
-        _, stderr = server.communicate(timeout=120)
+    calls, stderr = under_valgrind(["--tool=dhat", f"--dhat-out-file={out}"],
+                                   binary, flow, clients, seconds)
     blocks = re.search(r"Total:\s+[\d,]+ bytes in ([\d,]+) blocks", stderr)
     if blocks is None:
         raise SystemExit(f"no DHAT summary from {binary}:\n{stderr}")
