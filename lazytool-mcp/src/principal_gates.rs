@@ -7,9 +7,9 @@ use std::sync::Arc;
 use lazytool_runtime::{SessionOptions, Tool};
 
 use crate::Principal;
-use crate::server::McpServer;
 #[cfg(feature = "server-http")]
 use crate::server::{Gate, OffersGate};
+use crate::server::{McpServer, PrincipalGate};
 
 impl McpServer {
     /// Restricts what each principal may use: a request of `principal` may list, discover
@@ -32,12 +32,7 @@ impl McpServer {
         mut self,
         allow: impl Fn(&Principal, &Tool) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.gate = Some(match self.gate.take() {
-            Some(earlier) => Arc::new(move |principal: &Principal, tool: &Tool| {
-                earlier(principal, tool) && allow(principal, tool)
-            }),
-            None => Arc::new(allow),
-        });
+        self.gate = Some(restricted(self.gate.take(), allow));
         self
     }
 
@@ -59,12 +54,7 @@ impl McpServer {
         mut self,
         allow: impl Fn(&Principal, &str) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.offers_gate = Some(match self.offers_gate.take() {
-            Some(earlier) => Arc::new(move |principal: &Principal, name: &str| {
-                earlier(principal, name) && allow(principal, name)
-            }),
-            None => Arc::new(allow),
-        });
+        self.offers_gate = Some(restricted(self.offers_gate.take(), allow));
         self
     }
 
@@ -99,5 +89,18 @@ impl McpServer {
         self.options
             .clone()
             .allow(move |tool| base.allows(tool) && gate(&principal, tool))
+    }
+}
+
+/// `allow` added to the `earlier` restriction, if any: both must allow.
+fn restricted<T: ?Sized + 'static>(
+    earlier: Option<PrincipalGate<T>>,
+    allow: impl Fn(&Principal, &T) -> bool + Send + Sync + 'static,
+) -> PrincipalGate<T> {
+    match earlier {
+        Some(earlier) => Arc::new(move |principal: &Principal, value: &T| {
+            earlier(principal, value) && allow(principal, value)
+        }),
+        None => Arc::new(allow),
     }
 }

@@ -24,8 +24,10 @@ use crate::session_share::SessionShare;
 /// The default of [`McpServer::list_ttl`]: 5 minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
-pub(crate) type Gate = Arc<dyn Fn(&Principal, &Tool) -> bool + Send + Sync>;
-pub(crate) type OffersGate = Arc<dyn Fn(&Principal, &str) -> bool + Send + Sync>;
+/// Whether a principal may use a `T` (a tool, or a prompt or resource by its name).
+pub(crate) type PrincipalGate<T> = Arc<dyn Fn(&Principal, &T) -> bool + Send + Sync>;
+pub(crate) type Gate = PrincipalGate<Tool>;
+pub(crate) type OffersGate = PrincipalGate<str>;
 
 /// The default of [`McpServer::page_size`]: 100 prompts, resources or templates a page.
 ///
