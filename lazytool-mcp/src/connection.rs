@@ -102,6 +102,12 @@ impl McpConnection {
         }
     }
 
+    /// The client, once the handshake is under way.
+    #[cfg(feature = "server-http")]
+    pub(crate) fn peer(&self) -> Option<Peer<RoleServer>> {
+        self.state.peer.get().cloned()
+    }
+
     pub(crate) fn input_closed(&self) -> CancellationToken {
         self.input_closed.clone()
     }
@@ -274,6 +280,7 @@ impl ServerHandler for McpConnection {
             self.input_closed(),
         );
         context.peer.set_peer_info(request.clone());
+        let _ = self.state.peer.set(context.peer.clone());
         // A session restored from the store logged in on the replica that opened it.
         if let Some(log) = self.server.audit_log().filter(|_| !restored) {
             let client = &request.client_info;

@@ -30,6 +30,9 @@ pub(crate) struct ConnectionState {
     pub(crate) subscriptions: Subscriptions,
     /// The session's id and its client, once the session is shared with the server's replicas.
     shared: OnceLock<(String, Peer<RoleServer>)>,
+    /// The client, from the handshake on: what a session's requests answered outside rmcp's
+    /// service loop send it through.
+    pub(crate) peer: OnceLock<Peer<RoleServer>>,
     /// Cancelled when the client's input ends.
     closed: CancellationToken,
 }
@@ -42,6 +45,7 @@ impl ConnectionState {
             log_level: Mutex::new(None),
             subscriptions: Subscriptions::default(),
             shared: OnceLock::new(),
+            peer: OnceLock::new(),
             closed,
         }
     }

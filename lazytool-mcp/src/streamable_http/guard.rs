@@ -42,6 +42,7 @@ use super::drain::Drain;
 use super::gate::Gate;
 use super::limits::HttpLimits;
 use super::metrics::Refusal;
+use super::session_calls::{self, SessionCall};
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
 use super::stateless::{self, Lanes};
 use crate::Principal;
@@ -78,6 +79,8 @@ pub(super) struct Guard {
     pub(super) first_events: usize,
     pub(super) hold: Arc<coalesce::HoldClock>,
     pub(super) lanes: Arc<Lanes>,
+    /// How often an event stream the guard answers with carries a keep-alive comment.
+    pub(super) keep_alive: Option<std::time::Duration>,
     /// The store the replicas share sessions in, from which rmcp restores the sessions this
     /// replica does not hold.
     pub(super) shared_sessions: Option<Arc<dyn SessionShare>>,
@@ -212,14 +215,23 @@ impl Guard {
                             }
                         }
                     }
-                    let Some(request) = stateless::lane_request(&parts, &body, self.lanes.server())
-                    else {
-                        return self.pass_routine(parts, body, restoring).await;
-                    };
-                    return match self.lanes.answer(request, parts).await {
-                        Ok(response) => response,
-                        Err((_, parts)) => self.pass_routine(parts, body, restoring).await,
-                    };
+                    if let Some(request) =
+                        stateless::lane_request(&parts, &body, self.lanes.server())
+                    {
+                        return match self.lanes.answer(request, parts).await {
+                            Ok(response) => response,
+                            Err((_, parts)) => self.pass_routine(parts, body, restoring).await,
+                        };
+                    }
+                    if restoring.is_none()
+                        && let Some(call) = session_calls::session_request(&parts, &body)
+                    {
+                        return match self.session_call(call, parts).await {
+                            Ok(response) => response,
+                            Err(parts) => self.pass_routine(parts, body, restoring).await,
+                        };
+                    }
+                    return self.pass_routine(parts, body, restoring).await;
                 }
                 Ok(Read::Message(body, message)) => (body, message),
                 Err(refused) => return refused,
@@ -315,6 +327,16 @@ impl Guard {
             return json_response(StatusCode::BAD_REQUEST, reply);
         }
         response.map(Body::new)
+    }
+
+    /// A session's routine request answered as rmcp answers it, without its HTTP layer;
+    /// `parts` back if this replica does not hold the session.
+    async fn session_call(&self, call: SessionCall, parts: Parts) -> Result<Response, Parts> {
+        let stopped = &self.drain.stopped;
+        let response =
+            session_calls::answer(&self.sessions, call, parts, self.keep_alive, stopped).await?;
+        let response = coalesce::first_events(response, self.first_events, &self.hold).await;
+        Ok(response.map(Body::new))
     }
 
     /// rmcp's answer to `request`. Its future is large (tens of kilobytes): boxed, it is not

@@ -101,7 +101,7 @@ impl McpHttp {
         let rmcp = StreamableHttpService::new(
             move || {
                 let connection = McpConnection::new(Arc::clone(&server));
-                sessions::connection_made(connection.input_closed());
+                sessions::connection_made(&connection);
                 Ok(connection)
             },
             Arc::clone(&sessions),
@@ -119,6 +119,7 @@ impl McpHttp {
             first_events: 1 + usize::from(retry.is_some()),
             hold: Arc::default(),
             lanes,
+            keep_alive,
             shared_sessions,
         })
     }

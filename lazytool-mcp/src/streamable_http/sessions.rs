@@ -24,12 +24,14 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 use crate::Principal;
+use crate::connection::McpConnection;
 
 mod direct;
+mod direct_call;
 mod routes;
 mod transport;
 
-pub(crate) use direct::{DirectSessions, SessionError};
+pub(crate) use direct::{Direct, DirectSessions, SessionError};
 use transport::LateEnd;
 pub(crate) use transport::SessionTransport;
 
@@ -44,6 +46,8 @@ struct Handshake {
     reservation: Option<Reservation>,
     /// Cancelled when the session ends: the input-closed token of its connection.
     ended: Option<CancellationToken>,
+    /// A handle on the session's connection, which the HTTP side may call itself.
+    handler: Option<McpConnection>,
     /// For a session rmcp restores from the store: whose it is (the request's principal),
     /// and where its connection, made after its transport, leaves its token.
     restoring: Option<(Principal, LateEnd)>,
@@ -69,19 +73,24 @@ pub(crate) async fn with_restore<F: Future>(principal: Principal, future: F) -> 
     HANDSHAKE.scope(RefCell::new(handshake), future).await
 }
 
-/// Hands `input_closed`, the token of the connection rmcp just made for the handshake under
-/// way (if any), to the session it creates next (or restored just before), which cancels it
-/// when it ends.
-pub(crate) fn connection_made(input_closed: CancellationToken) {
+/// Hands `connection`, the connection rmcp just made for the handshake under way (if any), to
+/// the session it creates next (or restored just before): its input-closed token, which the
+/// session cancels when it ends, and for a new session a handle on it, which the HTTP side
+/// calls the session's routine requests through.
+pub(crate) fn connection_made(connection: &McpConnection) {
     // Outside a handshake (a stateless request) there is no session to end it.
     let _ = HANDSHAKE.try_with(|handshake| {
         let mut handshake = handshake.borrow_mut();
+        let input_closed = connection.input_closed();
         match &handshake.restoring {
             Some((_, slot)) => {
                 *slot.lock().unwrap_or_else(PoisonError::into_inner) =
                     Some(input_closed.drop_guard());
             }
-            None => handshake.ended = Some(input_closed),
+            None => {
+                handshake.ended = Some(input_closed);
+                handshake.handler = Some(connection.handle());
+            }
         }
     });
 }
@@ -350,6 +359,11 @@ impl LimitedSessions {
             }
         }
     }
+
+    /// See [`DirectSessions::direct`].
+    pub(crate) fn direct(&self, id: &SessionId) -> Option<Direct> {
+        self.inner.direct(id)
+    }
 }
 
 impl SessionManager for LimitedSessions {
@@ -357,13 +371,18 @@ impl SessionManager for LimitedSessions {
     type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        let (reservation, ended) = HANDSHAKE
+        let (reservation, ended, handler) = HANDSHAKE
             .try_with(|handshake| {
                 let mut handshake = handshake.borrow_mut();
-                (handshake.reservation.take(), handshake.ended.take())
+                let handshake = &mut *handshake;
+                (
+                    handshake.reservation.take(),
+                    handshake.ended.take(),
+                    handshake.handler.take(),
+                )
             })
             .unwrap_or_default();
-        let (id, mut transport) = self.inner.create_session().await?;
+        let (id, mut transport) = self.inner.create_session_for(handler);
         if let Some(ended) = ended {
             transport.cancel_when_ended(ended);
         }

@@ -28,28 +28,30 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::response::Response;
 use futures_core::Stream;
+use http::StatusCode;
 use http::request::Parts;
-use http::{HeaderMap, HeaderValue, StatusCode, header};
 use lazytool_runtime::CancellationToken;
 use rmcp::model::{
-    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, Extensions, GetExtensions,
-    GetMeta, Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, RequestId,
-    RequestMetaObject, ServerJsonRpcMessage,
+    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetExtensions, GetMeta,
+    Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, RequestId,
+    ServerJsonRpcMessage,
 };
-use rmcp::service::{RequestContext, RunningService, Service, serve_directly_with_ct};
+use rmcp::service::{RunningService, serve_directly_with_ct};
 use rmcp::transport::Transport;
 use rmcp::transport::common::http_header::{
-    BASE64_HEADER_PREFIX, EVENT_STREAM_MIME_TYPE, HEADER_MCP_METHOD, HEADER_MCP_NAME,
-    HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID, JSON_MIME_TYPE,
+    BASE64_HEADER_PREFIX, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_MCP_PROTOCOL_VERSION,
+    HEADER_SESSION_ID,
 };
 use rmcp::{Peer, RoleServer};
-use sse_stream::{KeepAlive, Sse, SseBody};
+use sse_stream::Sse;
 use tokio::sync::mpsc;
 
-use self::lane_parse::lane_parse;
 use super::body::{error_response, json_response};
+use super::event_stream::{event, event_stream};
+use super::handler_call::{Call, handler_call};
+use super::lane_checks::{accepts_json_and_events, has_header_params, sends_json, sole};
+use super::lane_parse::lane_parse;
 use crate::connection::McpConnection;
-use crate::jsonrpc::decode;
 use crate::server::McpServer;
 
 /// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.
@@ -83,9 +85,6 @@ struct Lane {
     /// Dropping it cancels the service, and with it a request it is still answering.
     service: RunningService<RoleServer, McpConnection>,
 }
-
-/// A request's handler at work: its answer, once it has one.
-type Call = Pin<Box<dyn Future<Output = ServerJsonRpcMessage> + Send>>;
 
 /// What a lane's request gave first. (Boxed: a message is about 500 bytes.)
 enum First {
@@ -242,52 +241,22 @@ impl Lanes {
     /// The answer as an event stream: what the call sent on the way, what follows, then the
     /// answer, which ends it.
     fn event_stream(&self, events: Events) -> Response {
-        let body = SseBody::new(events);
-        let body = match self.keep_alive {
-            Some(interval) => {
-                Body::new(body.with_keep_alive::<Tick>(KeepAlive::new().interval(interval)))
-            }
-            None => Body::new(body),
-        };
-        let mut response = Response::new(body);
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(EVENT_STREAM_MIME_TYPE),
-        );
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-        response
+        event_stream(events, self.keep_alive, Body::new, Body::new)
     }
 }
 
 impl Lane {
-    /// `request`'s handler at work, with the context rmcp's service loop gives a request: the
-    /// request's `_meta` and extensions (the HTTP request's `parts` among them), the lane's
-    /// peer, and a cancellation that is cancelled once the request is answered (or dropped
-    /// unanswered: the client went away).
-    fn call(&self, request: JsonRpcRequest<ClientRequest>, parts: Parts) -> Call {
-        let JsonRpcRequest {
-            id, mut request, ..
-        } = request;
-        request.extensions_mut().insert(parts);
-        let mut meta = RequestMetaObject::new();
-        let mut extensions = Extensions::new();
-        std::mem::swap(&mut meta, request.get_meta_mut());
-        std::mem::swap(&mut extensions, request.extensions_mut());
-        let cancellation = self.closed.child_token();
-        let mut context = RequestContext::new(id.clone(), self.peer.clone());
-        context.ct = cancellation.clone();
-        context.meta = meta;
-        context.extensions = extensions;
+    /// `request`'s handler at work on the lane, the HTTP request's `parts` in its extensions;
+    /// cancelled once answered, or when the lane closes.
+    fn call(&self, mut request: JsonRpcRequest<ClientRequest>, parts: Parts) -> Call {
+        request.request.extensions_mut().insert(parts);
         let connection = Arc::clone(&self.connection);
-        Box::pin(async move {
-            let _answered = cancellation.drop_guard();
-            match connection.handle_request(request, context).await {
-                Ok(result) => ServerJsonRpcMessage::response(result, id),
-                Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
-            }
-        })
+        handler_call(
+            connection,
+            self.peer.clone(),
+            request,
+            self.closed.child_token(),
+        )
     }
 }
 
@@ -368,14 +337,14 @@ impl Stream for Events {
         }
         let sent = this.poll_sent(cx);
         if let Poll::Ready(Some(message)) = sent {
-            return Poll::Ready(Some(Ok(event(&message, &this.id))));
+            return Poll::Ready(Some(Ok(event(&message, Some(&this.id)))));
         }
         if let Some(call) = &mut this.call {
             this.answer = Some(std::task::ready!(call.as_mut().poll(cx)));
             this.call = None;
             // What the handler sent before it answered is in the lane already.
             if let Poll::Ready(Some(message)) = this.poll_sent(cx) {
-                return Poll::Ready(Some(Ok(event(&message, &this.id))));
+                return Poll::Ready(Some(Ok(event(&message, Some(&this.id)))));
             }
         }
         let Some(answer) = this.answer.take() else {
@@ -388,22 +357,8 @@ impl Stream for Events {
                 _ => lease.release(),
             }
         }
-        Poll::Ready(Some(Ok(event(&answer, &this.id))))
+        Poll::Ready(Some(Ok(event(&answer, Some(&this.id)))))
     }
-}
-
-/// `message` as an event of the stream answering request `id`.
-fn event(message: &ServerJsonRpcMessage, id: &RequestId) -> Sse {
-    let data = serde_json::to_string(message).unwrap_or_else(|error| {
-        tracing::warn!(target: "lazytool::mcp", %error, "cannot serialise a server message");
-        let reply = decode::reply(
-            serde_json::to_value(id).ok(),
-            ErrorCode::INTERNAL_ERROR,
-            "Internal error: the server could not serialise a message",
-        );
-        String::from_utf8_lossy(&reply).into_owned()
-    });
-    Sse::default().data(data)
 }
 
 /// The answer as rmcp sends the answer to a stateless request: JSON, with the HTTP status
@@ -486,53 +441,6 @@ pub(super) fn lane_request(
     Some(request)
 }
 
-/// Whether `schema` annotates any property with `x-mcp-header`.
-fn has_header_params(schema: &serde_json::Value) -> bool {
-    match schema {
-        serde_json::Value::Object(object) => {
-            object.contains_key("x-mcp-header") || object.values().any(has_header_params)
-        }
-        serde_json::Value::Array(items) => items.iter().any(has_header_params),
-        _ => false,
-    }
-}
-
-/// The one value of header `name`, if it has exactly one and it is text.
-fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    let mut values = headers.get_all(name).iter();
-    let value = values.next()?;
-    if values.next().is_some() {
-        return None;
-    }
-    value.to_str().ok()
-}
-
-/// Whether `Accept` names both JSON and event streams, without weights (which rmcp reads).
-fn accepts_json_and_events(headers: &HeaderMap) -> bool {
-    let (mut json, mut events) = (false, false);
-    for value in headers.get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else {
-            return false;
-        };
-        for range in value.split(',') {
-            let range = range.trim();
-            if range.contains(';') {
-                return false;
-            }
-            json |= range.eq_ignore_ascii_case(JSON_MIME_TYPE);
-            events |= range.eq_ignore_ascii_case(EVENT_STREAM_MIME_TYPE);
-        }
-    }
-    json && events
-}
-
-fn sends_json(headers: &HeaderMap) -> bool {
-    sole(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
-        let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
-        essence.trim().eq_ignore_ascii_case(JSON_MIME_TYPE)
-    })
-}
-
 /// A lane's side of rmcp's service loop: what the lane's requests bring in, what the service
 /// sends out, in the order it sends it.
 struct LaneTransport {
@@ -562,29 +470,6 @@ impl Transport<RoleServer> for LaneTransport {
         Ok(())
     }
 }
-
-/// The keep-alive clock of an event stream.
-struct Tick(Pin<Box<tokio::time::Sleep>>);
-
-impl Future for Tick {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.0.as_mut().poll(cx)
-    }
-}
-
-impl sse_stream::Timer for Tick {
-    fn from_duration(duration: Duration) -> Self {
-        Tick(Box::pin(tokio::time::sleep(duration)))
-    }
-
-    fn reset(mut self: Pin<&mut Self>, when: std::time::Instant) {
-        self.0.as_mut().reset(tokio::time::Instant::from_std(when));
-    }
-}
-
-mod lane_parse;
 
 #[cfg(test)]
 mod tests;

@@ -9,16 +9,24 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcRequest, ServerJsonRpcMessage,
+};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::common::server_side_http::session_id;
 use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
+use rmcp::{Peer, RoleServer};
 use tokio::sync::mpsc;
 
+use sync_wrapper::SyncFuture;
+
+use super::direct_call::{Calls, DirectCall};
 use super::routes::{self, ResumeError, Routes};
 use super::transport::{SessionTransport, SharedRoutes};
+use crate::connection::McpConnection;
+use crate::streamable_http::handler_call::handler_call;
 
 /// The sessions of one server, in memory.
 pub(crate) struct DirectSessions {
@@ -32,6 +40,11 @@ pub(crate) struct DirectSessions {
 struct Session {
     input: mpsc::UnboundedSender<ClientJsonRpcMessage>,
     routes: SharedRoutes,
+    /// The session's handler, which the HTTP side calls itself ([`DirectCall`]): a handle on
+    /// the one the service holds. `None` for a session restored from the shared store, whose
+    /// connection rmcp makes after its transport.
+    handler: Option<Arc<McpConnection>>,
+    calls: Calls,
 }
 
 /// Why a session cannot take a request.
@@ -77,16 +90,34 @@ impl DirectSessions {
         }
     }
 
-    /// A session `id` in memory, and its service's side.
-    fn open(&self, id: SessionId) -> SessionTransport {
+    /// A session `id` in memory answered by `handler` (if the HTTP side may call it), and
+    /// its service's side.
+    fn open(&self, id: SessionId, handler: Option<McpConnection>) -> SessionTransport {
         let (input, incoming) = mpsc::unbounded_channel();
         let routes = SharedRoutes::new(Routes::new(self.retry));
         let transport = SessionTransport::new(incoming, routes.clone(), self.idle_timeout);
+        let session = Session {
+            input,
+            routes,
+            handler: handler.map(Arc::new),
+            calls: Calls::default(),
+        };
         self.sessions
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(id, Session { input, routes });
+            .insert(id, session);
         transport
+    }
+
+    /// A new session answered by `handler`, a handle on the connection rmcp is about to
+    /// serve it with.
+    pub(crate) fn create_session_for(
+        &self,
+        handler: Option<McpConnection>,
+    ) -> (SessionId, SessionTransport) {
+        let id = session_id();
+        let transport = self.open(id.clone(), handler);
+        (id, transport)
     }
 
     fn session(&self, id: &SessionId) -> Result<Session, SessionError> {
@@ -116,6 +147,47 @@ impl DirectSessions {
             .map_err(|_| SessionError::Closed(id.clone()))?;
         Ok(events)
     }
+
+    /// Session `id`'s handler, to answer its requests in the caller's task ([`DirectCall`]);
+    /// `None` when the session is not here, or cannot be called so (restored, or not past its
+    /// handshake).
+    pub(crate) fn direct(&self, id: &SessionId) -> Option<Direct> {
+        let session = self.session(id).ok()?;
+        let handler = Arc::clone(session.handler.as_ref()?);
+        let peer = handler.peer()?;
+        Some(Direct {
+            handler,
+            peer,
+            routes: session.routes,
+            calls: session.calls,
+        })
+    }
+}
+
+/// A session's handler, which the HTTP side calls itself.
+pub(crate) struct Direct {
+    handler: Arc<McpConnection>,
+    peer: Peer<RoleServer>,
+    routes: SharedRoutes,
+    calls: Calls,
+}
+
+impl Direct {
+    /// The stream answering `request` (the HTTP request's parts in its extensions).
+    pub(crate) fn call(self, request: JsonRpcRequest<ClientRequest>) -> DirectCall {
+        let events = self.routes.lock().open_request(&request, true);
+        // Cancelled when answered, when the client cancels it, or when the session ends.
+        let cancellation = self.handler.input_closed().child_token();
+        let in_flight = self.calls.enter(request.id.clone(), cancellation.clone());
+        let call = handler_call(self.handler, self.peer, request, cancellation);
+        DirectCall {
+            call: Some(SyncFuture::new(call)),
+            delivering: None,
+            routes: self.routes,
+            events: Events::answering(events),
+            in_flight: Some(in_flight),
+        }
+    }
 }
 
 impl SessionManager for DirectSessions {
@@ -123,9 +195,7 @@ impl SessionManager for DirectSessions {
     type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, SessionTransport), SessionError> {
-        let id = session_id();
-        let transport = self.open(id.clone());
-        Ok((id, transport))
+        Ok(self.create_session_for(None))
     }
 
     async fn restore_session(
@@ -135,7 +205,7 @@ impl SessionManager for DirectSessions {
         if self.has_session(&id).await? {
             return Ok(RestoreOutcome::AlreadyPresent);
         }
-        Ok(RestoreOutcome::Restored(self.open(id)))
+        Ok(RestoreOutcome::Restored(self.open(id, None)))
     }
 
     async fn initialize_session(
@@ -186,6 +256,7 @@ impl SessionManager for DirectSessions {
     ) -> Result<(), SessionError> {
         let session = self.session(id)?;
         session.routes.lock().received(&message);
+        session.calls.received(&message);
         session
             .input
             .send(message)
@@ -217,7 +288,7 @@ impl SessionManager for DirectSessions {
 }
 
 /// The events of one SSE stream.
-struct Events {
+pub(super) struct Events {
     events: mpsc::Receiver<ServerSseMessage>,
     /// Whether the stream ends with the answer to its request: it ends as soon as the answer is
     /// out, not when the routes drop its sender a moment later, so that the answer and the end
@@ -235,7 +306,7 @@ impl Events {
         }
     }
 
-    fn answering(events: mpsc::Receiver<ServerSseMessage>) -> Self {
+    pub(super) fn answering(events: mpsc::Receiver<ServerSseMessage>) -> Self {
         Events {
             ends_with_answer: true,
             ..Events::new(events)

@@ -12,8 +12,8 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, GetMeta, JsonRpcNotification, ProgressToken,
-    RequestId, ServerJsonRpcMessage, ServerNotification,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta, JsonRpcNotification,
+    JsonRpcRequest, ProgressToken, RequestId, ServerJsonRpcMessage, ServerNotification,
 };
 use rmcp::service::OriginatingRequestId;
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
@@ -101,14 +101,29 @@ impl Routes {
         request: &ClientJsonRpcMessage,
         primed: bool,
     ) -> mpsc::Receiver<ServerSseMessage> {
+        match request {
+            ClientJsonRpcMessage::Request(request) => self.open_request(request, primed),
+            _ => self.open_stream(None, None, primed),
+        }
+    }
+
+    /// [`open`](Self::open) for a request.
+    pub(super) fn open_request(
+        &mut self,
+        request: &JsonRpcRequest<ClientRequest>,
+        primed: bool,
+    ) -> mpsc::Receiver<ServerSseMessage> {
+        let progress = request.request.get_meta().get_progress_token();
+        self.open_stream(Some(request.id.clone()), progress, primed)
+    }
+
+    fn open_stream(
+        &mut self,
+        id: Option<RequestId>,
+        progress: Option<ProgressToken>,
+        primed: bool,
+    ) -> mpsc::Receiver<ServerSseMessage> {
         let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
-        let (id, progress) = match request {
-            ClientJsonRpcMessage::Request(request) => (
-                Some(request.id.clone()),
-                request.request.get_meta().get_progress_token(),
-            ),
-            _ => (None, None),
-        };
         let number = self.next_stream;
         self.next_stream += 1;
         let mut stream = Stream::new(Some(tx), id.clone(), progress.clone());

@@ -1,4 +1,4 @@
-use http::Request;
+use http::{HeaderMap, HeaderValue, Request};
 use lazytool_runtime::Registry;
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-//! A lane's request read from its body ([`lane_parse`]): the `tools/call` or `tools/list`
+//! A lane's request (or a session's routine request) read from its body ([`lane_parse`]): the `tools/call` or `tools/list`
 //! request rmcp's parse of the body gives, read without the untagged unions that parse goes
 //! through. rmcp reads a message by buffering it and trying each shape of message in turn,
 //! then each of the client's 22 requests in turn, each failed try an error built and dropped
@@ -25,8 +25,9 @@ use serde::de::IgnoredAny;
 /// and no request before `tools/call` and `tools/list` in that order reads either method
 /// (each names its own), so a body read here as one of them is what rmcp reads too.
 ///
-/// `method` is what the request's `Mcp-Method` header says its method is; the body must say
-/// the same. A `tools/call` is read with its parameters in one pass.
+/// `method` is the method the caller takes the request to have (what a stateless request's
+/// `Mcp-Method` header says, or what a session request's body names); the body must say the
+/// same. A `tools/call` is read with its parameters in one pass.
 pub(super) fn lane_parse(body: &[u8], method: &str) -> Option<JsonRpcRequest<ClientRequest>> {
     if method == CallToolRequestMethod::VALUE {
         return call_parse(body);

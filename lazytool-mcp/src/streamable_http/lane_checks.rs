@@ -1,0 +1,54 @@
+//! What a request's headers must be for a lane to answer it as rmcp would: the checks the
+//! stateless lanes ([`super::stateless`]) and the session calls ([`super::session_calls`])
+//! share. Each is stricter than rmcp's where being exact would cost more than it saves: what
+//! one refuses, rmcp answers.
+
+use http::{HeaderMap, header};
+use rmcp::transport::common::http_header::{EVENT_STREAM_MIME_TYPE, JSON_MIME_TYPE};
+
+/// Whether `schema` annotates any property with `x-mcp-header`.
+pub(super) fn has_header_params(schema: &serde_json::Value) -> bool {
+    match schema {
+        serde_json::Value::Object(object) => {
+            object.contains_key("x-mcp-header") || object.values().any(has_header_params)
+        }
+        serde_json::Value::Array(items) => items.iter().any(has_header_params),
+        _ => false,
+    }
+}
+
+/// The one value of header `name`, if it has exactly one and it is text.
+pub(super) fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    value.to_str().ok()
+}
+
+/// Whether `Accept` names both JSON and event streams, without weights (which rmcp reads).
+pub(super) fn accepts_json_and_events(headers: &HeaderMap) -> bool {
+    let (mut json, mut events) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        for range in value.split(',') {
+            let range = range.trim();
+            if range.contains(';') {
+                return false;
+            }
+            json |= range.eq_ignore_ascii_case(JSON_MIME_TYPE);
+            events |= range.eq_ignore_ascii_case(EVENT_STREAM_MIME_TYPE);
+        }
+    }
+    json && events
+}
+
+pub(super) fn sends_json(headers: &HeaderMap) -> bool {
+    sole(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
+        let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+        essence.trim().eq_ignore_ascii_case(JSON_MIME_TYPE)
+    })
+}
