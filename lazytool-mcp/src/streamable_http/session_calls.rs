@@ -153,11 +153,17 @@ impl<S: Stream<Item = ServerSseMessage> + Unpin> Stream for SessionEvents<S> {
     type Item = Result<Sse, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.stopped.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        let Some(message) = std::task::ready!(Pin::new(&mut self.events).poll_next(cx)) else {
-            return Poll::Ready(None);
+        // The server's stop is looked at only while the stream waits: registering with the
+        // server-wide token on every poll would have every answer take its lock.
+        let message = match Pin::new(&mut self.events).poll_next(cx) {
+            Poll::Ready(Some(message)) => message,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {
+                return match self.stopped.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(None),
+                    Poll::Pending => Poll::Pending,
+                };
+            }
         };
         let mut sse = match &message.message {
             Some(sent) => event(sent, None),
