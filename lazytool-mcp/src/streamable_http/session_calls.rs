@@ -177,3 +177,6 @@ impl<S: Stream<Item = ServerSseMessage> + Unpin> Stream for SessionEvents<S> {
         Poll::Ready(Some(Ok(sse)))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -28,6 +28,7 @@ use crate::connection::McpConnection;
 
 mod direct;
 mod direct_call;
+mod events;
 mod routes;
 mod transport;
 

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, RwLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
@@ -23,6 +22,7 @@ use tokio::sync::mpsc;
 use sync_wrapper::SyncFuture;
 
 use super::direct_call::{Calls, DirectCall};
+use super::events::Events;
 use super::routes::{self, ResumeError, Routes};
 use super::transport::{SessionTransport, SharedRoutes};
 use crate::connection::McpConnection;
@@ -287,54 +287,6 @@ impl SessionManager for DirectSessions {
     }
 }
 
-/// The events of one SSE stream.
-pub(super) struct Events {
-    events: mpsc::Receiver<ServerSseMessage>,
-    /// Whether the stream ends with the answer to its request: it ends as soon as the answer is
-    /// out, not when the routes drop its sender a moment later, so that the answer and the end
-    /// of the stream leave together.
-    ends_with_answer: bool,
-    answered: bool,
-}
-
-impl Events {
-    fn new(events: mpsc::Receiver<ServerSseMessage>) -> Self {
-        Events {
-            events,
-            ends_with_answer: false,
-            answered: false,
-        }
-    }
-
-    pub(super) fn answering(events: mpsc::Receiver<ServerSseMessage>) -> Self {
-        Events {
-            ends_with_answer: true,
-            ..Events::new(events)
-        }
-    }
-}
-
-impl Stream for Events {
-    type Item = ServerSseMessage;
-
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Self::Item>> {
-        if self.answered {
-            return Poll::Ready(None);
-        }
-        let event = std::task::ready!(self.events.poll_recv(cx));
-        if self.ends_with_answer
-            && let Some(event) = &event
-            && event.message.as_deref().is_some_and(routes::answers)
-        {
-            self.answered = true;
-        }
-        Poll::Ready(event)
-    }
-}
-
 /// The handshake with the id of the session it opens among its HTTP headers, as every later
 /// request of the session carries it: the audit trail's `login` line names its session.
 fn with_session_id(id: &SessionId, mut message: ClientJsonRpcMessage) -> ClientJsonRpcMessage {
@@ -348,47 +300,4 @@ fn with_session_id(id: &SessionId, mut message: ClientJsonRpcMessage) -> ClientJ
         parts.headers.insert(HEADER_SESSION_ID, value);
     }
     message
-}
-
-#[cfg(test)]
-mod tests {
-    use futures_util::FutureExt;
-    use futures_util::future::poll_fn;
-    use rmcp::model::{EmptyResult, NumberOrString, ServerResult};
-
-    use super::*;
-
-    fn next(events: &mut Events) -> Option<Option<ServerSseMessage>> {
-        poll_fn(|cx| std::pin::Pin::new(&mut *events).poll_next(cx)).now_or_never()
-    }
-
-    #[test]
-    fn a_request_stream_ends_with_its_answer_though_its_sender_is_still_held() {
-        let (tx, rx) = mpsc::channel(4);
-        let mut events = Events::answering(rx);
-        let answer = ServerJsonRpcMessage::response(
-            ServerResult::EmptyResult(EmptyResult {}),
-            NumberOrString::Number(1),
-        );
-        tx.try_send(ServerSseMessage::priming("1.0", Duration::from_secs(3)))
-            .expect("room");
-        tx.try_send(ServerSseMessage::new("1.1", answer))
-            .expect("room");
-
-        assert!(matches!(next(&mut events), Some(Some(event)) if event.message.is_none()));
-        assert!(matches!(next(&mut events), Some(Some(event)) if event.message.is_some()));
-        assert!(matches!(next(&mut events), Some(None)), "ended");
-
-        // Any other stream ends only when its sender goes.
-        let (tx, rx) = mpsc::channel(4);
-        let mut standalone = Events::new(rx);
-        let answer = ServerJsonRpcMessage::response(
-            ServerResult::EmptyResult(EmptyResult {}),
-            NumberOrString::Number(2),
-        );
-        tx.try_send(ServerSseMessage::new("0.0", answer))
-            .expect("room");
-        assert!(matches!(next(&mut standalone), Some(Some(_))));
-        assert!(next(&mut standalone).is_none(), "still open");
-    }
 }

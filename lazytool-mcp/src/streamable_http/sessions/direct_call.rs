@@ -24,7 +24,7 @@ use rmcp::model::{
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use sync_wrapper::SyncFuture;
 
-use super::direct::Events;
+use super::events::Events;
 use super::transport::SharedRoutes;
 use crate::streamable_http::handler_call::Call;
 
