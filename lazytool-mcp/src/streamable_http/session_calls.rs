@@ -6,9 +6,10 @@
 //! headers, and hands the message to the session manager, which is lazytool's
 //! ([`DirectSessions`](super::sessions)). A `tools/call` or `tools/list` whose headers rmcp
 //! would take as they are is read here as the stateless lanes read theirs ([`lane_parse`]) and
-//! handed to the same session manager in the same way: the session's service answers it as
-//! before, on a stream with the same events (the priming event, event ids kept for
-//! resumption). Anything else, and a session this replica does not hold, goes to rmcp.
+//! answered by the session's handler in this task ([`Direct`](super::sessions::Direct)), or,
+//! when the session has none to call, handed to its service as rmcp would hand it; either way
+//! on a stream with the same events (the priming event, event ids kept for resumption).
+//! Anything else, and a session this replica does not hold, goes to rmcp.
 
 use std::convert::Infallible;
 use std::pin::Pin;
