@@ -106,12 +106,15 @@ pub(super) async fn answer(
         session,
         mut request,
     } = call;
-    if !sessions.has_session(&session).await.unwrap_or(false) {
+    // One look at the session when its handler answers (nearly always); a second only when
+    // it does not.
+    let direct = sessions.direct(&session);
+    if direct.is_none() && !sessions.has_session(&session).await.unwrap_or(false) {
         return Err(parts);
     }
     request.request.extensions_mut().insert(parts);
     let stopped = Box::pin(stopped.clone().cancelled_owned());
-    if let Some(direct) = sessions.direct(&session) {
+    if let Some(direct) = direct {
         return Ok(session_stream(direct.call(request), stopped, keep_alive));
     }
     match sessions

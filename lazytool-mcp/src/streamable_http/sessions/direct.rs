@@ -17,9 +17,8 @@ use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 use rmcp::{Peer, RoleServer};
-use tokio::sync::mpsc;
-
 use sync_wrapper::SyncFuture;
+use tokio::sync::mpsc;
 
 use super::direct_call::{Calls, DirectCall};
 use super::events::Events;

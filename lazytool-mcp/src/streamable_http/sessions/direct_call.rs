@@ -18,9 +18,7 @@ use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use lazytool_runtime::CancellationToken;
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, JsonRpcNotification, RequestId, ServerJsonRpcMessage,
-};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, JsonRpcNotification, RequestId};
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use sync_wrapper::SyncFuture;
 
@@ -87,16 +85,6 @@ pub(crate) struct DirectCall {
     pub(super) in_flight: Option<InFlight>,
 }
 
-impl DirectCall {
-    /// Routes the handler's `answer` as the session's service would.
-    fn deliver(&mut self, answer: ServerJsonRpcMessage) {
-        let delivery = self.routes.lock().route(answer);
-        if let Some(waiting) = delivery.and_then(|delivery| delivery.send()) {
-            self.delivering = Some(SyncFuture::new(Box::pin(waiting)));
-        }
-    }
-}
-
 impl Drop for DirectCall {
     fn drop(&mut self) {
         let Some(call) = self.call.take() else {
@@ -108,8 +96,7 @@ impl Drop for DirectCall {
         let (routes, in_flight) = (self.routes.clone(), self.in_flight.take());
         runtime.spawn(async move {
             let answer = call.into_inner().await;
-            let delivery = routes.lock().route(answer);
-            if let Some(waiting) = delivery.and_then(|delivery| delivery.send()) {
+            if let Some(waiting) = routes.deliver(answer) {
                 waiting.await;
             }
             drop(in_flight);
@@ -128,7 +115,9 @@ impl Stream for DirectCall {
             this.call = None;
             // After what the handler sent on the way, which is routed already: the handler's
             // sends return once the service has routed them.
-            this.deliver(answer);
+            if let Some(waiting) = this.routes.deliver(answer) {
+                this.delivering = Some(SyncFuture::new(Box::pin(waiting)));
+            }
         }
         if let Some(delivering) = &mut this.delivering
             && Pin::new(delivering).poll(cx).is_ready()

@@ -31,6 +31,16 @@ impl SharedRoutes {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Routes `message` ([`Routes::route`]) and sends it: the future is `Some` while its stream
+    /// has no room for it, and sends it once it has.
+    pub(super) fn deliver(
+        &self,
+        message: ServerJsonRpcMessage,
+    ) -> Option<impl Future<Output = ()> + Send + 'static> {
+        let delivery = self.lock().route(message);
+        delivery.and_then(|delivery| delivery.send())
+    }
 }
 
 /// A session's side of rmcp's service loop.
@@ -95,8 +105,7 @@ impl Transport<RoleServer> for SessionTransport {
         &mut self,
         message: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Infallible>> + Send + 'static {
-        let delivery = self.routes.lock().route(message);
-        let waiting = delivery.and_then(|delivery| delivery.send());
+        let waiting = self.routes.deliver(message);
         async move {
             if let Some(waiting) = waiting {
                 waiting.await;
