@@ -157,7 +157,17 @@ impl Served {
             .or_insert_with(|| json!({}));
         meta["io.modelcontextprotocol/protocolVersion"] = json!(NEWEST);
         meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "test", "version": "1"});
-        meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+        // A test's own capabilities stay; `null` leaves them out.
+        match meta.get("io.modelcontextprotocol/clientCapabilities") {
+            None => meta["io.modelcontextprotocol/clientCapabilities"] = json!({}),
+            Some(Value::Null) => {
+                let _ = meta
+                    .as_object_mut()
+                    .expect("_meta is an object")
+                    .remove("io.modelcontextprotocol/clientCapabilities");
+            }
+            Some(_) => {}
+        }
         let accept = match path {
             Path::Lane => "application/json, text/event-stream",
             Path::Rmcp => "application/json;q=1, text/event-stream;q=0.9",
@@ -237,6 +247,20 @@ async fn lanes_answer_what_rmcp_answers() {
         (
             "tools/call",
             json!({"name": "count", "_meta": {"progressToken": "p-1"}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3},
+                "_meta": {"io.modelcontextprotocol/clientCapabilities": null}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3},
+                "_meta": {"io.modelcontextprotocol/clientCapabilities": "none"}}),
+        ),
+        (
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": []}}),
         ),
     ];
     for (id, (method, params)) in (1..).zip(requests) {

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::json_response;
+use super::method_scan;
 use crate::Principal;
 use crate::PrincipalLimits;
 use crate::audit::{AuditLine, AuditLog, CallRecord, limit_kind};
@@ -51,7 +52,7 @@ pub(super) async fn admit(
     body: &[u8],
     audit: Option<&AuditLog>,
 ) -> Result<Option<LimitPermit>, Box<Refusal>> {
-    if memchr::memmem::find(body, TOOLS_CALL.as_bytes()).is_none() {
+    if !method_scan::TOOLS_CALL.in_body(body) {
         return Ok(None);
     }
     let Ok(call) = serde_json::from_slice::<Call>(body) else {

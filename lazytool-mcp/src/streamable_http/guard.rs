@@ -41,6 +41,7 @@ use super::coalesce;
 use super::drain::Drain;
 use super::gate::Gate;
 use super::limits::HttpLimits;
+use super::method_scan;
 use super::metrics::Refusal;
 use super::session_calls::{self, SessionCall};
 use super::sessions::{self, Full as SessionsFull, LimitedSessions, SessionTable};
@@ -497,9 +498,8 @@ const OPENING: [&str; 2] = [
 fn cannot_open_anything(bytes: &[u8]) -> bool {
     bytes.first() == Some(&b'{')
         && memchr::memchr(b'\\', bytes).is_none()
-        && OPENING
-            .iter()
-            .all(|method| memchr::memmem::find(bytes, method.as_bytes()).is_none())
+        && !method_scan::INITIALIZE.in_body(bytes)
+        && !method_scan::SUBSCRIPTIONS_LISTEN.in_body(bytes)
 }
 
 fn describe(message: &ClientJsonRpcMessage) -> Message {

@@ -3,14 +3,30 @@
 //! share. Each is stricter than rmcp's where being exact would cost more than it saves: what
 //! one refuses, rmcp answers.
 
+use http::header::{AsHeaderName, HeaderName};
 use http::{HeaderMap, header};
 use rmcp::transport::common::http_header::{EVENT_STREAM_MIME_TYPE, JSON_MIME_TYPE};
+
+// rmcp's MCP header names, lowercase and built once: a name given as text is checked and
+// lowercased on every lookup.
+/// `Mcp-Session-Id`.
+pub(super) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `MCP-Protocol-Version`.
+pub(super) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Mcp-Method`.
+pub(super) static METHOD: HeaderName = HeaderName::from_static("mcp-method");
+/// `Mcp-Name`.
+pub(super) static NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// Whether `schema` annotates any property with `x-mcp-header`.
 pub(super) fn has_header_params(schema: &serde_json::Value) -> bool {
     match schema {
         serde_json::Value::Object(object) => {
-            object.contains_key("x-mcp-header") || object.values().any(has_header_params)
+            // A scan, not a lookup: hashing the key in every object of the schema cost more
+            // than comparing it with the few keys each holds.
+            object
+                .iter()
+                .any(|(key, value)| key == "x-mcp-header" || has_header_params(value))
         }
         serde_json::Value::Array(items) => items.iter().any(has_header_params),
         _ => false,
@@ -18,7 +34,7 @@ pub(super) fn has_header_params(schema: &serde_json::Value) -> bool {
 }
 
 /// The one value of header `name`, if it has exactly one and it is text.
-pub(super) fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn sole<'a>(headers: &'a HeaderMap, name: impl AsHeaderName) -> Option<&'a str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
@@ -47,8 +63,32 @@ pub(super) fn accepts_json_and_events(headers: &HeaderMap) -> bool {
 }
 
 pub(super) fn sends_json(headers: &HeaderMap) -> bool {
-    sole(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
+    sole(headers, header::CONTENT_TYPE).is_some_and(|value| {
         let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
         essence.trim().eq_ignore_ascii_case(JSON_MIME_TYPE)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::transport::common::http_header::{
+        HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID,
+    };
+
+    use super::*;
+
+    #[test]
+    fn the_header_names_are_rmcps() {
+        for (ours, rmcps) in [
+            (&SESSION_ID, HEADER_SESSION_ID),
+            (&PROTOCOL_VERSION, HEADER_MCP_PROTOCOL_VERSION),
+            (&METHOD, HEADER_MCP_METHOD),
+            (&NAME, HEADER_MCP_NAME),
+        ] {
+            assert_eq!(
+                ours,
+                &HeaderName::from_bytes(rmcps.as_bytes()).expect("a name")
+            );
+        }
+    }
 }

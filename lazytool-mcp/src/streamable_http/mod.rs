@@ -30,6 +30,7 @@ mod limits;
 mod mcp_http;
 #[cfg(feature = "oidc")]
 mod metadata_route;
+mod method_scan;
 mod metrics;
 #[cfg(feature = "oidc")]
 mod oidc;

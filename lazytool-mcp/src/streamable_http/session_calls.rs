@@ -27,7 +27,6 @@ use rmcp::model::{
     CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString, GetExtensions,
     GetMeta, JsonRpcRequest, ListToolsRequestMethod, ProtocolVersion,
 };
-use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
@@ -35,8 +34,9 @@ use sse_stream::Sse;
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::event_stream::{event, event_stream};
-use super::lane_checks::{accepts_json_and_events, sends_json, sole};
+use super::lane_checks::{PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, sends_json, sole};
 use super::lane_parse::lane_parse;
+use super::method_scan;
 use super::sessions::LimitedSessions;
 
 /// A session's routine request, read.
@@ -53,16 +53,16 @@ pub(super) struct SessionCall {
 /// other header (`Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` came with 2026-07-28).
 pub(super) fn session_request(parts: &Parts, body: &[u8]) -> Option<SessionCall> {
     let headers = &parts.headers;
-    let session = sole(headers, HEADER_SESSION_ID)?;
+    let session = sole(headers, &SESSION_ID)?;
     if !of_a_revision_with_sessions(headers)
         || !accepts_json_and_events(headers)
         || !sends_json(headers)
     {
         return None;
     }
-    let method = if memchr::memmem::find(body, CallToolRequestMethod::VALUE.as_bytes()).is_some() {
+    let method = if method_scan::TOOLS_CALL.in_body(body) {
         CallToolRequestMethod::VALUE
-    } else if memchr::memmem::find(body, ListToolsRequestMethod::VALUE.as_bytes()).is_some() {
+    } else if method_scan::TOOLS_LIST.in_body(body) {
         ListToolsRequestMethod::VALUE
     } else {
         return None;
@@ -80,10 +80,10 @@ pub(super) fn session_request(parts: &Parts, body: &[u8]) -> Option<SessionCall>
 /// Whether `MCP-Protocol-Version` is absent, or names once a revision rmcp knows that has
 /// sessions.
 fn of_a_revision_with_sessions(headers: &HeaderMap) -> bool {
-    if !headers.contains_key(HEADER_MCP_PROTOCOL_VERSION) {
+    if !headers.contains_key(&PROTOCOL_VERSION) {
         return true;
     }
-    sole(headers, HEADER_MCP_PROTOCOL_VERSION).is_some_and(|named| {
+    sole(headers, &PROTOCOL_VERSION).is_some_and(|named| {
         ProtocolVersion::KNOWN_VERSIONS
             .iter()
             .any(|known| known.as_str() == named && known.has_initialize())

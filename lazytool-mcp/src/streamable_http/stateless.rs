@@ -38,10 +38,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RunningService, serve_directly_with_ct};
 use rmcp::transport::Transport;
-use rmcp::transport::common::http_header::{
-    BASE64_HEADER_PREFIX, HEADER_MCP_METHOD, HEADER_MCP_NAME, HEADER_MCP_PROTOCOL_VERSION,
-    HEADER_SESSION_ID,
-};
+use rmcp::transport::common::http_header::BASE64_HEADER_PREFIX;
 use rmcp::{Peer, RoleServer};
 use sse_stream::Sse;
 use tokio::sync::mpsc;
@@ -49,13 +46,19 @@ use tokio::sync::mpsc;
 use super::body::{error_response, json_response};
 use super::event_stream::{event, event_stream};
 use super::handler_call::{Call, handler_call};
-use super::lane_checks::{accepts_json_and_events, has_header_params, sends_json, sole};
+use super::lane_checks::{
+    METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, has_header_params,
+    sends_json, sole,
+};
 use super::lane_parse::lane_parse;
 use crate::connection::McpConnection;
 use crate::server::McpServer;
 
 /// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.
 pub(super) const MAX_LANES: usize = 64;
+
+/// The `_meta` key of the protocol version a request names (rmcp keeps its own private).
+const META_KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The pool of one server's lanes.
 pub(super) struct Lanes {
@@ -402,31 +405,32 @@ pub(super) fn lane_request(
     server: &McpServer,
 ) -> Option<JsonRpcRequest<ClientRequest>> {
     let headers = &parts.headers;
-    if headers.contains_key(HEADER_SESSION_ID)
-        || sole(headers, HEADER_MCP_PROTOCOL_VERSION)? != ProtocolVersion::V_2026_07_28.as_str()
+    if headers.contains_key(&SESSION_ID)
+        || sole(headers, &PROTOCOL_VERSION)? != ProtocolVersion::V_2026_07_28.as_str()
         || !accepts_json_and_events(headers)
         || !sends_json(headers)
     {
         return None;
     }
-    let request = lane_parse(body, sole(headers, HEADER_MCP_METHOD)?)?;
+    let method = sole(headers, &METHOD)?;
+    let request = lane_parse(body, method)?;
     let name = match &request.request {
         ClientRequest::CallToolRequest(call) => Some(call.params.name.as_ref()),
         ClientRequest::ListToolsRequest(_) => None,
         _ => return None,
     };
-    let meta = request.request.get_meta();
-    if meta.protocol_version() != Some(ProtocolVersion::V_2026_07_28)
-        || !meta
-            .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-            .is_empty()
-        || sole(headers, HEADER_MCP_METHOD)? != request.request.method()
+    // The `_meta`'s other required key, the client's capabilities, is checked by rmcp's
+    // handler, which the lane calls: rmcp's HTTP side leaves it to the handler too once the
+    // version is there.
+    let version = request.request.get_meta().get(META_KEY_PROTOCOL_VERSION);
+    if version.and_then(serde_json::Value::as_str) != Some(ProtocolVersion::V_2026_07_28.as_str())
+        || method != request.request.method()
     {
         return None;
     }
     if let Some(name) = name {
         // rmcp decodes a value carried in Base64 (SEP-2243); the lanes leave it to rmcp.
-        let named = sole(headers, HEADER_MCP_NAME)?;
+        let named = sole(headers, &NAME)?;
         if named.starts_with(BASE64_HEADER_PREFIX) || named != name {
             return None;
         }

@@ -151,14 +151,18 @@ impl DirectSessions {
     /// `None` when the session is not here, or cannot be called so (restored, or not past its
     /// handshake).
     pub(crate) fn direct(&self, id: &SessionId) -> Option<Direct> {
-        let session = self.session(id).ok()?;
-        let handler = Arc::clone(session.handler.as_ref()?);
-        let peer = handler.peer()?;
+        // Only what a call needs is cloned (not the session's input, as `session` would).
+        let sessions = self
+            .sessions
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let session = sessions.get(id)?;
+        let handler = session.handler.as_ref()?;
         Some(Direct {
-            handler,
-            peer,
-            routes: session.routes,
-            calls: session.calls,
+            peer: handler.peer()?,
+            handler: Arc::clone(handler),
+            routes: session.routes.clone(),
+            calls: session.calls.clone(),
         })
     }
 }

@@ -166,7 +166,8 @@ impl Routes {
     /// Where `message` goes, numbered and kept; `None` when it has nowhere to go (an answer to
     /// a request whose stream was cancelled).
     pub(super) fn route(&mut self, message: ServerJsonRpcMessage) -> Option<Delivery> {
-        self.last_active = Instant::now();
+        let now = Instant::now();
+        self.last_active = now;
         let (number, answers) = self.resolve(&message);
         let stream = match number {
             Some(number) => self.live.get_mut(&number)?,
@@ -182,7 +183,7 @@ impl Routes {
         }
         let delivery = open.map(|tx| Delivery { tx, event });
         if answers {
-            self.close(number);
+            self.close_at(number, now);
         }
         delivery
     }
@@ -224,6 +225,11 @@ impl Routes {
     /// Ends request stream `number`: its sender goes (the SSE stream ends once its events are
     /// out), and its events are kept a while for a client that reconnects.
     fn close(&mut self, number: u64) {
+        self.close_at(number, Instant::now());
+    }
+
+    /// Closes stream `number` at `now`.
+    fn close_at(&mut self, number: u64, now: Instant) {
         let Some(mut stream) = self.live.remove(&number) else {
             return;
         };
@@ -234,7 +240,6 @@ impl Routes {
             self.by_progress.remove(progress);
         }
         stream.tx = None;
-        let now = Instant::now();
         while self
             .finished
             .front()

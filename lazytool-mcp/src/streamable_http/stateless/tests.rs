@@ -67,6 +67,11 @@ fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
         headers.remove("mcp-name");
     });
     assert!(lane_request(&listing, list.as_bytes()).is_some());
+    // rmcp's handler, which the lane calls, answers for the client's capabilities: rmcp's
+    // HTTP side leaves them to it too (`tests/http_stateless.rs` compares the answers).
+    let without_capabilities =
+        CALL.replace(r#","io.modelcontextprotocol/clientCapabilities":{}"#, "");
+    assert!(lane_request(&parts(|_| {}), without_capabilities.as_bytes()).is_some());
 
     let refused: Vec<(&str, Parts, String)> = vec![
         (
@@ -134,9 +139,20 @@ fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
             CALL.to_owned(),
         ),
         (
-            "_meta without client capabilities",
+            "_meta without a version",
             parts(|_| {}),
-            CALL.replace(r#","io.modelcontextprotocol/clientCapabilities":{}"#, ""),
+            CALL.replace(
+                r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+                "",
+            ),
+        ),
+        (
+            "a version that is not text",
+            parts(|_| {}),
+            CALL.replace(
+                r#"protocolVersion":"2026-07-28""#,
+                r#"protocolVersion":20260728"#,
+            ),
         ),
         (
             "_meta of another version",
