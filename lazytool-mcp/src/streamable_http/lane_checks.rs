@@ -34,7 +34,7 @@ pub(super) fn has_header_params(schema: &serde_json::Value) -> bool {
 }
 
 /// The one value of header `name`, if it has exactly one and it is text.
-pub(super) fn sole<'a>(headers: &'a HeaderMap, name: impl AsHeaderName) -> Option<&'a str> {
+pub(super) fn sole(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
