@@ -419,11 +419,12 @@ pub(super) fn lane_request(
         ClientRequest::ListToolsRequest(_) => None,
         _ => return None,
     };
-    // The `_meta`'s other required key, the client's capabilities, is checked by rmcp's
-    // handler, which the lane calls: rmcp's HTTP side leaves it to the handler too once the
-    // version is there.
-    let version = request.request.get_meta().get(META_KEY_PROTOCOL_VERSION);
+    // The version read as text (rmcp's `missing_required_keys` would deserialise it again);
+    // without the client's capabilities, rmcp answers 400 where its handler would answer 200.
+    let meta = request.request.get_meta();
+    let version = meta.get(META_KEY_PROTOCOL_VERSION);
     if version.and_then(serde_json::Value::as_str) != Some(ProtocolVersion::V_2026_07_28.as_str())
+        || meta.client_capabilities().is_none()
         || method != request.request.method()
     {
         return None;

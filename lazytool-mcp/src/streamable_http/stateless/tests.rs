@@ -67,11 +67,6 @@ fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
         headers.remove("mcp-name");
     });
     assert!(lane_request(&listing, list.as_bytes()).is_some());
-    // rmcp's handler, which the lane calls, answers for the client's capabilities: rmcp's
-    // HTTP side leaves them to it too (`tests/http_stateless.rs` compares the answers).
-    let without_capabilities =
-        CALL.replace(r#","io.modelcontextprotocol/clientCapabilities":{}"#, "");
-    assert!(lane_request(&parts(|_| {}), without_capabilities.as_bytes()).is_some());
 
     let refused: Vec<(&str, Parts, String)> = vec![
         (
@@ -137,6 +132,16 @@ fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
             "a Base64 Mcp-Name",
             parts(set("mcp-name", "=?base64?YWRk?=")),
             CALL.to_owned(),
+        ),
+        (
+            "_meta without client capabilities",
+            parts(|_| {}),
+            CALL.replace(r#","io.modelcontextprotocol/clientCapabilities":{}"#, ""),
+        ),
+        (
+            "client capabilities that are not an object",
+            parts(|_| {}),
+            CALL.replace(r#"clientCapabilities":{}"#, r#"clientCapabilities":"none""#),
         ),
         (
             "_meta without a version",
