@@ -9,7 +9,8 @@ SETS_DIR/SET holds expected.json (bench/search/sets.py) and explain.jsonl (`tool
 lazytool-runtime/src/discovery/embedding/fusion.rs, written again here: each ranking's scores
 scaled to 0..1 (the words' by the best, the cosines between the nearest and the last read)
 and added with weights 1 - w and w, where w = 1 / (1 + e^-(b + sum of c_i x_i)) over the
-signals of leaning.rs that MODEL names. `fit` searches b and c for the best mean over the fitted sets of (R@1 + R@3) / 2, less a
+signals of leaning.rs that MODEL names; then the first of the ranking leaned toward (w >= 0.5:
+the dense one) is moved up to the third place if it fell below (fusion.rs's keep_leaned_first). `fit` searches b and c for the best mean over the fitted sets of (R@1 + R@3) / 2, less a
 penalty for each set where the hybrid falls more than a point below the better of its two parts
 (the issue's target): each question's hits are computed once for w = 0, 0.05, ..., 1, and
 a coarse grid and 1,000 seeded random starts are refined by coordinate descent from the
@@ -62,7 +63,10 @@ def signals(query, lexical, dense):
     return [gap, best, last, words]
 
 
-def fuse(lexical, dense, weight, limit=10):
+KEPT_PLACES = 3
+
+
+def fuse(lexical, dense, weight, limit=10, keep=True):
     fused = {}
     order = {}
     best = lexical[0][1] if lexical else 0.0
@@ -77,6 +81,12 @@ def fuse(lexical, dense, weight, limit=10):
             scaled = (cosine - bottom) / spread if spread > 0 else 1.0
             fused[name] = fused.get(name, 0.0) + weight * scaled
     names = sorted(fused, key=lambda name: (-fused[name], order.get(name, 1 << 30), name))
+    # fusion.rs's keep_leaned_first: the first of the ranking leaned toward stays in the first three.
+    if keep:
+        first = dense[0][0] if weight >= 0.5 and dense else lexical[0][0] if weight < 0.5 and best > 0 else None
+        if first is not None and names.index(first) >= KEPT_PLACES:
+            names.remove(first)
+            names.insert(KEPT_PLACES - 1, first)
     return names[:limit]
 
 
@@ -97,7 +107,7 @@ def recall(rows, rankings, k):
 
 def parts(rows):
     words = [[name for name, _ in row["lexical"]] for row in rows]
-    meaning = [fuse(row["lexical"], row["dense"], 1.0) for row in rows]
+    meaning = [fuse(row["lexical"], row["dense"], 1.0, keep=False) for row in rows]
     return max(recall(rows, words, 1), recall(rows, meaning, 1)), max(recall(rows, words, 3), recall(rows, meaning, 3))
 
 

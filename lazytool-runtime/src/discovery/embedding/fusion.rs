@@ -14,7 +14,8 @@ use super::leaning::{Leaning, Signals};
 /// query's neighbourhood is crowded (when the 30th nearest tool is nearly as close as the
 /// first, the model hardly tells the tools apart) and when the query is long (a request of
 /// several parts, whose one vector blurs them); the words decide then ([`Fusion::lean`] says
-/// which counted for a query). [`Fusion::adaptive`] sets `w` from the gap between the lexical
+/// which counted for a query). The default also keeps the first result of the ranking it
+/// leaned toward among its first three: the other ranking's runners-up never push it out. [`Fusion::adaptive`] sets `w` from the gap between the lexical
 /// ranking's best two scores alone; [`Fusion::fixed`] once for all;
 /// [`Fusion::by_catalog`] from the catalog alone (the default before issue 52).
 /// BENCHMARKS.md ("Search by meaning") has the measurements behind the choice.
@@ -63,6 +64,9 @@ const ALIKE: f32 = 0.8;
 const DISTINCT: f32 = 0.45;
 /// How many results of each ranking are fused.
 const DEPTH: usize = 30;
+/// The default keeps the first result of the ranking it leaned toward among this many first
+/// results of its fused ranking (`Fusion::fuse`).
+const KEPT_PLACES: usize = 3;
 
 /// The default's logistic model: `w = 1 / (1 + e^-(INTERCEPT + Σ coefficient × signal))`
 /// over [`Signals::dense_gap`], [`Signals::dense_best`], [`Signals::dense_last`] and
@@ -253,7 +257,7 @@ impl Fusion {
     ) -> (Vec<usize>, Leaning) {
         let lexical = &lexical[..lexical.len().min(self.depth)];
         let dense = &dense[..dense.len().min(self.depth)];
-        let leaning = self.lean(Signals::of(lexical, dense, alike).with_query(query));
+        let mut leaning = self.lean(Signals::of(lexical, dense, alike).with_query(query));
         let weight = leaning.weight;
         let best = lexical.first().map_or(0.0, |&(_, score)| score);
         let (top, bottom) = match (dense.first(), dense.last()) {
@@ -280,11 +284,50 @@ impl Fusion {
             }
         }
         fused.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
+        if self.how == How::Signals {
+            keep_leaned_first(&mut fused, &mut leaning, lexical, dense, best);
+        }
         fused.truncate(limit);
         (
             fused.into_iter().map(|(document, _, _)| document).collect(),
             leaning,
         )
+    }
+}
+
+/// The default's guarantee that a query never loses, in its first [`KEPT_PLACES`], the first
+/// result of the ranking it leaned toward: when the other ranking's runners-up pushed it
+/// below, it takes the last of those places (the ones above it keep theirs). Where meaning
+/// leaned (weight 0.5 and above) and the model's nearest tool was what the question wanted,
+/// two close lexical matches could otherwise outvote it (BENCHMARKS.md, "Search by meaning").
+fn keep_leaned_first(
+    fused: &mut Vec<(usize, f32, usize)>,
+    leaning: &mut Leaning,
+    lexical: &[(usize, f32)],
+    dense: &[(usize, f32)],
+    best: f32,
+) {
+    let (first, side) = if leaning.weight >= 0.5 {
+        match dense.first() {
+            Some(&(document, _)) => (document, "meaning"),
+            None => return,
+        }
+    } else {
+        match lexical.first() {
+            Some(&(document, _)) if best > 0.0 => (document, "words"),
+            _ => return,
+        }
+    };
+    let Some(at) = fused.iter().position(|&(document, _, _)| document == first) else {
+        return;
+    };
+    if at >= KEPT_PLACES {
+        let kept = fused.remove(at);
+        fused.insert(KEPT_PLACES - 1, kept);
+        leaning.reason.push_str(&format!(
+            "; {side}'s first kept in the first {KEPT_PLACES} (it was {})",
+            at + 1
+        ));
     }
 }
 

@@ -276,3 +276,36 @@ fn by_default_meaning_decides_unless_the_querys_neighbourhood_is_crowded_or_it_i
     let leaning = Fusion::default().lean(signals.with_query(long));
     assert!(leaning.weight < short.weight, "{leaning:?} {short:?}");
 }
+
+#[test]
+fn the_default_keeps_the_first_of_the_ranking_it_leaned_toward_in_the_first_three() {
+    // NESTFUL's "Get the number of plays of Virat Kohli from his Instagram account.": the
+    // model's nearest (4) is the tool wanted; two close lexical matches (0 and 1) and a tool
+    // both rankings liked (2) would push it to the fourth place.
+    let query = "Get the number of plays of Virat Kohli from his Instagram account.";
+    let lexical = [(0, 6.79), (1, 6.74), (2, 3.74), (3, 3.51)];
+    let dense: Vec<(usize, f32)> = [(4, 0.399), (2, 0.339), (0, 0.326), (1, 0.319), (3, 0.286)]
+        .into_iter()
+        .chain((5..30).map(|document| (document, 0.28 - 0.008 * (document - 5) as f32)))
+        .collect();
+    let (ranking, leaning) = Fusion::default().fuse(query, &lexical, &dense, 5, 0.7);
+    assert!(leaning.weight >= 0.5, "{leaning:?}");
+    assert_eq!(ranking, [0, 1, 4, 2, 3]);
+    assert!(
+        leaning
+            .reason
+            .ends_with("; meaning's first kept in the first 3 (it was 4)"),
+        "{}",
+        leaning.reason
+    );
+    // The places above it keep their tools; a shorter list is cut after the move.
+    assert_eq!(
+        Fusion::default().fuse(query, &lexical, &dense, 2, 0.7).0,
+        [0, 1]
+    );
+    // A fixed weight promises nothing of the kind: it ranks by the scores alone.
+    assert_eq!(
+        Fusion::fixed(0.61).fuse(query, &lexical, &dense, 5, 0.7).0,
+        [0, 1, 2, 4, 3]
+    );
+}
