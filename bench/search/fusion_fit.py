@@ -10,7 +10,8 @@ lazytool-runtime/src/discovery/embedding/fusion.rs, written again here: each ran
 scaled to 0..1 (the words' by the best, the cosines between the nearest and the last read)
 and added with weights 1 - w and w, where w = 1 / (1 + e^-(b + sum of c_i x_i)) over the
 signals of leaning.rs that MODEL names; then the first of the ranking leaned toward (w >= 0.5:
-the dense one) is moved up to the third place if it fell below (fusion.rs's keep_leaned_first). `fit` searches b and c for the best mean over the fitted sets of (R@1 + R@3) / 2, less a
+the dense one) is moved up to the third place if it fell below (fusion.rs's keep_leaned_first).
+`fit` searches b and c for the best mean over the fitted sets of (R@1 + R@3) / 2, less a
 penalty for each set where the hybrid falls more than a point below the better of its two parts
 (the issue's target): each question's hits are computed once for w = 0, 0.05, ..., 1, and
 a coarse grid and 1,000 seeded random starts are refined by coordinate descent from the

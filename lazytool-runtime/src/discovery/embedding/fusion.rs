@@ -15,8 +15,9 @@ use super::leaning::{Leaning, Signals};
 /// first, the model hardly tells the tools apart) and when the query is long (a request of
 /// several parts, whose one vector blurs them); the words decide then ([`Fusion::lean`] says
 /// which counted for a query). The default also keeps the first result of the ranking it
-/// leaned toward among its first three: the other ranking's runners-up never push it out. [`Fusion::adaptive`] sets `w` from the gap between the lexical
-/// ranking's best two scores alone; [`Fusion::fixed`] once for all;
+/// leaned toward among its first three: the other ranking's runners-up never push it out.
+/// [`Fusion::adaptive`] sets `w` from the gap between the lexical ranking's best two scores
+/// alone; [`Fusion::fixed`] once for all;
 /// [`Fusion::by_catalog`] from the catalog alone (the default before issue 52).
 /// BENCHMARKS.md ("Search by meaning") has the measurements behind the choice.
 ///
@@ -285,7 +286,7 @@ impl Fusion {
         }
         fused.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
         if self.how == How::Signals {
-            keep_leaned_first(&mut fused, &mut leaning, lexical, dense, best);
+            keep_leaned_first(&mut fused, &mut leaning, lexical, dense);
         }
         fused.truncate(limit);
         (
@@ -301,11 +302,10 @@ impl Fusion {
 /// leaned (weight 0.5 and above) and the model's nearest tool was what the question wanted,
 /// two close lexical matches could otherwise outvote it (BENCHMARKS.md, "Search by meaning").
 fn keep_leaned_first(
-    fused: &mut Vec<(usize, f32, usize)>,
+    fused: &mut [(usize, f32, usize)],
     leaning: &mut Leaning,
     lexical: &[(usize, f32)],
     dense: &[(usize, f32)],
-    best: f32,
 ) {
     let (first, side) = if leaning.weight >= 0.5 {
         match dense.first() {
@@ -314,7 +314,7 @@ fn keep_leaned_first(
         }
     } else {
         match lexical.first() {
-            Some(&(document, _)) if best > 0.0 => (document, "words"),
+            Some(&(document, score)) if score > 0.0 => (document, "words"),
             _ => return,
         }
     };
@@ -322,8 +322,7 @@ fn keep_leaned_first(
         return;
     };
     if at >= KEPT_PLACES {
-        let kept = fused.remove(at);
-        fused.insert(KEPT_PLACES - 1, kept);
+        fused[KEPT_PLACES - 1..=at].rotate_right(1);
         leaning.reason.push_str(&format!(
             "; {side}'s first kept in the first {KEPT_PLACES} (it was {})",
             at + 1
