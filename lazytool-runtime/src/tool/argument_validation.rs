@@ -16,8 +16,16 @@ pub struct ArgumentValidation(pub(crate) fn(&Value) -> Result<Arc<dyn ArgumentCh
 
 impl ArgumentValidation {
     /// The JSON Schema validator (draft 2020-12, the bounds of Rust integer types in it).
+    #[cfg(feature = "json-schema")]
     pub const JSON_SCHEMA: ArgumentValidation =
         ArgumentValidation(super::json_schema_check::json_schema_check::<()>);
+    /// Without feature `json-schema`: no validator, and a tool that needs one is refused.
+    #[cfg(not(feature = "json-schema"))]
+    pub const JSON_SCHEMA: ArgumentValidation = ArgumentValidation(|_| {
+        Err(SchemaError::DoesNotCompile(
+            "the tool needs the JSON Schema validator: enable lazytool-runtime's feature `json-schema`".to_owned(),
+        ))
+    });
     /// The typed check of a `#[tool]` whose parameters are all of plain types.
     pub const TYPED: ArgumentValidation = ArgumentValidation(super::typed_check::typed_check);
 

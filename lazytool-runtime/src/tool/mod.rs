@@ -14,6 +14,7 @@ mod definition_size;
 mod dynamic;
 mod example_filler;
 mod fingerprint;
+#[cfg(feature = "json-schema")]
 mod json_schema_check;
 mod location;
 mod name;
