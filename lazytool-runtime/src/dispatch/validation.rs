@@ -134,5 +134,5 @@ fn loose(name: &str) -> String {
         .collect()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests;

@@ -18,7 +18,7 @@ impl ArgumentValidation {
     /// The JSON Schema validator (draft 2020-12, the bounds of Rust integer types in it).
     #[cfg(feature = "json-schema")]
     pub const JSON_SCHEMA: ArgumentValidation =
-        ArgumentValidation(super::json_schema_check::json_schema_check::<()>);
+        ArgumentValidation(super::json_schema_check::json_schema_check);
     /// Without feature `json-schema`: no validator, and a tool that needs one is refused.
     #[cfg(not(feature = "json-schema"))]
     pub const JSON_SCHEMA: ArgumentValidation = ArgumentValidation(|_| {
@@ -32,5 +32,29 @@ impl ArgumentValidation {
     /// The check of the canonical schema `input`.
     pub(crate) fn check_of(self, input: &Value) -> Result<Arc<dyn ArgumentCheck>, SchemaError> {
         (self.0)(input)
+    }
+}
+
+#[cfg(all(test, not(feature = "json-schema")))]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn without_the_validator_a_dynamic_tool_is_refused_naming_the_feature() {
+        let tool = crate::DynamicTool::new(
+            "list",
+            "Lists things.",
+            json!({"type": "object"}),
+            |_, _| async { Ok::<_, String>(json!([])) },
+        );
+        let error = crate::Registry::builder()
+            .without_inventory()
+            .tool(tool)
+            .build()
+            .expect_err("no validator for a dynamic tool");
+        assert!(
+            error.to_string().contains("feature `json-schema`"),
+            "{error}"
+        );
     }
 }

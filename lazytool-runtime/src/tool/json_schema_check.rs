@@ -1,7 +1,6 @@
 //! The JSON Schema validator as an [`ArgumentCheck`]: what a dynamic tool, and a `#[tool]`
 //! with a parameter of a type beyond the plain ones, is checked with.
 
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use jsonschema::error::{ValidationError, ValidationErrorKind};
@@ -17,36 +16,25 @@ const MAX_QUOTED_VALUE_BYTES: usize = 200;
 /// [`ArgumentValidation::JSON_SCHEMA`](super::argument_validation::ArgumentValidation::JSON_SCHEMA):
 /// the validator of a canonical input schema (draft 2020-12, the bounds of Rust integer types
 /// in it).
-///
-/// Generic, as everything here that calls into `jsonschema`, over a type that is always `()`:
-/// a generic function is compiled into the crate that names it, so the validator's code
-/// reaches a binary only through a tool that chose it; a plain function would be compiled
-/// into this crate's object files, which the linker takes whole, with all they name.
-pub(crate) fn json_schema_check<Here: 'static>(
-    input: &Value,
-) -> Result<Arc<dyn ArgumentCheck>, SchemaError> {
+pub(crate) fn json_schema_check(input: &Value) -> Result<Arc<dyn ArgumentCheck>, SchemaError> {
     let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(input)
         .map_err(|error| SchemaError::DoesNotCompile(error.to_string()))?;
-    Ok(Arc::new(JsonSchemaCheck::<Here>(validator, PhantomData)))
+    Ok(Arc::new(validator))
 }
 
-/// A compiled validator (see [`json_schema_check`] for the type parameter).
-struct JsonSchemaCheck<Here>(jsonschema::Validator, PhantomData<fn() -> Here>);
-
-impl<Here: 'static> ArgumentCheck for JsonSchemaCheck<Here> {
+impl ArgumentCheck for jsonschema::Validator {
     #[inline]
     fn is_valid(&self, arguments: &Value) -> bool {
-        self.0.is_valid(arguments)
+        jsonschema::Validator::is_valid(self, arguments)
     }
 
     fn violations(&self, arguments: &Value) -> Vec<Violation> {
-        self.0
-            .iter_errors(arguments)
+        self.iter_errors(arguments)
             .map(|error| Violation {
                 path: error.instance_path().as_str().to_owned(),
-                message: describe::<Here>(&error),
+                message: describe(&error),
             })
             .collect()
     }
@@ -54,10 +42,10 @@ impl<Here: 'static> ArgumentCheck for JsonSchemaCheck<Here> {
 
 /// One violation's message; for a value matching none of a union's alternatives, which came
 /// closest and why it failed.
-fn describe<Here>(error: &ValidationError<'_>) -> String {
+fn describe(error: &ValidationError<'_>) -> String {
     match error.kind() {
-        ValidationErrorKind::AnyOf { context } => closest::<Here>(error, "anyOf", context),
-        ValidationErrorKind::OneOfNotValid { context } => closest::<Here>(error, "oneOf", context),
+        ValidationErrorKind::AnyOf { context } => closest(error, "anyOf", context),
+        ValidationErrorKind::OneOfNotValid { context } => closest(error, "oneOf", context),
         _ => error.to_string(),
     }
 }
@@ -65,7 +53,7 @@ fn describe<Here>(error: &ValidationError<'_>) -> String {
 /// For a value that matches none of the alternatives of `keyword`: which alternative came
 /// closest and what it lacked. The closest is the one with the fewest violations, an
 /// alternative of another type counting as farther than any of the right type.
-fn closest<Here>(
+fn closest(
     error: &ValidationError<'_>,
     keyword: &str,
     branches: &[Vec<ValidationError<'_>>],

@@ -94,7 +94,7 @@ impl CompiledSchemas {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests {
     use serde_json::json;
 
