@@ -330,8 +330,10 @@ def main():
         'tokio = { version = "1", features = ["macros", "rt"] }\n'
     )
     crates = {
+        # Without default features, as rmcp without its defaults: typed tools need no JSON
+        # Schema validator (feature `json-schema`), so the binary does not link one.
         "generated": (
-            f'lazytool-runtime = {{ path = "{runtime}" }}\n' + common,
+            f'lazytool-runtime = {{ path = "{runtime}", default-features = false }}\n' + common,
             generated(n),
         ),
         "handwritten": ('schemars = "1.2"\n' + common, handwritten(n)),

@@ -270,6 +270,28 @@ impl Arguments {
         quote!(#p::schema_of(|__parsed: #annotation| (#(#values,)*)))
     }
 
+    /// The function choosing how the arguments are checked: the typed check when every
+    /// argument is read into a slot and each one's type is a plain one (chosen by the
+    /// runtime's `Probe` on the type, at compile time), else the JSON Schema validator (an
+    /// `#[args]` struct, a strict tool, whose schema closes it to other keys).
+    pub(crate) fn validation(&self, tool: &ToolFn, strict: bool, p: &TokenStream) -> TokenStream {
+        if strict || self.slots.is_none() {
+            return quote!(|| #p::ArgumentValidation::JSON_SCHEMA);
+        }
+        let probes = tool
+            .params
+            .iter()
+            .filter(|param| param.is_argument())
+            .map(|param| {
+                let ty = &param.ty;
+                quote!((&#p::Probe::<#ty>::new()).validation())
+            });
+        quote!(|| {
+            use #p::{SchemaValidation as _, TypedValidation as _};
+            #p::validation_of(&[#(#probes),*])
+        })
+    }
+
     /// The expression that passes parameter `index` to the user's fn.
     pub(crate) fn value_of(&self, index: usize, param: &Param, p: &TokenStream) -> TokenStream {
         let from_field = |value: TokenStream| from_field(&param.ty, value, p);

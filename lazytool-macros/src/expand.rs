@@ -56,6 +56,7 @@ pub(crate) fn expand(
     let arguments_struct = &arguments.definition;
     let parse = arguments.parse(&name, &p);
     let schema = arguments.schema(tool, &p);
+    let validation = arguments.validation(tool, strict, &p);
     let defaults = &arguments.defaults;
     let default_fns = &arguments.default_fns;
     let checks = &arguments.checks;
@@ -207,6 +208,7 @@ pub(crate) fn expand(
                         #(#bindings)*
                         ::core::result::Result::Ok(#future)
                     },
+                    validation: #validation,
                     cache: &__CACHE,
                     module_path: ::core::module_path!(),
                     file: ::core::file!(),

@@ -25,8 +25,9 @@ pub use crate::ToolOutput;
 pub use crate::call::{ToolContext, ToolResult};
 pub use crate::dispatch::{Slot, members};
 pub use crate::tool::{
-    ArgumentProperty, CallFuture, Invocation, Registration, ResolvedStates, SpecCache, State,
-    StateRequirement, ToolAnnotations, ToolMethods, ToolSpec, arguments_schema,
+    ArgumentProperty, ArgumentValidation, CallFuture, Invocation, Probe, Registration,
+    ResolvedStates, SchemaValidation, SpecCache, State, StateRequirement, ToolAnnotations,
+    ToolMethods, ToolSpec, TypedArgument, TypedValidation, arguments_schema, validation_of,
 };
 
 use crate::call::ToolErrorKind;

@@ -93,7 +93,12 @@ fn build(mode: CodeMode, limits: CallLimits, connect: Connect) -> Option<Tool> {
             );
         future
     });
-    let schemas = CompiledSchemas::build_deferred(input_schema(), None).ok()?;
+    let schemas = CompiledSchemas::build_deferred(
+        input_schema(),
+        None,
+        crate::tool::ArgumentValidation::JSON_SCHEMA,
+    )
+    .ok()?;
     Some(Tool::new(ToolInner {
         name: Arc::from(CODE_TOOL_NAME),
         description: Arc::from(PREAMBLE),

@@ -1,11 +1,11 @@
 //! Checking arguments against a tool's compiled JSON Schema, with errors the model can act on.
 
-use jsonschema::error::{ValidationError, ValidationErrorKind};
 use serde_json::Value;
 
 use super::arguments::invalid;
 use super::navigate::Navigator;
 use crate::call::{ToolResult, quote};
+use crate::tool::ArgumentCheck;
 
 /// At most this many schema violations are listed in one error, so that one broken call
 /// cannot flood the model's context.
@@ -15,25 +15,22 @@ const MAX_REPORTED_VIOLATIONS: usize = 8;
 /// unexpected key; an instance may be large).
 const MAX_VIOLATION_BYTES: usize = 1000;
 
-/// How much of a value a message quotes.
-const MAX_QUOTED_VALUE_BYTES: usize = 200;
-
 /// How deep misnamed keys are looked for.
 const MAX_MISNAMED_DEPTH: usize = 8;
 
-/// Checks `arguments` against the tool's compiled schema (`schema` is its source); the error
-/// lists each violation with the path of the offending value.
+/// Checks `arguments` with the tool's argument check (`schema` is the canonical schema it was
+/// built from); the error lists each violation with the path of the offending value.
 #[inline]
 pub(crate) fn validate(
     tool: &str,
-    validator: &jsonschema::Validator,
+    check: &dyn ArgumentCheck,
     schema: &Value,
     arguments: &Value,
 ) -> Result<(), ToolResult> {
-    if validator.is_valid(arguments) {
+    if check.is_valid(arguments) {
         Ok(())
     } else {
-        Err(violations(tool, validator, schema, arguments))
+        Err(violations(tool, check, schema, arguments))
     }
 }
 
@@ -44,7 +41,7 @@ pub(crate) fn validate(
 #[inline(never)]
 fn violations(
     tool: &str,
-    validator: &jsonschema::Validator,
+    check: &dyn ArgumentCheck,
     schema: &Value,
     arguments: &Value,
 ) -> ToolResult {
@@ -58,10 +55,10 @@ fn violations(
     );
     problems.truncate(MAX_REPORTED_VIOLATIONS);
     let mut total = problems.len();
-    for error in validator.iter_errors(arguments) {
+    for violation in check.violations(arguments) {
         total += 1;
         if problems.len() < MAX_REPORTED_VIOLATIONS {
-            problems.push(describe(&error));
+            problems.push(located(&violation.path, &violation.message));
         }
     }
     if total > problems.len() {
@@ -70,66 +67,13 @@ fn violations(
     invalid(tool, &problems.join("; "))
 }
 
-/// One violation, with its path, at most [`MAX_VIOLATION_BYTES`].
-fn describe(error: &ValidationError<'_>) -> String {
-    let message = match error.kind() {
-        ValidationErrorKind::AnyOf { context } => closest(error, "anyOf", context),
-        ValidationErrorKind::OneOfNotValid { context } => closest(error, "oneOf", context),
-        _ => error.to_string(),
-    };
-    let message = quote(&message, MAX_VIOLATION_BYTES);
-    match error.instance_path().as_str() {
+/// A violation's `message` at `path`, at most [`MAX_VIOLATION_BYTES`].
+fn located(path: &str, message: &str) -> String {
+    let message = quote(message, MAX_VIOLATION_BYTES);
+    match path {
         "" => message.into_owned(),
         path => format!("at {path}: {message}"),
     }
-}
-
-/// For a value that matches none of the alternatives of `keyword`: which alternative came
-/// closest and what it lacked. The closest is the one with the fewest violations, an
-/// alternative of another type counting as farther than any of the right type.
-fn closest(
-    error: &ValidationError<'_>,
-    keyword: &str,
-    branches: &[Vec<ValidationError<'_>>],
-) -> String {
-    let at = error.instance_path().as_str();
-    let wrong_type = |errors: &[ValidationError<'_>]| {
-        errors.iter().any(|error| {
-            matches!(error.kind(), ValidationErrorKind::Type { .. })
-                && error.instance_path().as_str() == at
-        })
-    };
-    let instance = quote_value(error.instance());
-    let Some((index, lacks)) = branches
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, errors)| (wrong_type(errors), errors.len()))
-    else {
-        return format!("{instance} matches none of the alternatives of '{keyword}'");
-    };
-    let lacks: Vec<String> = lacks
-        .iter()
-        .take(3)
-        .map(|lack| {
-            let path = lack.instance_path().as_str();
-            let inner = path.strip_prefix(at).unwrap_or(path);
-            match inner {
-                "" => lack.to_string(),
-                inner => format!("at {inner}: {lack}"),
-            }
-        })
-        .collect();
-    format!(
-        "{instance} matches none of the {} alternatives of '{keyword}'; the closest, alternative {} of {}, fails because {}",
-        branches.len(),
-        index + 1,
-        branches.len(),
-        lacks.join("; ")
-    )
-}
-
-fn quote_value(value: &Value) -> String {
-    quote(&value.to_string(), MAX_QUOTED_VALUE_BYTES).into_owned()
 }
 
 /// Keys of `value` that the schema does not declare but that name a declared property
@@ -190,5 +134,5 @@ fn loose(name: &str) -> String {
         .collect()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests;

@@ -423,7 +423,7 @@ fn build_dynamic(
         });
         return None;
     }
-    match CompiledSchemas::build_deferred(tool.input_schema, tool.output_schema) {
+    match CompiledSchemas::build_deferred(tool.input_schema, tool.output_schema, tool.validation) {
         Ok(schemas) => {
             let mut metadata = tool.metadata;
             let given = std::mem::take(&mut metadata.examples);

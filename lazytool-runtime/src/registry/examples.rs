@@ -39,25 +39,26 @@ pub(super) fn checked(
     valid
 }
 
-/// What is wrong with `example` as the tool's arguments, if anything.
+/// What is wrong with `example` as the tool's arguments, if anything: its first few
+/// violations, each with its path.
 fn violations(schemas: &CompiledSchemas, example: &Value) -> Option<String> {
-    let Some(validator) = schemas.validator.get(&schemas.input) else {
+    let Some(check) = schemas.validator.get(&schemas.input) else {
         return Some("the input schema does not compile".to_owned());
     };
-    if validator.is_valid(example) {
+    if check.is_valid(example) {
         return None;
     }
-    let listed: Vec<String> = validator
-        .iter_errors(example)
+    let listed: Vec<String> = check
+        .violations(example)
+        .into_iter()
         .take(MAX_LISTED_VIOLATIONS)
-        .map(|error| {
-            let path = error.instance_path().to_string();
-            let path = if path.is_empty() {
-                "/".to_owned()
+        .map(|violation| {
+            let path = if violation.path.is_empty() {
+                "/"
             } else {
-                path
+                &violation.path
             };
-            format!("at `{path}`: {error}")
+            format!("at `{path}`: {}", violation.message)
         })
         .collect();
     Some(listed.join("; "))

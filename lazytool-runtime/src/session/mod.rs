@@ -9,7 +9,7 @@ mod code;
 mod offered;
 mod options;
 mod redefined;
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests;
 
 use std::collections::{HashMap, HashSet};

@@ -65,5 +65,5 @@ impl RegistryBuilder {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{DynamicHandler, SourceLocation, ToolAnnotations, ToolMetadata};
+use super::{ArgumentValidation, DynamicHandler, SourceLocation, ToolAnnotations, ToolMetadata};
 use crate::call::{ToolContext, ToolErrorKind, ToolResult};
 
 /// A tool whose schema already exists as JSON — a tool of an MCP server or an OpenAPI
@@ -44,6 +44,9 @@ pub struct DynamicTool {
     pub(crate) metadata: ToolMetadata,
     pub(crate) handler: DynamicHandler,
     pub(crate) location: SourceLocation,
+    /// Named here, in a generic function, so that only a binary making dynamic tools links
+    /// the JSON Schema validator.
+    pub(crate) validation: ArgumentValidation,
 }
 
 impl DynamicTool {
@@ -117,6 +120,7 @@ impl DynamicTool {
             metadata: ToolMetadata::default(),
             handler,
             location: SourceLocation::from(Location::caller()),
+            validation: ArgumentValidation::JSON_SCHEMA,
         }
     }
 

@@ -5,18 +5,25 @@
 //! Calling a tool is [`dispatch`](crate::dispatch)'s work; this layer holds data only.
 
 mod annotations;
+mod argument_check;
 mod argument_schema;
+mod argument_validation;
 mod catalog;
 mod definition;
 mod definition_size;
 mod dynamic;
 mod example_filler;
 mod fingerprint;
+#[cfg(feature = "json-schema")]
+mod json_schema_check;
 mod location;
 mod name;
+mod schema_error;
 mod schemas;
 mod spec;
 mod state;
+mod typed_check;
+mod validation_choice;
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
@@ -24,7 +31,9 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use annotations::ToolAnnotations;
+pub(crate) use argument_check::ArgumentCheck;
 pub use argument_schema::{ArgumentProperty, arguments_schema};
+pub use argument_validation::ArgumentValidation;
 pub use catalog::{CatalogError, CatalogReader, catalog_tools};
 pub use definition::ToolDefinition;
 pub use definition_size::DEFAULT_MAX_DEFINITION_BYTES;
@@ -37,11 +46,14 @@ pub use name::{
     CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, ToolNameError,
     validate_tool_name,
 };
+pub use schema_error::SchemaError;
 pub(crate) use schemas::CompiledSchemas;
-pub use schemas::SchemaError;
 pub use spec::{CallFuture, Invocation, Registration, SpecCache, ToolMethods, ToolSpec};
 pub(crate) use state::StateMap;
 pub use state::{ResolvedStates, State, StateRequirement};
+pub use validation_choice::{
+    Probe, SchemaValidation, TypedArgument, TypedValidation, validation_of,
+};
 
 use crate::call::{CallLimits, ToolContext, ToolResult};
 

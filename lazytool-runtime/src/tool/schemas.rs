@@ -4,6 +4,10 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use super::argument_check::ArgumentCheck;
+use super::argument_validation::ArgumentValidation;
+use super::schema_error::SchemaError;
+
 /// A tool's canonical input schema with its compiled validator, the schema as declared where
 /// that differs, and its output schema.
 #[derive(Clone)]
@@ -18,95 +22,60 @@ pub(crate) struct CompiledSchemas {
     pub(crate) output: Option<Arc<Value>>,
 }
 
-/// A tool's compiled validator: compiled up front (`#[tool]`s, once per process), or on the
-/// tool's first call (dynamic tools: a catalog of thousands, of which a conversation calls a
-/// few, would otherwise keep about 10 KB of validator per tool).
+/// A tool's argument check: built up front (`#[tool]`s, once per process), or on the tool's
+/// first call (dynamic tools: a catalog of thousands, of which a conversation calls a few,
+/// would otherwise keep about 10 KB of validator per tool).
 #[derive(Clone)]
 pub(crate) enum ValidatorCell {
-    Compiled(Arc<jsonschema::Validator>),
-    OnFirstCall(Arc<OnceLock<Option<jsonschema::Validator>>>),
+    Compiled(Arc<dyn ArgumentCheck>),
+    OnFirstCall(
+        ArgumentValidation,
+        Arc<OnceLock<Option<Arc<dyn ArgumentCheck>>>>,
+    ),
 }
 
 impl ValidatorCell {
-    /// The validator for `input` (the schema it was built from); `None` only if a schema that
+    /// The check for `input` (the schema it was built from); `None` only if a schema that
     /// compiled when the registry was built no longer does, which cannot happen.
-    pub(crate) fn get(&self, input: &Value) -> Option<&jsonschema::Validator> {
+    pub(crate) fn get(&self, input: &Value) -> Option<&dyn ArgumentCheck> {
         match self {
-            ValidatorCell::Compiled(validator) => Some(validator),
-            ValidatorCell::OnFirstCall(cell) => cell.get_or_init(|| compile(input).ok()).as_ref(),
+            ValidatorCell::Compiled(check) => Some(&**check),
+            ValidatorCell::OnFirstCall(validation, cell) => cell
+                .get_or_init(|| validation.check_of(input).ok())
+                .as_deref(),
         }
     }
 }
-
-/// The validator of a canonical input schema (JSON Schema 2020-12, the bounds of Rust
-/// integer types in it).
-fn compile(input: &Value) -> Result<jsonschema::Validator, SchemaError> {
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(input)
-        .map_err(|error| SchemaError::DoesNotCompile(error.to_string()))
-}
-
-/// Why a tool's input schema cannot be used
-/// ([`RegistryProblem::InvalidSchema`](crate::RegistryProblem::InvalidSchema)).
-///
-/// ```
-/// use lazytool_runtime::{DynamicTool, Registry, RegistryProblem, SchemaError};
-/// use serde_json::json;
-///
-/// let tool = DynamicTool::new("list", "Lists things.", json!({"type": "array"}),
-///     |_, _| async { Ok::<_, String>(json!([])) });
-/// let error = Registry::builder().without_inventory().tool(tool).build().unwrap_err();
-/// assert!(matches!(
-///     &error.problems()[0],
-///     RegistryProblem::InvalidSchema { reason: SchemaError::NotAnObject, .. }
-/// ));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SchemaError {
-    /// The root is not an object schema: tool arguments are a JSON object.
-    NotAnObject,
-    /// The JSON Schema validator rejects the schema (an unresolvable `$ref`, a keyword with a
-    /// value of the wrong type, ...); the text is the validator's.
-    DoesNotCompile(String),
-}
-
-impl std::fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SchemaError::NotAnObject => f.write_str(
-                "the root of an input schema must be an object schema (`\"type\": \"object\"`)",
-            ),
-            SchemaError::DoesNotCompile(reason) => {
-                write!(f, "the schema does not compile: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SchemaError {}
 
 impl CompiledSchemas {
-    /// Checks that `input` describes an argument object and compiles its validator.
-    pub(crate) fn build(input: Value, output: Option<Value>) -> Result<Self, SchemaError> {
-        Self::build_with(input, output, |validator| {
-            ValidatorCell::Compiled(Arc::new(validator))
+    /// Checks that `input` describes an argument object and builds its argument check.
+    pub(crate) fn build(
+        input: Value,
+        output: Option<Value>,
+        validation: ArgumentValidation,
+    ) -> Result<Self, SchemaError> {
+        Self::build_with(input, output, validation, |check| {
+            ValidatorCell::Compiled(check)
         })
     }
 
-    /// [`build`](Self::build), the validator compiled now only to report a schema that does
-    /// not compile, and kept for the tool's first call.
-    pub(crate) fn build_deferred(input: Value, output: Option<Value>) -> Result<Self, SchemaError> {
-        Self::build_with(input, output, |_| {
-            ValidatorCell::OnFirstCall(Arc::new(OnceLock::new()))
+    /// [`build`](Self::build), the check built now only to report a schema that does not
+    /// compile, and kept for the tool's first call.
+    pub(crate) fn build_deferred(
+        input: Value,
+        output: Option<Value>,
+        validation: ArgumentValidation,
+    ) -> Result<Self, SchemaError> {
+        Self::build_with(input, output, validation, |_| {
+            ValidatorCell::OnFirstCall(validation, Arc::new(OnceLock::new()))
         })
     }
 
     fn build_with(
         input: Value,
         output: Option<Value>,
-        keep: impl FnOnce(jsonschema::Validator) -> ValidatorCell,
+        validation: ArgumentValidation,
+        keep: impl FnOnce(Arc<dyn ArgumentCheck>) -> ValidatorCell,
     ) -> Result<Self, SchemaError> {
         let declared = input.clone();
         let input = crate::schema::canonicalize(input);
@@ -114,7 +83,7 @@ impl CompiledSchemas {
             Some(Value::String(kind)) if kind == "object" => {}
             _ => return Err(SchemaError::NotAnObject),
         }
-        let validator = keep(compile(&input)?);
+        let validator = keep(validation.check_of(&input)?);
         Ok(CompiledSchemas {
             declared: (declared != input).then(|| Arc::new(declared)),
             has_optional: crate::schema::has_optional_properties(&input),
@@ -125,7 +94,7 @@ impl CompiledSchemas {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests {
     use serde_json::json;
 
@@ -134,8 +103,10 @@ mod tests {
     #[test]
     fn deferred_validators_report_bad_schemas_now_and_compile_on_first_use() {
         let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-        let deferred = CompiledSchemas::build_deferred(schema.clone(), None).expect("compiles");
-        let ValidatorCell::OnFirstCall(cell) = &deferred.validator else {
+        let deferred =
+            CompiledSchemas::build_deferred(schema.clone(), None, ArgumentValidation::JSON_SCHEMA)
+                .expect("compiles");
+        let ValidatorCell::OnFirstCall(_, cell) = &deferred.validator else {
             panic!("a dynamic tool's validator waits for the first call");
         };
         assert!(cell.get().is_none());
@@ -148,7 +119,7 @@ mod tests {
         assert!(cell.get().is_some(), "kept after the first use");
 
         let broken = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Missing"}}});
-        let error = CompiledSchemas::build_deferred(broken, None)
+        let error = CompiledSchemas::build_deferred(broken, None, ArgumentValidation::JSON_SCHEMA)
             .err()
             .expect("an unresolvable reference is reported when the registry is built");
         assert!(matches!(error, SchemaError::DoesNotCompile(_)), "{error}");

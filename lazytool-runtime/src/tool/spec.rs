@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::schemas::{CompiledSchemas, SchemaError};
+use super::argument_validation::ArgumentValidation;
+use super::schema_error::SchemaError;
+use super::schemas::CompiledSchemas;
 use super::state::{ResolvedStates, StateRequirement};
 use super::{SourceLocation, ToolAnnotations};
 use crate::call::{ToolContext, ToolResult};
@@ -77,6 +79,10 @@ pub struct ToolSpec {
     pub states: &'static [Option<StateRequirement>],
     #[doc(hidden)]
     pub call: fn(Invocation<'_>) -> Result<CallFuture, ToolResult>,
+    /// How the arguments are checked: the typed check, or the JSON Schema validator for a
+    /// parameter whose type needs it (chosen by the parameters' types; see `__private::Probe`).
+    #[doc(hidden)]
+    pub validation: fn() -> ArgumentValidation,
     #[doc(hidden)]
     pub cache: &'static SpecCache,
     #[doc(hidden)]
@@ -175,7 +181,11 @@ impl SpecCache {
     pub(crate) fn get_or_build(&self, spec: &ToolSpec) -> Result<CompiledSchemas, SchemaError> {
         self.0
             .get_or_init(|| {
-                CompiledSchemas::build((spec.input_schema)(), spec.output_schema.map(|f| f()))
+                CompiledSchemas::build(
+                    (spec.input_schema)(),
+                    spec.output_schema.map(|f| f()),
+                    (spec.validation)(),
+                )
             })
             .clone()
     }

@@ -2,10 +2,10 @@ use super::*;
 use serde_json::json;
 
 fn problems(schema: &Value, arguments: &Value) -> String {
-    let validator = jsonschema::options()
-        .build(schema)
+    let check = crate::tool::ArgumentValidation::JSON_SCHEMA
+        .check_of(schema)
         .unwrap_or_else(|error| panic!("{error}"));
-    validate("t", &validator, schema, arguments)
+    validate("t", &*check, schema, arguments)
         .expect_err("invalid")
         .text()
 }

@@ -3,6 +3,8 @@
 mod anthropic;
 mod gemini;
 mod openai_chat;
+// Its tests register dynamic tools.
+#[cfg(feature = "json-schema")]
 mod openai_responses;
 
 use serde_json::{Value, json};
