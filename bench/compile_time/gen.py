@@ -15,7 +15,7 @@ OUT_DIR/rmcp:            the same N fns as rmcp's current release documents them
                          and lists its tools. rmcp with `server` and `macros` only.
 Served over stdio:
 OUT_DIR/generated-stdio: `generated`'s tools served by `lazytool-mcp` without default
-                         features (`McpServer::serve_stdio`).
+                         features (`McpServer::serve_stdio`, no validator).
 OUT_DIR/rmcp-stdio:      `rmcp`'s tools with `#[tool_router(server_handler)]`, served by
                          rmcp's stdio transport (`server`, `macros`, `transport-io`).
 Every crate has the same output structs, fn bodies and doc comments, and its own
@@ -343,7 +343,7 @@ def main():
             rmcp(n),
         ),
         "generated-stdio": (
-            f'lazytool-runtime = {{ path = "{runtime}" }}\n'
+            f'lazytool-runtime = {{ path = "{runtime}", default-features = false }}\n'
             f'lazytool-mcp = {{ path = "{mcp}", default-features = false }}\n'
             + common.replace('["macros", "rt"]', '["macros", "rt", "io-std"]'),
             generated(n, stdio=True),

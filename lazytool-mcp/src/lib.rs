@@ -58,12 +58,13 @@
 //! # Features
 //!
 //! Each side of MCP is a feature, as in tokio and hyper, so that a program builds only the
-//! side it uses. None is on by default: a stdio server builds no HTTP stack and no HTTP
-//! client (BENCHMARKS.md, "Build", has each path's crates and cold build time).
+//! side it uses. Only `json-schema` is on by default: a stdio server builds no HTTP stack and
+//! no HTTP client (BENCHMARKS.md, "Build", has each path's crates and cold build time).
 //!
 //! | feature | what it adds | what it builds |
 //! |---|---|---|
 //! | (none) | a server on stdio or any byte stream: [`McpServer`], [`McpConnection`] | rmcp's server |
+//! | `json-schema` (default) | the runtime's JSON Schema validator, for dynamic tools and `#[tool]`s with a parameter beyond the plain types; without it (and without lazytool-runtime's default features) a server of plain `#[tool]`s links none of it, and a tool that needs it is refused when its registry is built | jsonschema |
 //! | `server-http` | streamable HTTP serving: `McpHttp`, `McpServer::serve_http` | axum, hyper, prometheus-client |
 //! | `cli` | `HttpArgs`, the HTTP serving flags as clap arguments (implies `server-http`) | clap, toml |
 //! | `oidc` | bearer tokens that are JWTs of an OpenID Connect issuer: `Oidc`, `McpHttp::oidc` (implies `server-http`) | jsonwebtoken, reqwest with rustls |

@@ -80,10 +80,12 @@
 //!
 //! # Features
 //!
-//! None is on by default (`tests/tests/architecture.rs` holds this table to `Cargo.toml`).
+//! Only `json-schema` is on by default (`tests/tests/architecture.rs` holds this table to
+//! `Cargo.toml`).
 //!
 //! | feature | what it adds | what it builds |
 //! |---|---|---|
+//! | `json-schema` (default) | the JSON Schema validator, which checks the arguments of [`DynamicTool`]s, catalogs' tools and `#[tool]`s with a parameter of a type beyond the plain ones (booleans, strings, numbers, and `Option`s and `Vec`s of them, which get a typed check with the same messages). Without it a crate of plain `#[tool]`s links none of it (BENCHMARKS.md, "Compile time": its debug binary is 0.72× rmcp's), and a tool that needs it is refused when the registry is built, naming this feature | jsonschema |
 //! | `tokens` | `lazytool_runtime::tokens`, token counts with tiktoken-rs's `o200k_base`; also sharpens [`DiscoveryMode::Auto`] | tiktoken-rs (about 8 MB of tables) |
 //! | `signing` | HMAC-SHA256 signatures on discoveries and compaction markers (`SessionOptions::signing_key`, `SigningKey`) | hmac |
 //! | `search-features` | what a search weighs per query (`Registry::search_features`), for fitting the ranking outside the index | nothing |

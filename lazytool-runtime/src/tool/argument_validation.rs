@@ -34,27 +34,3 @@ impl ArgumentValidation {
         (self.0)(input)
     }
 }
-
-#[cfg(all(test, not(feature = "json-schema")))]
-mod tests {
-    use serde_json::json;
-
-    #[test]
-    fn without_the_validator_a_dynamic_tool_is_refused_naming_the_feature() {
-        let tool = crate::DynamicTool::new(
-            "list",
-            "Lists things.",
-            json!({"type": "object"}),
-            |_, _| async { Ok::<_, String>(json!([])) },
-        );
-        let error = crate::Registry::builder()
-            .without_inventory()
-            .tool(tool)
-            .build()
-            .expect_err("no validator for a dynamic tool");
-        assert!(
-            error.to_string().contains("feature `json-schema`"),
-            "{error}"
-        );
-    }
-}
