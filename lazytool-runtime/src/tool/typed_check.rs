@@ -143,19 +143,19 @@ impl TypedArguments {
         let Value::Object(members) = arguments else {
             return false;
         };
-        // A few keys are found sooner by comparing them than by hashing (SipHash, in
-        // serde_json's map): most tools have a handful of parameters.
-        let present = |name: &String| match members.len() {
-            0..=FEW_KEYS => members.keys().any(|key| key == name),
-            _ => members.contains_key(name),
-        };
-        self.required.iter().all(present)
-            && members.iter().all(|(key, value)| {
-                self.properties
-                    .iter()
-                    .find(|(name, _)| name == key)
-                    .is_none_or(|(_, shape)| shape.admits(value))
-            })
+        self.required.iter().all(|name| has_key(members, name))
+            && members
+                .iter()
+                .all(|(key, value)| self.shape_of(key).is_none_or(|shape| shape.admits(value)))
+    }
+
+    /// The schema of property `key`, if it is one.
+    #[inline]
+    fn shape_of(&self, key: &str) -> Option<&Shape> {
+        self.properties
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, shape)| shape)
     }
 
     /// Each violation of `arguments`, located, in the validator's order.
@@ -169,7 +169,7 @@ impl TypedArguments {
             return found;
         };
         for name in &self.required {
-            if !members.contains_key(name) {
+            if !has_key(members, name) {
                 found.push(Violation {
                     path: String::new(),
                     message: format!("{} is a required property", Value::from(name.as_str())),
@@ -180,7 +180,7 @@ impl TypedArguments {
             self.properties.len() >= MANY_PROPERTIES || members.len() <= self.properties.len();
         if in_arguments_order {
             for (key, value) in members {
-                if let Some((_, shape)) = self.properties.iter().find(|(name, _)| name == key) {
+                if let Some(shape) = self.shape_of(key) {
                     shape.violations(value, &pointer("", key), &mut found);
                 }
             }
@@ -308,6 +308,16 @@ fn known_type(name: &str) -> Result<JsonType, String> {
 
 fn beyond(keyword: &str) -> String {
     format!("`{keyword}` is beyond the typed check: the tool needs the JSON Schema validator")
+}
+
+/// Whether `members` has key `name`. A few keys are found sooner by comparing them than by
+/// hashing (SipHash, in serde_json's map), and most tools have a handful of parameters.
+#[inline]
+fn has_key(members: &Map<String, Value>, name: &str) -> bool {
+    match members.len() {
+        0..=FEW_KEYS => members.keys().any(|key| key == name),
+        _ => members.contains_key(name),
+    }
 }
 
 /// `path` followed by the JSON Pointer token of `key` (`~` as `~0`, `/` as `~1`).
