@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use lazytool_runtime::{tool, tools, Registry, State, ToolContext};
+use lazytool_runtime::{Registry, State, ToolContext, tool, tools};
 use serde::{Deserialize, Serialize};
 
 struct Db;
@@ -40,7 +40,11 @@ async fn plain(text: String) -> String {
 /// `Result` with a custom error.
 #[tool(output_schema)]
 async fn result(id: u32) -> Result<Product, ShopError> {
-    if id == 0 { Err(ShopError) } else { Ok(Product { id }) }
+    if id == 0 {
+        Err(ShopError)
+    } else {
+        Ok(Product { id })
+    }
 }
 
 /// An `anyhow::Result` alias.
@@ -60,7 +64,14 @@ async fn io_alias() -> std::io::Result<u8> {
 /// # Arguments
 ///
 /// * `r#type` - The kind of thing.
-#[tool(rename_all = "camelCase", strict, name = "every-argument", description = "Uses every argument feature.")]
+// A tool takes what the model gives: eight arguments are a user's choice, not a smell.
+#[allow(clippy::too_many_arguments)]
+#[tool(
+    rename_all = "camelCase",
+    strict,
+    name = "every-argument",
+    description = "Uses every argument feature."
+)]
 async fn every_argument(
     /// The product id.
     product_id: u32,
@@ -101,7 +112,11 @@ type DbState = State<Db>;
 
 /// Injected parameters written under other names, marked.
 #[tool]
-async fn marked(#[inject] db: DbState, #[inject] ctx: lazytool_runtime::ToolContext, #[arg] n: u8) -> u8 {
+async fn marked(
+    #[inject] db: DbState,
+    #[inject] ctx: lazytool_runtime::ToolContext,
+    #[arg] n: u8,
+) -> u8 {
     let _ = (db, ctx);
     n
 }
@@ -112,7 +127,10 @@ struct Shop;
 impl Shop {
     /// A method.
     #[tool(lazy)]
-    async fn method(&self, #[arg(default = Self::LIMIT)] limit: u32) -> Result<Vec<Product>, ShopError> {
+    async fn method(
+        &self,
+        #[arg(default = Self::LIMIT)] limit: u32,
+    ) -> Result<Vec<Product>, ShopError> {
         let _ = self;
         Ok(vec![Product { id: limit }])
     }
@@ -162,5 +180,11 @@ fn main() {
         ]
     );
     assert!(registry.get("plain").expect("registered").is_lazy());
-    assert!(registry.get("result").expect("registered").output_schema().is_some());
+    assert!(
+        registry
+            .get("result")
+            .expect("registered")
+            .output_schema()
+            .is_some()
+    );
 }

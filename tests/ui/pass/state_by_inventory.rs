@@ -1,6 +1,6 @@
 //! `Registry::from_inventory` reports a missing state instead of panicking.
 
-use lazytool_runtime::{tool, Registry, RegistryProblem, State};
+use lazytool_runtime::{Registry, RegistryProblem, State, tool};
 
 struct Inventory;
 
