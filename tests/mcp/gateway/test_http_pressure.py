@@ -106,9 +106,15 @@ def rss_kb(pid: int) -> int:
 
 
 def test_a_flood_of_handshakes_stays_within_the_default_bound_of_sessions(tmp_path: Path) -> None:
-    """6,000 `initialize`s without DELETE: past the default 1,000 sessions, each new one
+    """10,000 `initialize`s without DELETE: past the default 1,000 sessions, each new one
     closes the least recently used; the memory of those closed is given back (it once grew
-    by 12 KB a session: +50 MB over the last 4,000)."""
+    by 12 KB a session: +50 MB over 4,000).
+
+    The resident size keeps settling well past the bound, as the allocator's free lists
+    fragment: from 2,000 to 6,000 handshakes it grew by 20-25 MB in runs without any leak
+    (one failed CI at 25.4 MB), from 6,000 to 10,000 by 3-7 MB, and it levels off near
+    132 MB by 40,000 (2026-12-03, this machine). So the window measured starts at 6,000,
+    where a leak of even 5 KB a session would still cross the bound."""
     help_text = subprocess.run([str(GATEWAY), "--help"], capture_output=True, text=True, timeout=TIMEOUT).stdout
     assert "default 1000" in help_text, help_text
     # Two malloc arenas, not glibc's default of eight per core: under load more of the
@@ -127,11 +133,11 @@ def test_a_flood_of_handshakes_stays_within_the_default_bound_of_sessions(tmp_pa
                 answer.read()
                 assert answer.status == 200, answer.status
 
-        handshakes(2_000)
-        full = rss_kb(process.pid)
+        handshakes(6_000)
+        settled = rss_kb(process.pid)
         handshakes(4_000)
-        grown = rss_kb(process.pid) - full
-        assert grown < 25_000, f"4,000 more handshakes past the bound grew the gateway by {grown} KB"
+        grown = rss_kb(process.pid) - settled
+        assert grown < 20_000, f"4,000 more handshakes past the bound grew the gateway by {grown} KB"
     finally:
         process.kill()
         process.wait(timeout=TIMEOUT)
