@@ -256,7 +256,7 @@ fn a_catalogs_input_examples_are_read_and_checked() {
     };
     assert_eq!(tool, "search");
     assert!(
-        reason.starts_with("at `/q`: ") && reason.contains("far too long"),
+        reason.starts_with("at /q: ") && reason.contains("far too long"),
         "{reason}"
     );
 }

@@ -11,10 +11,6 @@ use crate::tool::ArgumentCheck;
 /// cannot flood the model's context.
 const MAX_REPORTED_VIOLATIONS: usize = 8;
 
-/// The longest one violation is reported (an `additionalProperties` error lists every
-/// unexpected key; an instance may be large).
-const MAX_VIOLATION_BYTES: usize = 1000;
-
 /// How deep misnamed keys are looked for.
 const MAX_MISNAMED_DEPTH: usize = 8;
 
@@ -58,22 +54,13 @@ fn violations(
     for violation in check.violations(arguments) {
         total += 1;
         if problems.len() < MAX_REPORTED_VIOLATIONS {
-            problems.push(located(&violation.path, &violation.message));
+            problems.push(violation.located());
         }
     }
     if total > problems.len() {
         problems.push(format!("and {} more", total - problems.len()));
     }
     invalid(tool, &problems.join("; "))
-}
-
-/// A violation's `message` at `path`, at most [`MAX_VIOLATION_BYTES`].
-fn located(path: &str, message: &str) -> String {
-    let message = quote(message, MAX_VIOLATION_BYTES);
-    match path {
-        "" => message.into_owned(),
-        path => format!("at {path}: {message}"),
-    }
 }
 
 /// Keys of `value` that the schema does not declare but that name a declared property

@@ -52,14 +52,7 @@ fn violations(schemas: &CompiledSchemas, example: &Value) -> Option<String> {
         .violations(example)
         .into_iter()
         .take(MAX_LISTED_VIOLATIONS)
-        .map(|violation| {
-            let path = if violation.path.is_empty() {
-                "/"
-            } else {
-                &violation.path
-            };
-            format!("at `{path}`: {}", violation.message)
-        })
+        .map(|violation| violation.located())
         .collect();
     Some(listed.join("; "))
 }

@@ -32,6 +32,8 @@ use serde_json::Value;
 
 pub use annotations::ToolAnnotations;
 pub(crate) use argument_check::ArgumentCheck;
+#[cfg(test)]
+pub(crate) use argument_check::MAX_VIOLATION_BYTES;
 pub use argument_schema::{ArgumentProperty, arguments_schema};
 pub use argument_validation::ArgumentValidation;
 pub use catalog::{CatalogError, CatalogReader, catalog_tools};

@@ -1,4 +1,5 @@
 use super::*;
+use crate::tool::MAX_VIOLATION_BYTES;
 use serde_json::json;
 
 fn problems(schema: &Value, arguments: &Value) -> String {
