@@ -32,7 +32,8 @@ use serde_json::Value;
 
 pub use annotations::ToolAnnotations;
 pub(crate) use argument_check::ArgumentCheck;
-#[cfg(test)]
+// For the validator's tests: how long one reported violation may be.
+#[cfg(all(test, feature = "json-schema"))]
 pub(crate) use argument_check::MAX_VIOLATION_BYTES;
 pub use argument_schema::{ArgumentProperty, arguments_schema};
 pub use argument_validation::ArgumentValidation;
