@@ -84,6 +84,8 @@ pub(super) struct Inner {
     rebuilding: tokio::sync::Mutex<()>,
     /// The sources' prompts and resources.
     pub(super) offers: Offers,
+    /// Cancelled by [`McpCatalog::shutdown`]: no source is listed (nor started) again after.
+    ended: CancellationToken,
 }
 
 #[derive(Default)]
@@ -139,6 +141,7 @@ impl McpCatalog {
             live,
             state: Mutex::default(),
             rebuilding: tokio::sync::Mutex::new(()),
+            ended: CancellationToken::new(),
         });
         inner.rebuild().await?;
         inner.offers.refresh(&inner.listed()).await;
@@ -326,8 +329,10 @@ impl McpCatalog {
     }
 
     /// Stops every source at once: each child process, and whatever it started, is asked to
-    /// exit and killed if it has not within about a second.
+    /// exit and killed if it has not within about a second. The catalog lists no source again
+    /// after (a server that failed to start is not retried).
     pub async fn shutdown(&self) {
+        self.inner.ended.cancel();
         let mut stopping = tokio::task::JoinSet::new();
         for (_, source) in self.inner.sources.all() {
             stopping.spawn(async move { source.source().shutdown().await });
@@ -348,7 +353,15 @@ impl Inner {
     pub(super) fn follow(self: &Arc<Self>, index: usize) {
         if let Some(source) = self.sources.get(index) {
             let retired = self.sources.retired(index);
-            tokio::spawn(follow(Arc::downgrade(self), index, source, retired));
+            let following = follow(Arc::downgrade(self), index, source, retired);
+            // Dropped at shutdown, with a listing (and a start) it has in flight.
+            let ended = self.ended.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = ended.cancelled() => {}
+                    () = following => {}
+                }
+            });
         }
     }
 

@@ -411,3 +411,30 @@ fn running(pid: u32) -> bool {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     !status.is_empty() && !status.contains("State:\tZ")
 }
+
+fn lines_in(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// A catalog that was shut down starts no server again: `lazytool-gateway --check` once waited
+/// a second start timeout for a server that hangs, when the catalog's retry of that server
+/// (after about a second) came before the report was printed.
+#[tokio::test]
+async fn a_server_that_failed_to_start_is_not_started_again_after_shutdown() {
+    let starts = state_file("starts");
+    let script = format!("echo started >> '{}'; exec sleep 30", starts.display());
+    let hangs = Upstream::command("sh", ["-c".to_owned(), script]);
+    let source = McpSource::new("hangs", hangs).start_timeout(Duration::from_millis(300));
+    let catalog = McpCatalog::start(|| Registry::builder().without_inventory(), [source])
+        .await
+        .expect("the catalog builds without the server");
+    let started = lines_in(&starts);
+    assert!(started >= 1, "the server was not started");
+    catalog.shutdown().await;
+    // Longer than the first retry, which comes after about a second.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(lines_in(&starts), started, "started again after shutdown");
+}
