@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Compile time of 200 `#[tool]` fns (lazytool) vs the same 200 tools written by hand
 # (serde/schemars derives, a `match` dispatch, a registration table) and with rmcp's macros
-# (`#[tool_router]`, `Parameters<T>`); tools only, and served over stdio (issues 6 and 51).
+# (`#[tool_router]`, `Parameters<T>`); tools only, served over stdio and over streamable HTTP
+# (issues 6 and 51).
 #
 #   bash bench/compile_time.sh            # from the workspace root
 #   RUNS=5 TOOLS=1000 MODES=debug CRATES="generated rmcp" bash bench/compile_time.sh
 #
-# Generates target/bench-compile/{generated,handwritten,rmcp,generated-stdio,rmcp-stdio}
+# Generates target/bench-compile/{generated,handwritten,rmcp}{,-stdio,-http} (no handwritten server)
 # (bench/compile_time/gen.py says what each is; each its own `[workspace]`, with a copy of the
 # workspace's Cargo.lock so that dependency versions match), builds their dependencies once
 # (target/bench-compile/target), then times the rebuild of each crate alone:
 # `touch src/main.rs && cargo build [--release]`, RUNS times, the crates interleaved.
+# The lazytool crates are built as cargo builds a crate from crates.io (without incremental
+# compilation: gen.py's profile overrides), as rmcp is.
 # Modes: debug (cargo's default dev profile, incremental), debug-full (dev, incremental off
 # for the bench crate only: a from-scratch compile of the crate), release.
 # Reports the median wall time and the median CPU time (user+sys of cargo and rustc; less
@@ -23,7 +26,7 @@ OUT="$ROOT/target/bench-compile"
 RUNS="${RUNS:-3}"
 TOOLS="${TOOLS:-200}"
 MODES="${MODES:-debug debug-full release}"
-CRATES="${CRATES:-generated handwritten rmcp generated-stdio rmcp-stdio}"
+CRATES="${CRATES:-generated handwritten rmcp generated-stdio rmcp-stdio generated-http rmcp-http}"
 TIMINGS="${TIMINGS:-1}"
 EXPANSION="${EXPANSION:-1}"
 export CARGO_TARGET_DIR="$OUT/target"
@@ -100,7 +103,7 @@ for mode in $MODES; do
       summary+=("$(python3 "$ROOT/bench/compile_time/timings.py" "$report" "bench-$crate" "$mode")")
     done
   fi
-  for pair in generated/handwritten generated/rmcp generated-stdio/rmcp-stdio; do
+  for pair in generated/handwritten generated/rmcp generated-stdio/rmcp-stdio generated-http/rmcp-http; do
     a=${pair%/*} b=${pair#*/}
     line=$(awk -v a="$a" -v b="$b" -v m="$mode" '
       $1 == a { aw = $2; ac = $3; as = $4 } $1 == b { bw = $2; bc = $3; bs = $4 }
