@@ -1,6 +1,8 @@
 //! Serving one connection of newline-delimited JSON-RPC: on stdin and stdout, or on any
 //! reader and writer.
 
+use std::pin::Pin;
+
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -25,7 +27,8 @@ impl McpServer {
     /// # Ok(()) }
     /// ```
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        self.lines(Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+            .await
     }
 
     /// Serves one connection on stdin and stdout until the client closes stdin or `stop`
@@ -47,7 +50,8 @@ impl McpServer {
         &self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        self.serve_until(tokio::io::stdin(), tokio::io::stdout(), stop)
+        let reader = Until::new(tokio::io::stdin(), stop);
+        self.lines(Box::new(reader), Box::new(tokio::io::stdout()))
             .await
     }
 
@@ -76,7 +80,8 @@ impl McpServer {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send,
     {
-        self.serve(Until::new(reader, stop), writer).await
+        self.lines(Box::new(Until::new(reader, stop)), Box::new(writer))
+            .await
     }
 
     /// Serves one connection of newline-delimited JSON-RPC over `reader` and `writer` until
@@ -117,6 +122,22 @@ impl McpServer {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send,
     {
+        self.lines(Box::new(reader), Box::new(writer)).await
+    }
+
+    /// The serving of [`serve`](McpServer::serve), built here rather than in the crate that
+    /// awaits it. rustc compiles an `async fn`'s body in every crate that awaits it, and with
+    /// it each generic future that body awaits: without this boundary, each server's own crate
+    /// compiled rmcp's serving loop, the transport and the handler's futures again, in its
+    /// incremental build's many units (8 MB of the debug information of a crate of 200
+    /// `#[tool]`s served over stdio). With the reader and writer boxed, all that is one
+    /// instance, compiled once in this crate.
+    #[inline(never)]
+    fn lines<'a>(&'a self, reader: Reader, writer: Writer<'a>) -> Serving<'a> {
+        Box::pin(self.serve_lines(reader, writer))
+    }
+
+    async fn serve_lines(&self, reader: Reader, writer: Writer<'_>) -> Result<(), McpError> {
         let (outbox, lines) = mpsc::channel(OUTBOX_CAPACITY);
         let connection = self.connection();
         let closed = connection.input_closed();
@@ -135,3 +156,10 @@ impl McpServer {
         written.map_err(McpError::Io)
     }
 }
+
+/// What [`McpServer::serve`] reads, boxed: see [`McpServer::lines`].
+type Reader = Box<dyn AsyncRead + Unpin + Send>;
+/// What [`McpServer::serve`] writes, boxed.
+type Writer<'a> = Box<dyn AsyncWrite + Unpin + Send + 'a>;
+/// A connection's serving, boxed.
+type Serving<'a> = Pin<Box<dyn Future<Output = Result<(), McpError>> + Send + 'a>>;
