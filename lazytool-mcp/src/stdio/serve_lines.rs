@@ -27,8 +27,7 @@ impl McpServer {
     /// # Ok(()) }
     /// ```
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
-        self.lines(Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
-            .await
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
     }
 
     /// Serves one connection on stdin and stdout until the client closes stdin or `stop`
@@ -50,8 +49,7 @@ impl McpServer {
         &self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        let reader = Until::new(tokio::io::stdin(), stop);
-        self.lines(Box::new(reader), Box::new(tokio::io::stdout()))
+        self.serve_until(tokio::io::stdin(), tokio::io::stdout(), stop)
             .await
     }
 
