@@ -58,13 +58,14 @@
 //! # Features
 //!
 //! Each side of MCP is a feature, as in tokio and hyper, so that a program builds only the
-//! side it uses. Only `json-schema` is on by default: a stdio server builds no HTTP stack and
+//! side it uses. Only `json-schema` and `search` are on by default: a stdio server builds no HTTP stack and
 //! no HTTP client (BENCHMARKS.md, "Build", has each path's crates and cold build time).
 //!
 //! | feature | what it adds | what it builds |
 //! |---|---|---|
 //! | (none) | a server on stdio or any byte stream: [`McpServer`], [`McpConnection`] | rmcp's server |
 //! | `json-schema` (default) | the runtime's JSON Schema validator, for dynamic tools and `#[tool]`s with a parameter beyond the plain types; without it (and without lazytool-runtime's default features) a server of plain `#[tool]`s links none of it, and a tool that needs it is refused when its registry is built | jsonschema |
+//! | `search` (default) | the runtime's search by words, for `DiscoveryMode::Search` and `DiscoveryMode::Auto` (which falls back to it); without it (and without lazytool-runtime's default features) a server of eager tools links none of the index, its sorts or its table of related words, and code that names either mode does not compile | nothing |
 //! | `server-http` | streamable HTTP serving: `McpHttp`, `McpServer::serve_http` | axum, hyper, prometheus-client |
 //! | `cli` | `HttpArgs`, the HTTP serving flags as clap arguments (implies `server-http`) | clap, toml |
 //! | `oidc` | bearer tokens that are JWTs of an OpenID Connect issuer: `Oidc`, `McpHttp::oidc` (implies `server-http`) | jsonwebtoken, reqwest with rustls |

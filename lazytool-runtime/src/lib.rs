@@ -80,16 +80,17 @@
 //!
 //! # Features
 //!
-//! Only `json-schema` is on by default (`tests/tests/architecture.rs` holds this table to
+//! Only `json-schema` and `search` are on by default (`tests/tests/architecture.rs` holds this table to
 //! `Cargo.toml`).
 //!
 //! | feature | what it adds | what it builds |
 //! |---|---|---|
 //! | `json-schema` (default) | the JSON Schema validator, which checks the arguments of [`DynamicTool`]s, catalogs' tools and `#[tool]`s with a parameter of a type beyond the plain ones (booleans, strings, numbers, and `Option`s and `Vec`s of them, which get a typed check with the same messages). Without it a crate of plain `#[tool]`s links none of it (BENCHMARKS.md, "Compile time": its debug binary is 0.72× rmcp's), and a tool that needs it is refused when the registry is built, naming this feature | jsonschema |
+//! | `search` (default) | search by words over the lazy tools: [`DiscoveryMode::Search`], [`DiscoveryMode::Auto`] (which falls back to it), [`AutoBudget`], [`Registry::search`]. Without it a server of eager tools links none of the index, its sorts or its table of related words (BENCHMARKS.md, "Compile time": 4 MB of a 200-tool stdio server's debug binary), and code that names either mode does not compile (`no variant named Search`) | nothing |
 //! | `tokens` | `lazytool_runtime::tokens`, token counts with tiktoken-rs's `o200k_base`; also sharpens [`DiscoveryMode::Auto`] | tiktoken-rs (about 8 MB of tables) |
 //! | `signing` | HMAC-SHA256 signatures on discoveries and compaction markers (`SessionOptions::signing_key`, `SigningKey`) | hmac |
-//! | `search-features` | what a search weighs per query (`Registry::search_features`), for fitting the ranking outside the index | nothing |
-//! | `embeddings` | search by meaning as well as by words: the `Embedder` trait, tool vectors, their fusion with the words' ranking | pulp |
+//! | `search-features` | what a search weighs per query (`Registry::search_features`), for fitting the ranking outside the index (implies `search`) | nothing |
+//! | `embeddings` | search by meaning as well as by words: the `Embedder` trait, tool vectors, their fusion with the words' ranking (implies `search`) | pulp |
 //! | `embed-local` | `LocalEmbedder`: a sentence-transformers model run in-process on the CPU (implies `embeddings`) | candle, tokenizers (minutes of cold build) |
 //! | `embed-http` | `HttpEmbedder`: an OpenAI-compatible `/v1/embeddings` endpoint (implies `embeddings`) | reqwest |
 //! | `async-openai` | `provider::async_openai`: tools, calls and results in async-openai's types | async-openai's types |
@@ -127,7 +128,7 @@ mod registry;
 pub mod schema;
 mod session;
 pub mod source;
-#[cfg(test)]
+#[cfg(all(test, feature = "search"))]
 mod testing;
 #[cfg(feature = "tokens")]
 pub mod tokens;
@@ -403,13 +404,15 @@ pub use call::{
 };
 #[cfg(feature = "code-mode")]
 pub use code::{CODE_TOOL_NAME, CodeMode, ScriptRunner};
+#[cfg(feature = "search")]
+pub use discovery::AutoBudget;
 #[cfg(all(feature = "embeddings", feature = "search-features"))]
 pub use discovery::ExplainedSearch;
 #[cfg(feature = "embed-http")]
 pub use discovery::HttpEmbedder;
 #[cfg(feature = "embed-local")]
 pub use discovery::LocalEmbedder;
-pub use discovery::{AutoBudget, DiscoveryListing, DiscoveryMode, ResolvedMode};
+pub use discovery::{DiscoveryListing, DiscoveryMode, ResolvedMode};
 #[cfg(feature = "embeddings")]
 pub use discovery::{
     EmbedError, EmbedFuture, Embedder, Embeddings, Fusion, Leaning, MAX_QUERY_BYTES, Signals,

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
+#[cfg(feature = "search")]
 use super::request::DEFAULT_SEARCH_LIMIT;
 use crate::call::ToolResult;
 use crate::dispatch::normalize;
@@ -59,6 +60,7 @@ pub(crate) fn discovery_description(
              with {CALL_THROUGH_TOOL_NAME}. Tools available: {}",
             listing.render(lazy)
         )),
+        #[cfg(feature = "search")]
         ResolvedMode::Search => Some(format!(
             "Searches {} tools not loaded yet by keywords for what you need. Returns the best \
              matches ({DEFAULT_SEARCH_LIMIT} unless you set limit) with their schemas; run them \

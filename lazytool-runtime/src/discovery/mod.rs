@@ -17,6 +17,7 @@ mod name_match;
 mod presentation;
 mod record;
 mod request;
+#[cfg(feature = "search")]
 mod search;
 mod signing;
 mod tool;
@@ -34,12 +35,16 @@ pub use embedding::{
 };
 pub(crate) use explained::Explains;
 pub use listing::DiscoveryListing;
-pub use mode::{AutoBudget, DiscoveryMode, ResolvedMode};
+#[cfg(feature = "search")]
+pub use mode::AutoBudget;
+pub use mode::{DiscoveryMode, ResolvedMode};
+#[cfg(feature = "search")]
 pub(crate) use mode::{LazyCosts, tools_tokens};
 pub(crate) use presentation::Presentation;
 pub(crate) use record::{read_result, read_result_text};
 #[cfg(feature = "search-features")]
 pub use search::{FeatureCandidate, FeatureTerm, SearchFeatures};
+#[cfg(feature = "search")]
 pub(crate) use search::{SearchDocument, SearchIndex};
 pub(crate) use signing::Signer;
 #[cfg(not(feature = "signing"))]

@@ -1,6 +1,7 @@
 //! How a session presents its lazy tools: [`DiscoveryMode`], and the budget that
 //! [`DiscoveryMode::Auto`] decides by.
 
+#[cfg(feature = "search")]
 use crate::tool::ToolDefinition;
 
 /// How lazy tools reach the model; set with [`SessionOptions::mode`](crate::SessionOptions::mode).
@@ -53,10 +54,13 @@ pub enum DiscoveryMode {
     Names,
     /// The discovery tool takes `{"query": "...", "limit"?: n}` and returns the best matches
     /// (BM25 over names, descriptions, parameters and tags); for catalogs too large to list.
+    /// Needs the `search` feature (on by default).
+    #[cfg(feature = "search")]
     Search,
     /// Chooses by cost (see [`AutoBudget`]): every tool inline when the lazy tools' full
     /// definitions fit the inline budget, else names, else search when even the names list
-    /// is over its budget.
+    /// is over its budget. Needs the `search` feature (on by default).
+    #[cfg(feature = "search")]
     Auto(AutoBudget),
     /// Every lazy tool is listed from the first request with its name, first sentence and an
     /// open parameter schema, so the tools array never changes and the provider's prompt
@@ -77,6 +81,7 @@ pub enum DiscoveryMode {
 /// let options = SessionOptions::new().mode(DiscoveryMode::Auto(budget));
 /// # let _ = options;
 /// ```
+#[cfg(feature = "search")]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AutoBudget {
     /// The model's context window. Default: 128,000 tokens.
@@ -89,6 +94,7 @@ pub struct AutoBudget {
     pub names_share: f64,
 }
 
+#[cfg(feature = "search")]
 impl Default for AutoBudget {
     fn default() -> Self {
         AutoBudget {
@@ -99,6 +105,7 @@ impl Default for AutoBudget {
     }
 }
 
+#[cfg(feature = "search")]
 impl AutoBudget {
     fn allows(&self, share: f64, tokens: usize) -> bool {
         (tokens as f64) <= self.context_window as f64 * share
@@ -128,13 +135,15 @@ pub enum ResolvedMode {
     Inline,
     /// [`DiscoveryMode::Names`].
     Names,
-    /// [`DiscoveryMode::Search`].
+    /// `DiscoveryMode::Search`.
+    #[cfg(feature = "search")]
     Search,
     /// [`DiscoveryMode::CacheStable`].
     CacheStable,
 }
 
 /// What the lazy tools of a registry cost, computed once per registry.
+#[cfg(feature = "search")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LazyCosts {
     /// Every lazy tool's full definition.
@@ -144,6 +153,7 @@ pub(crate) struct LazyCosts {
 }
 
 impl DiscoveryMode {
+    #[cfg(feature = "search")]
     pub(crate) fn resolve(self, costs: impl FnOnce() -> LazyCosts) -> ResolvedMode {
         match self {
             DiscoveryMode::Names => ResolvedMode::Names,
@@ -161,9 +171,18 @@ impl DiscoveryMode {
             }
         }
     }
+
+    #[cfg(not(feature = "search"))]
+    pub(crate) fn resolve(self) -> ResolvedMode {
+        match self {
+            DiscoveryMode::Names => ResolvedMode::Names,
+            DiscoveryMode::CacheStable => ResolvedMode::CacheStable,
+        }
+    }
 }
 
 /// Tokens of `tools` as a JSON array of definitions.
+#[cfg(feature = "search")]
 pub(crate) fn tools_tokens<D: std::borrow::Borrow<ToolDefinition>>(tools: &[D]) -> usize {
     if tools.is_empty() {
         return 0;
@@ -173,12 +192,12 @@ pub(crate) fn tools_tokens<D: std::borrow::Borrow<ToolDefinition>>(tools: &[D]) 
     count_tokens(&json)
 }
 
-#[cfg(feature = "tokens")]
+#[cfg(all(feature = "search", feature = "tokens"))]
 fn count_tokens(text: &str) -> usize {
     crate::tokens::count_tokens(text)
 }
 
-#[cfg(not(feature = "tokens"))]
+#[cfg(all(feature = "search", not(feature = "tokens")))]
 fn count_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }

@@ -11,7 +11,9 @@ use super::explained::{Explained, Explains};
 use super::listing::DiscoveryListing;
 use super::mode::ResolvedMode;
 use super::name_match::{MAX_CLOSEST, Short, ShortNames, closest};
-use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, Request};
+use super::request::Request;
+#[cfg(feature = "search")]
+use super::request::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use crate::call::{ToolErrorKind, ToolResult, quote};
 use crate::tool::{DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition};
 
@@ -74,6 +76,7 @@ impl DiscoveryTool {
             ),
             // Every token here is paid on every request: the wording is kept short. The
             // search also accepts `toolNames` (a tool name as the query finds it, too).
+            #[cfg(feature = "search")]
             ResolvedMode::Search => (
                 format!(
                     "Searches {} tools not loaded yet by keywords for what you need. Returns the \
@@ -101,6 +104,10 @@ impl DiscoveryTool {
                 }),
             ),
         };
+        #[cfg(feature = "search")]
+        let search = mode == ResolvedMode::Search;
+        #[cfg(not(feature = "search"))]
+        let search = false;
         let lazy_names: Vec<String> = lazy.iter().map(|t| t.name().to_owned()).collect();
         Some(DiscoveryTool {
             definition: Arc::new(ToolDefinition {
@@ -110,7 +117,7 @@ impl DiscoveryTool {
             }),
             short_names: ShortNames::new(&lazy_names),
             lazy_names,
-            search: mode == ResolvedMode::Search,
+            search,
         })
     }
 

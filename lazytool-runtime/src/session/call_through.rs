@@ -31,7 +31,10 @@ impl Session {
     /// call-through tool: asked for, and in a mode that discovers.
     pub(super) fn calls_through(&self) -> bool {
         self.shared.options.is_call_through()
-            && matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search)
+            && !matches!(
+                self.shared.mode,
+                ResolvedMode::Inline | ResolvedMode::CacheStable
+            )
             && self.shared.discovery().is_some()
     }
 

@@ -162,7 +162,10 @@ impl Session {
     /// Why `tool` may not run now: a lazy tool not discovered (again, if its definition
     /// changed since), an eager one changed since the tools were last listed.
     fn refusal(&self, tool: &Tool, name: &str) -> Option<ToolResult> {
-        let gated = matches!(self.shared.mode, ResolvedMode::Names | ResolvedMode::Search);
+        let gated = !matches!(
+            self.shared.mode,
+            ResolvedMode::Inline | ResolvedMode::CacheStable
+        );
         if gated && tool.is_lazy() {
             let state = self.lock();
             if state.is_callable(name) {
@@ -203,7 +206,16 @@ impl Session {
             &arguments,
             limits.max_output_bytes,
             |name| registry.get(name).filter(|tool| self.allowed(tool)),
-            |query, limit| registry.search_lazy(query, limit, |tool| self.allowed(tool)),
+            |query, limit| {
+                #[cfg(feature = "search")]
+                return registry.search_lazy(query, limit, |tool| self.allowed(tool));
+                // Without search mode the discovery tool takes no query.
+                #[cfg(not(feature = "search"))]
+                return {
+                    let _ = (query, limit);
+                    Vec::new()
+                };
+            },
             registry.explains(),
         );
         let newly: Vec<&String> = {

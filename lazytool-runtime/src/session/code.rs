@@ -64,6 +64,7 @@ impl Session {
         let lazy = self.lazy_tool_names();
         if !lazy.is_empty() {
             let more = match shared.mode {
+                #[cfg(feature = "search")]
                 ResolvedMode::Search => format!(
                     "\n{} more tools can be found with {DISCOVERY_TOOL_NAME}, which answers with their declarations; a script can call them from the next turn on.",
                     lazy.len()

@@ -210,7 +210,11 @@ impl Session {
         let mode = if !registry.tools().any(|tool| is_allowed_lazy(&tool)) {
             ResolvedMode::Names
         } else {
-            options.discovery_mode().resolve(|| registry.lazy_costs())
+            #[cfg(feature = "search")]
+            let mode = options.discovery_mode().resolve(|| registry.lazy_costs());
+            #[cfg(not(feature = "search"))]
+            let mode = options.discovery_mode().resolve();
+            mode
         };
         let eager = registry
             .tools()
