@@ -5,13 +5,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use governor::clock::Clock;
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::call_quota::CallQuota;
 use super::exceeded::{LimitExceeded, LimitKind, LimitScope};
 use super::limits_hit::LimitsHit;
+use super::monotonic::Monotonic;
 use super::rate::Rate;
 #[cfg(feature = "redis")]
 use crate::shared::lease::Lease;
@@ -53,7 +57,7 @@ impl LimitPermit {
 #[derive(Debug)]
 pub struct Limiter {
     quota: CallQuota,
-    bucket: Option<DefaultDirectRateLimiter>,
+    bucket: Option<Bucket>,
     in_flight: Option<Arc<Semaphore>>,
     pub refused: Refused,
 }
@@ -75,7 +79,7 @@ impl Limiter {
             quota,
             bucket: quota
                 .rate_limit()
-                .map(|rate| RateLimiter::direct(bucket(&rate))),
+                .map(|rate| RateLimiter::direct_with_clock(bucket(&rate), Monotonic)),
             in_flight: quota
                 .in_flight_limit()
                 .map(|calls| Arc::new(Semaphore::new(calls.get() as usize))),
@@ -129,13 +133,16 @@ impl Limiter {
             && let Err(not_until) = bucket.check()
         {
             self.refused.rate.fetch_add(1, Ordering::Relaxed);
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let wait = not_until.wait_time_from(Monotonic.now());
             let kind = LimitKind::Rate(rate);
             return Err(LimitExceeded::new(scope, name, kind, wait));
         }
         Ok(LimitPermit::local(permit))
     }
 }
+
+/// A token bucket of governor's, on the limits' own clock.
+type Bucket = RateLimiter<NotKeyed, InMemoryState, Monotonic, NoOpMiddleware<Nanos>>;
 
 /// `rate` as governor's quota: a token back every `1 / per_second`, `burst` tokens at most.
 fn bucket(rate: &Rate) -> Quota {

@@ -8,6 +8,7 @@ mod exceeded;
 mod invalid_limit;
 pub mod limiter;
 mod limits_hit;
+mod monotonic;
 mod rate;
 mod store_down;
 
