@@ -70,6 +70,11 @@ fn a_stdio_server_builds_no_http_stack_nor_client() {
     .concat();
     assert_builds(&crates, "no feature", &["rmcp", "lazytool-runtime"], &not);
     assert!(!crates.contains("hyper"), "no feature builds hyper");
+    // The limits' token buckets: governor without `std`, whose waits and keyed stores would
+    // build these (BENCHMARKS.md, "Compile time").
+    for name in ["futures-timer", "parking_lot"] {
+        assert!(!crates.contains(name), "no feature builds {name}");
+    }
 }
 
 #[test]

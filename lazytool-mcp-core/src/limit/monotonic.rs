@@ -7,8 +7,8 @@ use governor::clock::Clock;
 use governor::nanos::Nanos;
 
 /// The time since the process first read it, from [`Instant`] (monotonic). governor's own
-/// clock of `Instant` needs its `std` feature, which also builds futures-timer,
-/// futures-executor and parking_lot for waits and keyed stores the limits do not use: half a
+/// clock of `Instant` needs its `std` feature, which also builds futures-timer and parking_lot
+/// and links futures-executor, for waits and keyed stores the limits do not use: half a
 /// megabyte of every stdio server's debug binary.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Monotonic;
