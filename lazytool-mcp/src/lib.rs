@@ -58,8 +58,9 @@
 //! # Features
 //!
 //! Each side of MCP is a feature, as in tokio and hyper, so that a program builds only the
-//! side it uses. Only `json-schema` and `search` are on by default: a stdio server builds no HTTP stack and
-//! no HTTP client (BENCHMARKS.md, "Build", has each path's crates and cold build time).
+//! side it uses. Only `json-schema` and `search` are on by default: a stdio server builds no
+//! HTTP stack and no HTTP client (BENCHMARKS.md, "Build", has each path's crates and cold build
+//! time).
 //!
 //! | feature | what it adds | what it builds |
 //! |---|---|---|

@@ -80,8 +80,8 @@
 //!
 //! # Features
 //!
-//! Only `json-schema` and `search` are on by default (`tests/tests/architecture.rs` holds this table to
-//! `Cargo.toml`).
+//! Only `json-schema` and `search` are on by default (`tests/tests/architecture.rs` holds this
+//! table to `Cargo.toml`).
 //!
 //! | feature | what it adds | what it builds |
 //! |---|---|---|

@@ -142,6 +142,22 @@ pub enum ResolvedMode {
     CacheStable,
 }
 
+impl ResolvedMode {
+    /// Whether a lazy tool runs only once discovered: names and search, where the model asks
+    /// the discovery tool for it first.
+    pub(crate) fn discovers(self) -> bool {
+        !matches!(self, ResolvedMode::Inline | ResolvedMode::CacheStable)
+    }
+
+    /// Whether the discovery tool takes a query: search mode.
+    pub(crate) fn searches(self) -> bool {
+        #[cfg(feature = "search")]
+        return self == ResolvedMode::Search;
+        #[cfg(not(feature = "search"))]
+        return false;
+    }
+}
+
 /// What the lazy tools of a registry cost, computed once per registry.
 #[cfg(feature = "search")]
 #[derive(Clone, Copy, Debug)]

@@ -104,10 +104,6 @@ impl DiscoveryTool {
                 }),
             ),
         };
-        #[cfg(feature = "search")]
-        let search = mode == ResolvedMode::Search;
-        #[cfg(not(feature = "search"))]
-        let search = false;
         let lazy_names: Vec<String> = lazy.iter().map(|t| t.name().to_owned()).collect();
         Some(DiscoveryTool {
             definition: Arc::new(ToolDefinition {
@@ -117,7 +113,7 @@ impl DiscoveryTool {
             }),
             short_names: ShortNames::new(&lazy_names),
             lazy_names,
-            search,
+            search: mode.searches(),
         })
     }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Session, redefined};
 use crate::call::{CallLimits, ToolContext, ToolErrorKind, ToolResult, dispose, quote};
-use crate::discovery::{ResolvedMode, call_through};
+use crate::discovery::call_through;
 use crate::dispatch::{Admitted, admit, bound, recheck};
 use crate::tool::{
     CALL_THROUGH_TOOL_NAME, DISCOVERY_TOOL_NAME, MAX_TOOL_NAME_LEN, Tool, ToolDefinition,
@@ -31,10 +31,7 @@ impl Session {
     /// call-through tool: asked for, and in a mode that discovers.
     pub(super) fn calls_through(&self) -> bool {
         self.shared.options.is_call_through()
-            && !matches!(
-                self.shared.mode,
-                ResolvedMode::Inline | ResolvedMode::CacheStable
-            )
+            && self.shared.mode.discovers()
             && self.shared.discovery().is_some()
     }
 

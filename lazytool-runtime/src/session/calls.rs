@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::call_through::Routed;
 use super::{Session, redefined};
 use crate::call::{DiscoveredSet, ToolCall, ToolContext, ToolErrorKind, ToolResult};
-use crate::discovery::{DiscoveryTool, ResolvedMode, write_signature};
+use crate::discovery::{DiscoveryTool, write_signature};
 use crate::dispatch::{Admitted, admit, answered, bound, refuse, run, run_all, screen};
 use crate::tool::{DISCOVERY_TOOL_NAME, Tool};
 
@@ -162,11 +162,7 @@ impl Session {
     /// Why `tool` may not run now: a lazy tool not discovered (again, if its definition
     /// changed since), an eager one changed since the tools were last listed.
     fn refusal(&self, tool: &Tool, name: &str) -> Option<ToolResult> {
-        let gated = !matches!(
-            self.shared.mode,
-            ResolvedMode::Inline | ResolvedMode::CacheStable
-        );
-        if gated && tool.is_lazy() {
+        if self.shared.mode.discovers() && tool.is_lazy() {
             let state = self.lock();
             if state.is_callable(name) {
                 return None;
