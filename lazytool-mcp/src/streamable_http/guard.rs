@@ -40,6 +40,7 @@ use super::call_limits;
 use super::coalesce;
 use super::drain::Drain;
 use super::gate::Gate;
+use super::in_place::boxed_in_place;
 use super::limits::HttpLimits;
 use super::method_scan;
 use super::metrics::Refusal;
@@ -123,7 +124,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let guard = Arc::clone(&self.0);
-        Box::pin(async move { Ok(guard.handle(request).await) })
+        boxed_in_place(move || async move { Ok(guard.handle(request).await) })
     }
 }
 
@@ -340,14 +341,15 @@ impl Guard {
         Ok(response.map(Body::new))
     }
 
-    /// rmcp's answer to `request`. Its future is large (tens of kilobytes): boxed, it is not
-    /// copied each time the guard's own futures around it are moved.
+    /// rmcp's answer to `request`. Its future is large (tens of kilobytes): boxed where it is
+    /// built, it is not copied into the box, nor each time the guard's own futures around it
+    /// are moved.
     fn rmcp_handle(
         &self,
         request: Request<Full<Bytes>>,
     ) -> Pin<Box<impl Future<Output = http::Response<BoxBody<Bytes, Infallible>>> + Send + '_>>
     {
-        Box::pin(async move {
+        boxed_in_place(move || async move {
             let posted = request.method() == Method::POST;
             let response = self.rmcp.handle(request).await;
             if posted {

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, Service};
 use rmcp::{Peer, RoleServer};
 
+use super::in_place::boxed_in_place;
 use crate::connection::McpConnection;
 
 /// A request's handler at work: its answer, once it has one.
@@ -43,7 +44,7 @@ pub(super) fn handler_call(
     context.ct = cancellation.clone();
     context.meta = meta;
     context.extensions = extensions;
-    Box::pin(async move {
+    boxed_in_place(move || async move {
         let _answered = cancellation.drop_guard();
         match connection.handle_request(request, context).await {
             Ok(result) => ServerJsonRpcMessage::response(result, id),

@@ -24,6 +24,7 @@ mod handler_call;
 mod health;
 mod host;
 mod idle;
+mod in_place;
 mod lane_checks;
 mod lane_parse;
 mod limits;
