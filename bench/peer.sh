@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The peer benchmark of MCP over streamable HTTP (issue 23, item 6): the same `add(a, b)` tool
-# served by lazytool, rmcp, the TypeScript SDK and the Python SDK, and the ceiling `hyper` (a
-# bare hyper server answering the stateless call with lazytool's bytes, no MCP: issue 36),
-# driven by one load generator (bench/peer/src/bin/peer_load) in interleaved rounds; prints one
-# table, and each server's requests/s as a share of the ceiling's in the same rounds.
+# served by lazytool, rmcp, the TypeScript SDK and the Python SDK, the ceiling `hyper` (a
+# bare hyper server answering the stateless call with lazytool's bytes, no MCP: issue 36) and
+# the floor of MCP in rmcp's types, `floor` (the same bare server reading and answering the
+# stateless call through rmcp's model types, no guard, session or handler), driven by one load
+# generator (bench/peer/src/bin/peer_load) in interleaved rounds; prints one table, and each
+# server's requests/s as a share of the ceiling's in the same rounds.
 #
 #   bash bench/peer.sh                       # from the workspace root: 3 rounds of 2 s runs (~5 min)
 #   bash bench/peer.sh --long                # 5 rounds of 10 s runs (~20 min)
 #   bash bench/peer.sh --rounds N --seconds S --warmup S --clients "1 8 64"
 #   bash bench/peer.sh --lazytool NAME=PATH  # also a lazytool_add built elsewhere (another
 #                                            # branch), as server NAME in the same rounds
-#   bash bench/peer.sh --only "lazytool rmcp"  # only these servers (hyper, lazytool, the
+#   bash bench/peer.sh --only "lazytool rmcp"  # only these servers (hyper, floor, lazytool, the
 #                                              # --lazytool builds, rmcp, typescript, python)
 #   bash bench/peer.sh --pin                 # servers on CPU 0, the load generator on CPU 1
 #                                            # (taskset): neither waits for the other's core
@@ -33,7 +35,7 @@ ONLY=""
 SERVER_PIN=()
 LOAD_PIN=()
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
     case "$1" in
         --rounds|--seconds|--warmup|--clients|--lazytool|--only)
@@ -122,6 +124,11 @@ if wanted hyper; then
     # Only the stateless call: the ceiling has no sessions to open.
     start hyper "$BIN/hyper_add"
     RUNS+="hyper stateless $URL $PID"$'\n'
+fi
+if wanted floor; then
+    # Only the stateless call, as the ceiling: MCP in rmcp's types on the bare server.
+    start floor "$BIN/floor_add"
+    RUNS+="floor stateless $URL $PID"$'\n'
 fi
 if wanted lazytool; then
     start lazytool "$BIN/lazytool_add"

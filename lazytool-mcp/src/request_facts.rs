@@ -3,22 +3,41 @@
 //! the `initialize` rmcp replays to restore a session.
 
 use rmcp::RoleServer;
+use rmcp::model::ProtocolVersion;
 use rmcp::service::RequestContext;
+use serde_json::Value;
 
 use crate::Principal;
 use crate::access_epoch::AccessEpoch;
 
+/// The `_meta` key of the protocol version a request names (rmcp keeps its own private).
+pub(crate) const META_KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
 /// Whether the request is of a protocol version without a handshake (2026-07-28 on), whose
 /// tool list must not depend on earlier requests.
 pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    // The version `_meta` names, compared where it lies: rmcp's `protocol_version` would
+    // deserialise it into a new `String` (any string is a version to rmcp), on every call.
+    if let Some(Value::String(version)) = context.meta.get(META_KEY_PROTOCOL_VERSION) {
+        return version.as_str() >= ProtocolVersion::NO_INITIALIZE.as_str();
+    }
     context
         .protocol_version()
         .is_some_and(|version| !version.has_initialize())
 }
 
+/// Whom the HTTP guard let a request in as, and under which access rules: one extension of
+/// the HTTP request's `Parts` (one insertion, where two would grow the map twice).
+#[derive(Clone)]
+#[cfg_attr(not(feature = "server-http"), allow(dead_code))]
+pub(crate) struct Admitted {
+    pub(crate) principal: Principal,
+    pub(crate) epoch: AccessEpoch,
+}
+
 /// The principal the HTTP guard authenticated; anonymous on stdio.
 pub(crate) fn principal(context: &RequestContext<RoleServer>) -> Principal {
-    marked(context).unwrap_or_else(Principal::anonymous)
+    admitted(context).map_or_else(Principal::anonymous, |admitted| admitted.principal.clone())
 }
 
 /// Whether the request is the `initialize` rmcp replays to restore a session another replica
@@ -37,14 +56,13 @@ pub(crate) fn is_restore(context: &RequestContext<RoleServer>) -> bool {
 
 /// The access rules the HTTP guard authenticated the request under; on stdio, the only ones.
 pub(crate) fn access_epoch(context: &RequestContext<RoleServer>) -> AccessEpoch {
-    marked(context).unwrap_or_default()
+    admitted(context).map_or_else(AccessEpoch::default, |admitted| admitted.epoch)
 }
 
 /// What the HTTP guard put in the request's extensions, if it did.
-fn marked<T: Clone + Send + Sync + 'static>(context: &RequestContext<RoleServer>) -> Option<T> {
+fn admitted(context: &RequestContext<RoleServer>) -> Option<&Admitted> {
     context
         .extensions
         .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<T>())
-        .cloned()
+        .and_then(|parts| parts.extensions.get::<Admitted>())
 }

@@ -97,7 +97,13 @@ impl Gate {
     /// refused.
     pub(crate) async fn check(&self, parts: &Parts) -> Result<(Principal, AccessEpoch), Refused> {
         self.check_origin_and_host(parts)?;
-        let client = self.edge.client_address(parts);
+        let (access, epoch) = self.access.now_with_epoch();
+        // Without authentication no request can fail it: nothing to count, nobody to block.
+        let client = access
+            .auth
+            .is_required()
+            .then(|| self.edge.client_address(parts))
+            .flatten();
         let attempt = match client.map(|client| self.failed_auth.attempt(client)) {
             Some(Err(blocked)) => {
                 self.metrics.refuse(Refusal::FailedAuthentication);
@@ -116,7 +122,6 @@ impl Gate {
             Some(Ok(attempt)) => attempt,
             None => None,
         };
-        let (access, epoch) = self.access.now_with_epoch();
         match access.auth.authenticate(parts).await {
             Ok(principal) => Ok((principal, epoch)),
             Err(why) => {

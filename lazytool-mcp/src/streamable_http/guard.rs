@@ -50,6 +50,7 @@ use super::stateless::{self, Lanes};
 use crate::Principal;
 use crate::connection::McpConnection;
 use crate::jsonrpc::decode::{self, Decoded};
+use crate::request_facts::Admitted;
 use crate::session_share::{Loaded, SessionShare};
 
 /// Serves MCP streamable HTTP on any path it is mounted at, as a tower service (see
@@ -151,8 +152,10 @@ impl Guard {
         let drained = self.drain.shutdown.clone().cancelled_owned();
         let response = match self.gate.check(&parts).await {
             Ok((principal, epoch)) => {
-                parts.extensions.insert(principal.clone());
-                parts.extensions.insert(epoch);
+                parts.extensions.insert(Admitted {
+                    principal: principal.clone(),
+                    epoch,
+                });
                 self.admit(parts, body, principal, &mut answer).await
             }
             Err(refused) => refused.response(),

@@ -52,13 +52,11 @@ use super::lane_checks::{
 };
 use super::lane_parse::lane_parse;
 use crate::connection::McpConnection;
+use crate::request_facts::META_KEY_PROTOCOL_VERSION;
 use crate::server::McpServer;
 
 /// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.
 pub(super) const MAX_LANES: usize = 64;
-
-/// The `_meta` key of the protocol version a request names (rmcp keeps its own private).
-const META_KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The pool of one server's lanes.
 pub(super) struct Lanes {
