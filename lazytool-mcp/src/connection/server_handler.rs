@@ -12,8 +12,9 @@ use rmcp::model::{
     CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, InitializeRequestParams, InitializeResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SetLevelRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    NumberOrString, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    RequestId, ServerConfig, SetLevelRequestMethod, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -123,7 +124,7 @@ impl ServerHandler for McpConnection {
         .then(|| session.discovered().tools.len());
         let cancelled = context.ct.clone();
         let tool_context = ToolContext::new()
-            .with_call_id(context.id.to_string())
+            .with_call_id(call_id(&context.id))
             .with_cancellation(cancelled.clone());
         // Only a discovery may need to tell the client afterwards; the context itself moves
         // into the request (cloning it would copy its extensions, the HTTP request's headers).
@@ -382,5 +383,14 @@ impl ServerHandler for McpConnection {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         offers::listen(&self.server, context, &self.input_closed).await;
         Ok(())
+    }
+}
+
+/// The request's id as its call's id: an integer written by its own `to_string`, not through
+/// a formatter (a call's id is taken on every call).
+fn call_id(id: &RequestId) -> String {
+    match id {
+        NumberOrString::Number(number) => number.to_string(),
+        NumberOrString::String(text) => text.to_string(),
     }
 }

@@ -3,11 +3,11 @@
 //! within the drain timeout; then rmcp's sessions are stopped.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use lazytool_runtime::CancellationToken;
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 /// The shutdown state shared by the serving loop and the service.
 #[derive(Clone)]
@@ -16,20 +16,29 @@ pub(crate) struct Drain {
     pub(crate) shutdown: CancellationToken,
     /// Cancelled once the drain is over: rmcp then ends every session.
     pub(crate) stopped: CancellationToken,
-    in_flight: Arc<watch::Sender<usize>>,
+    in_flight: Arc<InFlightCount>,
     watching: Arc<AtomicBool>,
     timeout: Duration,
 }
 
+/// How many requests are in flight, and a wake-up for whoever waits for none. An atomic, not a
+/// `watch` channel: every request enters and leaves, and a channel's lock and wake of its
+/// waiters cost each of them about a thousand instructions.
+#[derive(Default)]
+struct InFlightCount {
+    count: AtomicUsize,
+    none: Notify,
+}
+
 /// A request in flight: the drain waits until it is dropped.
-pub(crate) struct InFlight(Arc<watch::Sender<usize>>);
+pub(crate) struct InFlight(Arc<InFlightCount>);
 
 impl Drain {
     pub(crate) fn new(shutdown: CancellationToken, timeout: Duration) -> Self {
         Drain {
             shutdown,
             stopped: CancellationToken::new(),
-            in_flight: Arc::new(watch::Sender::new(0)),
+            in_flight: Arc::default(),
             watching: Arc::new(AtomicBool::new(false)),
             timeout,
         }
@@ -50,7 +59,7 @@ impl Drain {
     }
 
     pub(crate) fn enter(&self) -> InFlight {
-        self.in_flight.send_modify(|count| *count += 1);
+        self.in_flight.count.fetch_add(1, Ordering::AcqRel);
         InFlight(Arc::clone(&self.in_flight))
     }
 
@@ -70,10 +79,21 @@ impl Drain {
     /// Waits until no request is in flight or the drain timeout passed, then stops the
     /// sessions.
     pub(crate) async fn finish(&self) {
-        let mut in_flight = self.in_flight.subscribe();
-        let idle = in_flight.wait_for(|count| *count == 0);
+        let idle = async {
+            loop {
+                let none = self.in_flight.none.notified();
+                let mut none = std::pin::pin!(none);
+                // Listening before reading the count: a last request leaving in between
+                // wakes this wait instead of being missed.
+                none.as_mut().enable();
+                if self.in_flight.count.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                none.await;
+            }
+        };
         if tokio::time::timeout(self.timeout, idle).await.is_err() {
-            let cut = *self.in_flight.borrow();
+            let cut = self.in_flight.count.load(Ordering::Acquire);
             tracing::warn!(target: "lazytool::mcp", requests = cut, timeout = ?self.timeout, "drain timeout: cutting the requests still running");
         }
         self.stopped.cancel();
@@ -82,6 +102,34 @@ impl Drain {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.send_modify(|count| *count = count.saturating_sub(1));
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.none.notify_waiters();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_drain_ends_when_the_last_request_in_flight_leaves() {
+        let drain = Drain::new(CancellationToken::new(), Duration::from_secs(60));
+        let (first, second) = (drain.enter(), drain.enter());
+        let finished = tokio::spawn({
+            let drain = drain.clone();
+            async move { drain.finish().await }
+        });
+        drop(first);
+        tokio::task::yield_now().await;
+        assert!(
+            !drain.stopped.is_cancelled(),
+            "one request is still in flight"
+        );
+        drop(second);
+        finished.await.expect("the drain ends");
+        assert!(drain.stopped.is_cancelled());
+        // Nothing in flight: a later drain ends at once.
+        drain.finish().await;
     }
 }

@@ -45,8 +45,16 @@ pub(super) fn sole(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str>
 
 /// Whether `Accept` names both JSON and event streams, without weights (which rmcp reads).
 pub(super) fn accepts_json_and_events(headers: &HeaderMap) -> bool {
+    let accepts = headers.get_all(header::ACCEPT);
+    // What the official clients send, compared whole before any value is taken apart.
+    let mut values = accepts.iter();
+    if let (Some(value), None) = (values.next(), values.next())
+        && value == USUAL_ACCEPT
+    {
+        return true;
+    }
     let (mut json, mut events) = (false, false);
-    for value in headers.get_all(header::ACCEPT) {
+    for value in accepts {
         let Ok(value) = value.to_str() else {
             return false;
         };
@@ -62,6 +70,9 @@ pub(super) fn accepts_json_and_events(headers: &HeaderMap) -> bool {
     json && events
 }
 
+/// The `Accept` header of the official SDKs' clients.
+const USUAL_ACCEPT: &str = "application/json, text/event-stream";
+
 pub(super) fn sends_json(headers: &HeaderMap) -> bool {
     sole(headers, header::CONTENT_TYPE).is_some_and(|value| {
         let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
@@ -76,6 +87,33 @@ mod tests {
     };
 
     use super::*;
+
+    #[test]
+    fn accept_names_json_and_events_in_any_order_and_headers() {
+        let headers = |values: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(header::ACCEPT, value.parse().expect("a header value"));
+            }
+            headers
+        };
+        for accepted in [
+            &[USUAL_ACCEPT][..],
+            &["text/event-stream,application/json"],
+            &["Application/JSON , text/event-stream, text/plain"],
+            &["application/json", "text/event-stream"],
+        ] {
+            assert!(accepts_json_and_events(&headers(accepted)), "{accepted:?}");
+        }
+        for refused in [
+            &[][..],
+            &["application/json"],
+            &["application/json;q=0.5, text/event-stream"],
+            &[USUAL_ACCEPT, "text/html;q=0.1"],
+        ] {
+            assert!(!accepts_json_and_events(&headers(refused)), "{refused:?}");
+        }
+    }
 
     #[test]
     fn the_header_names_are_rmcps() {
