@@ -15,27 +15,18 @@
 //! ```
 
 use std::borrow::Cow;
-use std::convert::Infallible;
-use std::io::Write;
-use std::net::{Ipv4Addr, SocketAddr};
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
-use hyper::body::{Body, Frame, Incoming};
-use hyper::header::{CONTENT_TYPE, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ContentBlock, JsonRpcVersion2_0, RequestId,
     ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
 
-const PATH: &str = "/mcp";
+#[path = "../bare_server.rs"]
+mod bare_server;
+#[path = "../listener.rs"]
+mod listener;
 
 /// A JSON-RPC request as lazytool's lane reads one: the method borrowed, the params typed.
 #[derive(Deserialize)]
@@ -54,28 +45,8 @@ struct Arguments {
     b: i64,
 }
 
-/// One chunk of unknown length up front, so that hyper frames it `Transfer-Encoding:
-/// chunked` as it frames lazytool's answers (as `hyper_add` does).
-struct Chunked(Option<Bytes>);
-
-impl Body for Chunked {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Ready(self.0.take().map(|data| Ok(Frame::data(data))))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_none()
-    }
-}
-
-/// The answer's body, or why there is none.
-fn answer_body(body: &[u8]) -> Result<Vec<u8>, String> {
+/// The answer to a request's body: `add`'s through rmcp's types, or why it is none.
+fn answer(body: &[u8]) -> Result<Bytes, String> {
     let call: Envelope<'_> =
         serde_json::from_slice(body).map_err(|error| format!("not a tools/call: {error}"))?;
     if call.method != "tools/call" || call.params.name != "add" {
@@ -102,66 +73,14 @@ fn answer_body(body: &[u8]) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("{a} + {b} overflows a 64-bit integer"))?;
     let result = CallToolResult::success(vec![ContentBlock::text(sum.to_string())]);
     let message = ServerJsonRpcMessage::response(ServerResult::CallToolResult(result), call.id);
-    serde_json::to_vec(&message).map_err(|error| format!("the answer: {error}"))
-}
-
-async fn answer(request: Request<Incoming>) -> Result<Response<Chunked>, Infallible> {
-    if request.method() != Method::POST || request.uri().path() != PATH {
-        return Ok(refused(format!(
-            "only POST {PATH} is served, not {} {}",
-            request.method(),
-            request.uri().path()
-        )));
-    }
-    let body = match request.into_body().collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) => return Ok(refused(format!("the body could not be read: {error}"))),
-    };
-    match answer_body(&body) {
-        Ok(answer) => {
-            let mut response = Response::new(Chunked(Some(Bytes::from(answer))));
-            response
-                .headers_mut()
-                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            Ok(response)
-        }
-        Err(reason) => Ok(refused(reason)),
-    }
-}
-
-fn refused(reason: String) -> Response<Chunked> {
-    let mut response = Response::new(Chunked(Some(Bytes::from(reason))));
-    *response.status_mut() = StatusCode::BAD_REQUEST;
-    response
+    serde_json::to_vec(&message)
+        .map(Bytes::from)
+        .map_err(|error| format!("the answer: {error}"))
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = match std::env::args().nth(1) {
-        Some(port) => port
-            .parse()
-            .map_err(|_| format!("`{port}` is not a port number"))?,
-        None => 0,
-    };
-    let listener =
-        tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-    let mut stdout = std::io::stdout();
-    writeln!(stdout, "listening http://{}{PATH}", listener.local_addr()?)?;
-    stdout.flush()?;
-    loop {
-        let (stream, _) = listener.accept().await?;
-        if let Err(error) = stream.set_nodelay(true) {
-            eprintln!("floor_add: TCP_NODELAY not set: {error}");
-        }
-        tokio::spawn(async move {
-            let served = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service_fn(answer))
-                .await;
-            if let Err(error) = served {
-                eprintln!("floor_add: connection: {error}");
-            }
-        });
-    }
+    bare_server::serve("floor_add", answer).await
 }
 
 #[cfg(test)]
@@ -177,7 +96,7 @@ mod tests {
         );
         // What lazytool_add answered `add(2, -5)` with id 7 (as in `hyper_add`).
         assert_eq!(
-            String::from_utf8(answer_body(body.as_bytes()).expect("answered")).expect("UTF-8"),
+            String::from_utf8(answer(body.as_bytes()).expect("answered").to_vec()).expect("UTF-8"),
             r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"-3"}],"isError":false}}"#
         );
     }
@@ -197,7 +116,7 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":{{"a":"1","b":1}},{META}}}}}"#
             ),
         ] {
-            assert!(answer_body(body.as_bytes()).is_err(), "{body}");
+            assert!(answer(body.as_bytes()).is_err(), "{body}");
         }
     }
 }

@@ -7,10 +7,12 @@
 //! ```
 
 use std::io::Write;
-use std::net::{Ipv4Addr, SocketAddr};
 
 use lazytool_mcp::{MCP_PATH, McpServer};
 use lazytool_runtime::{Registry, tool};
+
+#[path = "../listener.rs"]
+mod listener;
 
 /// Adds two integers.
 #[tool]
@@ -26,14 +28,7 @@ fn add(
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = match std::env::args().nth(1) {
-        Some(port) => port
-            .parse()
-            .map_err(|_| format!("`{port}` is not a port number"))?,
-        None => 0,
-    };
-    let listener =
-        tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+    let listener = listener::bind().await?;
     let registry = Registry::from_inventory()?;
     let mut stdout = std::io::stdout();
     writeln!(

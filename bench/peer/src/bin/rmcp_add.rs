@@ -9,7 +9,6 @@
 //! ```
 
 use std::io::Write;
-use std::net::{Ipv4Addr, SocketAddr};
 
 use axum::serve::ListenerExt;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -18,6 +17,9 @@ use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
+
+#[path = "../listener.rs"]
+mod listener;
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 struct AddRequest {
@@ -60,14 +62,7 @@ impl ServerHandler for Adder {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = match std::env::args().nth(1) {
-        Some(port) => port
-            .parse()
-            .map_err(|_| format!("`{port}` is not a port number"))?,
-        None => 0,
-    };
-    let listener =
-        tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+    let listener = listener::bind().await?;
     let local = listener.local_addr()?;
     let service: StreamableHttpService<Adder, LocalSessionManager> = StreamableHttpService::new(
         || Ok(Adder::new()),
