@@ -20,7 +20,7 @@ use hyper_util::rt::TokioIo;
 use crate::listener;
 
 /// The one path served.
-pub const PATH: &str = "/mcp";
+const PATH: &str = "/mcp";
 
 /// What a server answers a request's body with: the answer's JSON, or why it refuses it.
 pub type Answer = fn(&[u8]) -> Result<Bytes, String>;
@@ -75,7 +75,8 @@ fn refused(reason: String) -> Response<Chunked> {
     response
 }
 
-/// Serves `answer` on [`listener::bind`]'s listener, after printing `listening http://127.0.0.1:PORT/mcp`; `name` prefixes what goes wrong.
+/// Serves `answer` on [`listener::bind`]'s listener, after printing `listening
+/// http://127.0.0.1:PORT/mcp`; `name` prefixes what goes wrong.
 pub async fn serve(name: &'static str, answer: Answer) -> Result<(), Box<dyn std::error::Error>> {
     let listener = listener::bind().await?;
     let mut stdout = std::io::stdout();
