@@ -43,7 +43,9 @@ def under_valgrind(tool: list[str], binary: str, flow: str, clients: str,
     try:
         calls = load(server.stdout.readline().split()[1], flow, clients, seconds)
     finally:
-        server.send_signal(signal.SIGINT)
+        # SIGTERM, not SIGINT: a shell running this in the background has its children
+        # ignore SIGINT. valgrind writes its report when the server is terminated either way.
+        server.send_signal(signal.SIGTERM)
         try:
             _, stderr = server.communicate(timeout=120)
         except subprocess.TimeoutExpired:

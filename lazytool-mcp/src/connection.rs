@@ -232,4 +232,6 @@ impl std::fmt::Debug for McpConnection {
     }
 }
 
+#[cfg(feature = "server-http")]
+mod routine;
 mod server_handler;

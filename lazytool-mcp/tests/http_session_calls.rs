@@ -253,3 +253,75 @@ async fn a_tool_asks_the_client_on_its_call_stream_and_gets_the_answer() {
         json!("hello \"Ada\"")
     );
 }
+
+/// The first three primes: structured output that is not an object, which rmcp takes out of
+/// answers to clients of versions before 2026-07-28.
+#[tool(output_schema)]
+fn primes() -> Vec<u32> {
+    vec![2, 3, 5]
+}
+
+/// Opens a session of protocol `version` whose client declares no capabilities.
+async fn open_session_of(addr: SocketAddr, version: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let headers = [("MCP-Protocol-Version", version)];
+    let answer = exchange(addr, &post(addr, &headers, &initialize)).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let session = answer.header("mcp-session-id").expect("a session id");
+    let headers = [
+        ("MCP-Protocol-Version", version),
+        ("Mcp-Session-Id", session),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = exchange(addr, &post(addr, &headers, &initialized)).await;
+    assert_eq!(accepted.status, 202, "{accepted:?}");
+    session.to_owned()
+}
+
+#[tokio::test]
+async fn routine_requests_are_answered_as_rmcp_answers_them() {
+    let served = serve(|http| http).await;
+    let addr = served.addr;
+    let requests = [
+        json!({"method": "tools/list", "params": {}}),
+        json!({"method": "tools/call", "params": {"name": "primes", "arguments": {}}}),
+        json!({"method": "tools/call", "params": {"name": "primes", "arguments": {"extra": 1}}}),
+        json!({"method": "tools/call", "params": {"name": "nothing", "arguments": {}}}),
+        json!({"method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}),
+    ];
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
+        let session = open_session_of(addr, version).await;
+        let headers = [
+            ("MCP-Protocol-Version", version),
+            ("Mcp-Session-Id", &session),
+        ];
+        for (id, request) in (1..).zip(&requests) {
+            let mut message = request.clone();
+            message["jsonrpc"] = json!("2.0");
+            message["id"] = json!(id);
+            // The session's handler answers the usual `Accept`; rmcp's HTTP layer a weighted
+            // one, which means the same to it.
+            let direct = post(addr, &headers, &message);
+            let through_rmcp = direct.replace(
+                "Accept: application/json, text/event-stream",
+                "Accept: application/json;q=1, text/event-stream;q=0.9",
+            );
+            let (direct, through_rmcp) = (
+                exchange(addr, &direct).await,
+                exchange(addr, &through_rmcp).await,
+            );
+            let answer = |body: &str| {
+                events(body)
+                    .into_iter()
+                    .filter_map(|event| event.message)
+                    .find(|message| message["id"] == json!(id))
+            };
+            assert_eq!(direct.status, through_rmcp.status, "{version} {message}");
+            let answered = answer(&direct.body);
+            assert!(answered.is_some(), "{version} {message}: {direct:?}");
+            assert_eq!(answered, answer(&through_rmcp.body), "{version} {message}");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use rmcp::model::{
     ClientRequest, Extensions, GetExtensions, GetMeta, JsonRpcRequest, RequestMetaObject,
     ServerJsonRpcMessage,
 };
-use rmcp::service::{RequestContext, Service};
+use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 
 use super::in_place::boxed_in_place;
@@ -19,10 +19,11 @@ use crate::connection::McpConnection;
 /// A request's handler at work: its answer, once it has one.
 pub(super) type Call = Pin<Box<dyn Future<Output = ServerJsonRpcMessage> + Send>>;
 
-/// `request`'s handler at work, with the context rmcp's service loop gives a request: the
-/// request's `_meta` and extensions (the HTTP request's parts among them, put there by the
-/// caller), the connection's `peer`, and `cancellation`, which is cancelled once the request
-/// is answered (or dropped unanswered: the client went away).
+/// `request`'s handler at work (through [`McpConnection::answer_routine`]: `request` is one
+/// the lanes or a session's routine calls read), with the context rmcp's service loop gives a
+/// request: the request's `_meta` and extensions (the HTTP request's parts among them, put
+/// there by the caller), the connection's `peer`, and `cancellation`, which is cancelled once
+/// the request is answered (or dropped unanswered: the client went away).
 ///
 /// rmcp also runs a handler within its request's id (a task-local of its own), from which a
 /// request the handler makes of the client learns which stream to ride; lazytool's handler
@@ -46,7 +47,7 @@ pub(super) fn handler_call(
     context.extensions = extensions;
     boxed_in_place(move || async move {
         let _answered = cancellation.drop_guard();
-        match connection.handle_request(request, context).await {
+        match connection.answer_routine(request, context).await {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         }
