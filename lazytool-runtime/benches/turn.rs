@@ -11,6 +11,10 @@
 //! - `render`: + `openai_chat::render_tools` (the `serde_json::Value` tree);
 //! - `serialize`: + `serde_json::to_string` (the request's bytes).
 //!
+//! And `session_new`: a new session alone, what a stateless MCP request starts with, ungated
+//! (`registry.session()`, whose tool list is built once per registry) and gated by a rule
+//! that allows every tool (which walks the tools on every session).
+//!
 //! `cargo bench -p lazytool-runtime --bench turn`
 
 use std::hint::black_box;
@@ -18,7 +22,9 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lazytool_runtime::provider::openai_chat::{self, OpenAiChatOptions};
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session, ToolCall};
+use lazytool_runtime::{
+    DISCOVERY_TOOL_NAME, DynamicTool, Registry, Session, SessionOptions, ToolCall,
+};
 use serde_json::{Value, json};
 
 const TOOL_COUNTS: [usize; 4] = [10, 100, 1_000, 10_000];
@@ -168,5 +174,28 @@ fn turn(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, turn);
+fn session_new(c: &mut Criterion) {
+    let mut group = c.benchmark_group("session_new");
+    group.sample_size(30);
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(1));
+    for tools in TOOL_COUNTS {
+        let registry = registry(tools);
+        group.bench_with_input(
+            BenchmarkId::new("ungated", tools),
+            &registry,
+            |b, registry| b.iter(|| black_box(registry).session()),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("gated", tools),
+            &registry,
+            |b, registry| {
+                b.iter(|| black_box(registry).session_with(SessionOptions::new().allow(|_| true)))
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, turn, session_new);
 criterion_main!(benches);

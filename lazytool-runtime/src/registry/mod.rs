@@ -59,8 +59,10 @@ struct RegistryInner {
     lazy_search: OnceLock<search::LazySearch>,
     #[cfg(feature = "search")]
     lazy_costs: OnceLock<crate::discovery::LazyCosts>,
+    /// Whether some tool is lazy.
+    has_lazy: bool,
     /// What ungated sessions share, per mode and listing, built by the first of them.
-    presentations: Mutex<Vec<(PresentationKey, Arc<Presentation>)>>,
+    presentations: Mutex<Vec<(PresentationKey, Ungated)>>,
     /// Whom to ask about a name it does not hold.
     missing: Missing,
     /// The embedder, and the lazy tools' vectors (in the order of `LazySearch::positions`).
@@ -73,6 +75,15 @@ struct RegistryInner {
 
 /// Mode, listing, and whether lazy tools are run through the call-through tool.
 type PresentationKey = (ResolvedMode, DiscoveryListing, bool);
+
+/// What every ungated session of one [`PresentationKey`] has alike: the presentation of the
+/// lazy tools and the tools each request carries ahead of them. Built once, so that a new
+/// session (one per stateless request, say) walks no tool.
+#[derive(Clone)]
+pub(crate) struct Ungated {
+    pub(crate) presentation: Arc<Presentation>,
+    pub(crate) eager: Arc<[Tool]>,
+}
 
 impl Registry {
     /// A registry of every `#[tool]` linked into the binary.
@@ -126,6 +137,7 @@ impl Registry {
         Registry(Arc::new(RegistryInner {
             #[cfg(feature = "embeddings")]
             embedded: embeddings.map(|embeddings| embedded::index(embeddings, &tools)),
+            has_lazy: tools.iter().any(Tool::is_lazy),
             tools,
             limits,
             #[cfg(feature = "search")]
@@ -318,13 +330,13 @@ impl Registry {
 }
 
 impl Registry {
-    /// The presentation of the lazy tools that ungated sessions with this `key` share, built
-    /// with `build` the first time.
-    pub(crate) fn presentation(
-        &self,
-        key: PresentationKey,
-        build: impl FnOnce() -> Presentation,
-    ) -> Arc<Presentation> {
+    /// Whether some tool is lazy.
+    pub(crate) fn has_lazy(&self) -> bool {
+        self.0.has_lazy
+    }
+
+    /// What ungated sessions with this `key` share, built with `build` the first time.
+    pub(crate) fn ungated(&self, key: PresentationKey, build: impl FnOnce() -> Ungated) -> Ungated {
         // A panic while holding the lock cannot leave the list half-written: recover it.
         let mut presentations = self
             .0
@@ -332,10 +344,10 @@ impl Registry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         if let Some((_, shared)) = presentations.iter().find(|(k, _)| *k == key) {
-            return Arc::clone(shared);
+            return shared.clone();
         }
-        let shared = Arc::new(build());
-        presentations.push((key, Arc::clone(&shared)));
+        let shared = build();
+        presentations.push((key, shared.clone()));
         shared
     }
 }

@@ -22,7 +22,7 @@ pub use options::SessionOptions;
 
 use crate::call::DiscoveredSet;
 use crate::discovery::{DiscoveryTool, Presentation, ResolvedMode, compaction};
-use crate::registry::Registry;
+use crate::registry::{Registry, Ungated};
 use crate::tool::Tool;
 
 /// One conversation's view of a [`Registry`]: the tools each request carries and the rules
@@ -93,7 +93,7 @@ struct Shared {
     mode: ResolvedMode,
     /// Sent in every request ahead of the discovery tool: the eager tools, plus the lazy ones
     /// in [`ResolvedMode::Inline`].
-    eager: Vec<Tool>,
+    eager: Arc<[Tool]>,
     presentation: Arc<Presentation>,
     #[cfg(feature = "code-mode")]
     code: Option<crate::code::CodeSession>,
@@ -200,14 +200,13 @@ impl Session {
     pub(crate) fn new(registry: &Registry, options: SessionOptions) -> Session {
         let allowed = |tool: &Tool| options.allows(tool);
         let is_allowed_lazy = |tool: &&Tool| tool.is_lazy() && allowed(tool);
-        // Listed only to build a presentation: an ungated session usually finds it built.
-        let lazy = || {
-            registry
-                .tools()
-                .filter(is_allowed_lazy)
-                .collect::<Vec<&Tool>>()
+        // An ungated session walks no tool: what it lists is built once per registry.
+        let has_lazy = if options.is_gated() {
+            registry.tools().any(|tool| is_allowed_lazy(&tool))
+        } else {
+            registry.has_lazy()
         };
-        let mode = if !registry.tools().any(|tool| is_allowed_lazy(&tool)) {
+        let mode = if !has_lazy {
             ResolvedMode::Names
         } else {
             #[cfg(feature = "search")]
@@ -216,18 +215,26 @@ impl Session {
             let mode = options.discovery_mode().resolve();
             mode
         };
-        let eager = registry
-            .tools()
-            .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
-            .cloned()
-            .collect();
         let (listing, call_through) = (options.discovery_listing(), options.is_call_through());
-        let presentation = if options.is_gated() {
-            Arc::new(Presentation::new(&lazy(), mode, listing, call_through))
+        let build = || {
+            let lazy: Vec<&Tool> = registry.tools().filter(is_allowed_lazy).collect();
+            let eager = registry
+                .tools()
+                .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
+                .cloned()
+                .collect();
+            Ungated {
+                presentation: Arc::new(Presentation::new(&lazy, mode, listing, call_through)),
+                eager,
+            }
+        };
+        let Ungated {
+            presentation,
+            eager,
+        } = if options.is_gated() {
+            build()
         } else {
-            registry.presentation((mode, listing, call_through), || {
-                Presentation::new(&lazy(), mode, listing, call_through)
-            })
+            registry.ungated((mode, listing, call_through), build)
         };
         Session {
             shared: Arc::new(Shared {
