@@ -130,7 +130,7 @@ impl McpHttp {
             .limits
             .within_open_files(open_files::open_files_limit());
         let drain = Drain::of_serving_loop(this.shutdown.clone(), this.limits.drain_timeout);
-        let router = this.router_draining(&drain);
+        let (router, mcp) = this.routes_draining(&drain);
         let shutdown = this.shutdown.clone();
         let stop = async move {
             tokio::select! {
@@ -138,7 +138,8 @@ impl McpHttp {
                 () = shutdown.cancelled() => {}
             }
         };
-        connections::serve(listener, router, this.limits, drain, this.metrics, stop).await;
+        let routes = connections::Routes::new(router, mcp);
+        connections::serve(listener, routes, this.limits, drain, this.metrics, stop).await;
         tracing::info!(target: "lazytool::mcp", "stopped serving MCP at http://{local}{MCP_PATH}");
         Ok(())
     }

@@ -153,13 +153,14 @@ impl McpHttp {
     ///     .merge(server.http().router());
     /// ```
     pub fn router(&self) -> axum::Router {
-        self.router_draining(&Drain::new(
-            self.shutdown.clone(),
-            self.limits.drain_timeout,
-        ))
+        let drain = Drain::new(self.shutdown.clone(), self.limits.drain_timeout);
+        self.routes_draining(&drain).0
     }
 
-    pub(super) fn router_draining(&self, drain: &Drain) -> axum::Router {
+    /// The router, and the MCP service it serves at [`MCP_PATH`] (for the accept loop to
+    /// call without the router).
+    pub(super) fn routes_draining(&self, drain: &Drain) -> (axum::Router, McpHttpService) {
+        let mcp = self.service_draining(drain);
         let readiness = self.readiness.clone();
         let draining = drain.clone();
         #[cfg(feature = "redis")]
@@ -167,7 +168,7 @@ impl McpHttp {
         let gate = self.gate();
         let registry = Arc::new(self.metrics.registry());
         let router = axum::Router::new()
-            .route_service(MCP_PATH, self.service_draining(drain))
+            .route_service(MCP_PATH, mcp.clone())
             .route(HEALTHZ_PATH, get(|| async { health::alive() }))
             .route(
                 READYZ_PATH,
@@ -202,7 +203,7 @@ impl McpHttp {
             Some(oidc) => super::metadata_route::route(router, oidc, self.gate()),
             None => router,
         };
-        router
+        (router, mcp)
     }
 }
 
