@@ -220,9 +220,7 @@ impl Guard {
                             }
                         }
                     }
-                    if let Some(request) =
-                        stateless::lane_request(&parts, &body, self.lanes.server())
-                    {
+                    if let Some(request) = stateless::lane_request(&parts, &body, &self.lanes) {
                         return match self.lanes.answer(request, parts).await {
                             Ok(response) => response,
                             Err((_, parts)) => self.pass_routine(parts, body, restoring).await,
@@ -394,19 +392,17 @@ impl Guard {
         B: http_body::Body<Data = Bytes>,
         B::Error: Display,
     {
-        let read = tokio::time::timeout(
-            self.limits.body_read_timeout,
-            body::read(body, self.max_body_bytes),
-        );
+        let timeout = self.limits.body_read_timeout;
+        let read = body::read_within(body, self.max_body_bytes, timeout);
         let bytes = match read.await {
-            Ok(body::Read::Whole(bytes)) => bytes,
-            Ok(body::Read::Oversized(prefix)) => {
+            Some(body::Read::Whole(bytes)) => bytes,
+            Some(body::Read::Oversized(prefix)) => {
                 tracing::warn!(target: "lazytool::mcp", max = self.max_body_bytes, "rejecting an oversized request body");
                 self.gate.metrics.refuse(Refusal::BodyTooLarge);
                 let reply = decode::oversized(&prefix, self.max_body_bytes);
                 return Err(json_response(StatusCode::PAYLOAD_TOO_LARGE, reply));
             }
-            Ok(body::Read::Failed(error)) => {
+            Some(body::Read::Failed(error)) => {
                 tracing::debug!(target: "lazytool::mcp", %error, "cannot read a request body");
                 self.gate.metrics.refuse(Refusal::Malformed);
                 return Err(error_response(
@@ -415,7 +411,7 @@ impl Guard {
                     &format!("Parse error: cannot read the request body ({error})"),
                 ));
             }
-            Err(_) => {
+            None => {
                 tracing::warn!(target: "lazytool::mcp", timeout = ?self.limits.body_read_timeout, "a request body did not arrive in time");
                 self.gate.metrics.refuse(Refusal::BodyTimeout);
                 return Err(error_response(

@@ -21,6 +21,7 @@ mod forwarded;
 mod gate;
 mod guard;
 mod handler_call;
+mod header_param_tools;
 mod health;
 mod host;
 mod idle;

@@ -46,9 +46,9 @@ use tokio::sync::mpsc;
 use super::body::{error_response, json_response};
 use super::event_stream::{event, event_stream};
 use super::handler_call::{Call, handler_call};
+use super::header_param_tools::HeaderParamTools;
 use super::lane_checks::{
-    METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, has_header_params,
-    sends_json, sole,
+    METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, sends_json, sole,
 };
 use super::lane_parse::lane_parse;
 use crate::connection::McpConnection;
@@ -61,6 +61,7 @@ pub(super) const MAX_LANES: usize = 64;
 /// The pool of one server's lanes.
 pub(super) struct Lanes {
     server: Arc<McpServer>,
+    header_params: HeaderParamTools,
     idle: Mutex<Vec<Lane>>,
     /// Lanes in existence, idle or busy.
     open: AtomicUsize,
@@ -103,11 +104,6 @@ struct Lease {
 }
 
 impl Lanes {
-    /// The server the lanes serve.
-    pub(super) fn server(&self) -> &McpServer {
-        &self.server
-    }
-
     /// Lanes serving `server`, stopped with `stopped`; event streams of calls that send
     /// notifications before their answer carry a keep-alive comment every `keep_alive`.
     pub(super) fn new(
@@ -116,6 +112,7 @@ impl Lanes {
         keep_alive: Option<Duration>,
     ) -> Self {
         Lanes {
+            header_params: HeaderParamTools::new(&server),
             server,
             idle: Mutex::default(),
             open: AtomicUsize::new(0),
@@ -400,7 +397,7 @@ fn no_answer() -> Response {
 pub(super) fn lane_request(
     parts: &Parts,
     body: &[u8],
-    server: &McpServer,
+    lanes: &Lanes,
 ) -> Option<JsonRpcRequest<ClientRequest>> {
     let headers = &parts.headers;
     if headers.contains_key(&SESSION_ID)
@@ -434,10 +431,7 @@ pub(super) fn lane_request(
             return None;
         }
         // rmcp checks the `Mcp-Param-*` headers of a tool that has any (SEP-2243).
-        let catalog = server.catalog();
-        let registry = catalog.borrow();
-        let tool = registry.get(name);
-        if tool.is_some_and(|tool| has_header_params(tool.declared_input_schema())) {
+        if lanes.header_params.has(&lanes.server, name) {
             return None;
         }
     }

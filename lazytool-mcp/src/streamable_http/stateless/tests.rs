@@ -48,8 +48,8 @@ fn server() -> McpServer {
 
 #[test]
 fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
-    let server = server();
-    let lane_request = |parts: &Parts, body: &[u8]| lane_request(parts, body, &server);
+    let lanes = Lanes::new(Arc::new(server()), CancellationToken::new(), None);
+    let lane_request = |parts: &Parts, body: &[u8]| lane_request(parts, body, &lanes);
     let taken = lane_request(&parts(|_| {}), CALL.as_bytes()).expect("a lane request");
     assert_eq!(taken.id, RequestId::Number(7));
     assert!(
