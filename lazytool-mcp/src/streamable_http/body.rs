@@ -117,53 +117,27 @@ pub(crate) fn error_response(status: StatusCode, code: ErrorCode, message: &str)
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-    use std::convert::Infallible;
-    use std::pin::Pin;
-    use std::task::Context;
-
-    use http_body::Frame;
     use http_body_util::Full;
+    use tokio::sync::mpsc;
 
     use super::*;
+    use crate::streamable_http::sent_body::Sent;
 
-    /// A body of `frames`, then, if it `stalls`, nothing more, ever.
-    struct Frames {
-        frames: VecDeque<&'static [u8]>,
-        stalls: bool,
-    }
-
-    impl Frames {
-        fn new(frames: &[&'static [u8]], stalls: bool) -> Self {
-            Frames {
-                frames: frames.iter().copied().collect(),
-                stalls,
-            }
+    /// A body of `frames`, and the sender that keeps it open (dropped: the body ends).
+    fn frames(frames: &[&'static [u8]]) -> (Sent, mpsc::UnboundedSender<&'static [u8]>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        for &frame in frames {
+            sender.send(frame).expect("the body is there");
         }
-    }
-
-    impl http_body::Body for Frames {
-        type Data = Bytes;
-        type Error = Infallible;
-
-        fn poll_frame(
-            mut self: Pin<&mut Self>,
-            _: &mut Context<'_>,
-        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-            match self.frames.pop_front() {
-                Some(data) => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(data))))),
-                None if self.stalls => Poll::Pending,
-                None => Poll::Ready(None),
-            }
-        }
+        (Sent(receiver), sender)
     }
 
     #[tokio::test]
     async fn frames_are_read_in_order_and_a_prefix_kept_across_them() {
-        let body = Frames::new(&[b"{\"id\"", b": 1", b"}"], false);
+        let (body, _) = frames(&[b"{\"id\"", b": 1", b"}"]);
         assert!(matches!(read(body, 9).await, Read::Whole(bytes) if bytes == "{\"id\": 1}"));
         let long: &'static [u8] = &[b'y'; 2 * KEPT_PREFIX];
-        let body = Frames::new(&[b"xx", long], false);
+        let (body, _) = frames(&[b"xx", long]);
         let Read::Oversized(prefix) = read(body, 100).await else {
             panic!("over the limit");
         };
@@ -173,10 +147,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_body_that_stops_coming_is_given_up_after_the_timeout() {
-        let whole = Frames::new(&[b"{}"], false);
+        let (whole, _) = frames(&[b"{}"]);
         let read = read_within(whole, 10, Duration::from_secs(5)).await;
         assert!(matches!(read, Some(Read::Whole(bytes)) if bytes == "{}"));
-        let stalled = Frames::new(&[b"{"], true);
+        let (stalled, _open) = frames(&[b"{"]);
         assert!(
             read_within(stalled, 10, Duration::from_secs(5))
                 .await

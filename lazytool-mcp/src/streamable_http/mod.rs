@@ -44,6 +44,8 @@ mod principal_limits;
 mod principals;
 #[cfg(feature = "oidc")]
 mod protected_resource;
+#[cfg(test)]
+mod sent_body;
 mod serve_http;
 mod serving_parts;
 mod session_calls;

@@ -4,26 +4,10 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::*;
+use crate::streamable_http::sent_body::Sent;
 
 const PRIMING: &[u8] = b"id: 1.0\nretry: 3000\ndata:\n\n";
 const ANSWER: &[u8] = b"id: 1.1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
-
-/// A body yielding what is sent on its sender, ending when the sender is dropped.
-struct Sent(mpsc::UnboundedReceiver<&'static [u8]>);
-
-impl Body for Sent {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.0
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|chunk| Ok(Frame::data(Bytes::from_static(chunk)))))
-    }
-}
 
 /// A response of `content_type` whose body yields what is sent on the returned sender.
 fn streamed(content_type: &str) -> (mpsc::UnboundedSender<&'static [u8]>, Response<RmcpBody>) {
