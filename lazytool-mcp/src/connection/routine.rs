@@ -33,12 +33,7 @@ impl McpConnection {
         request: ClientRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
-        let routine = matches!(
-            request,
-            ClientRequest::CallToolRequest(_) | ClientRequest::ListToolsRequest(_)
-        );
-        let version = routine.then(|| negotiated(&context)).flatten();
-        let Some(version) = version else {
+        let Some(version) = negotiated(&context) else {
             return self.handle_request(request, context).await;
         };
         let current = version >= ProtocolVersion::V_2026_07_28;

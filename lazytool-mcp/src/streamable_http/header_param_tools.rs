@@ -32,22 +32,17 @@ impl HeaderParamTools {
         }
     }
 
-    /// Whether the tool `name` of `server`'s catalog declares header parameters.
-    pub(super) fn has(&self, server: &McpServer, name: &str) -> bool {
-        {
-            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            // A catalog that cannot change any more (its sender gone) is the one seen.
-            if seen.catalog.has_changed().unwrap_or(false) {
-                let any = any_in(&seen.catalog.borrow_and_update());
-                seen.any = any;
-            }
-            if !seen.any {
-                return false;
-            }
+    /// Whether the tool `name` of the catalog in force declares header parameters.
+    pub(super) fn has(&self, name: &str) -> bool {
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        // A catalog that cannot change any more (its sender gone) is the one seen.
+        if seen.catalog.has_changed().unwrap_or(false) {
+            let any = any_in(&seen.catalog.borrow_and_update());
+            seen.any = any;
         }
-        let catalog = server.catalog();
-        let registry = catalog.borrow();
-        (registry.get(name)).is_some_and(|tool| has_header_params(tool.declared_input_schema()))
+        seen.any
+            && (seen.catalog.borrow().get(name))
+                .is_some_and(|tool| has_header_params(tool.declared_input_schema()))
     }
 }
 
@@ -75,14 +70,14 @@ mod tests {
         let live = LiveRegistry::new(registry(json!({"type": "object"})));
         let server = McpServer::live(&live);
         let tools = HeaderParamTools::new(&server);
-        assert!(!tools.has(&server, "locate"));
+        assert!(!tools.has("locate"));
         let header = json!({"type": "string", "x-mcp-header": "Region"});
         live.publish(registry(
             json!({"type": "object", "properties": {"region": header}}),
         ));
-        assert!(tools.has(&server, "locate"));
-        assert!(!tools.has(&server, "elsewhere"));
+        assert!(tools.has("locate"));
+        assert!(!tools.has("elsewhere"));
         live.publish(registry(json!({"type": "object"})));
-        assert!(!tools.has(&server, "locate"));
+        assert!(!tools.has("locate"));
     }
 }

@@ -431,7 +431,7 @@ pub(super) fn lane_request(
             return None;
         }
         // rmcp checks the `Mcp-Param-*` headers of a tool that has any (SEP-2243).
-        if lanes.header_params.has(&lanes.server, name) {
+        if lanes.header_params.has(name) {
             return None;
         }
     }
