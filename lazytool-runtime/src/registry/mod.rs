@@ -62,7 +62,7 @@ struct RegistryInner {
     /// Whether some tool is lazy.
     has_lazy: bool,
     /// What ungated sessions share, per mode and listing, built by the first of them.
-    presentations: Mutex<Vec<(PresentationKey, Ungated)>>,
+    presentations: Mutex<Vec<(PresentationKey, Presented)>>,
     /// Whom to ask about a name it does not hold.
     missing: Missing,
     /// The embedder, and the lazy tools' vectors (in the order of `LazySearch::positions`).
@@ -76,11 +76,11 @@ struct RegistryInner {
 /// Mode, listing, and whether lazy tools are run through the call-through tool.
 type PresentationKey = (ResolvedMode, DiscoveryListing, bool);
 
-/// What every ungated session of one [`PresentationKey`] has alike: the presentation of the
-/// lazy tools and the tools each request carries ahead of them. Built once, so that a new
-/// session (one per stateless request, say) walks no tool.
+/// What a session presents: the presentation of its lazy tools and the tools each request
+/// carries ahead of them. Every ungated session of one [`PresentationKey`] shares one, built
+/// once, so that a new session (one per stateless request, say) walks no tool.
 #[derive(Clone)]
-pub(crate) struct Ungated {
+pub(crate) struct Presented {
     pub(crate) presentation: Arc<Presentation>,
     pub(crate) eager: Arc<[Tool]>,
 }
@@ -336,7 +336,11 @@ impl Registry {
     }
 
     /// What ungated sessions with this `key` share, built with `build` the first time.
-    pub(crate) fn ungated(&self, key: PresentationKey, build: impl FnOnce() -> Ungated) -> Ungated {
+    pub(crate) fn presented(
+        &self,
+        key: PresentationKey,
+        build: impl FnOnce() -> Presented,
+    ) -> Presented {
         // A panic while holding the lock cannot leave the list half-written: recover it.
         let mut presentations = self
             .0

@@ -22,7 +22,7 @@ pub use options::SessionOptions;
 
 use crate::call::DiscoveredSet;
 use crate::discovery::{DiscoveryTool, Presentation, ResolvedMode, compaction};
-use crate::registry::{Registry, Ungated};
+use crate::registry::{Presented, Registry};
 use crate::tool::Tool;
 
 /// One conversation's view of a [`Registry`]: the tools each request carries and the rules
@@ -223,18 +223,18 @@ impl Session {
                 .filter(|tool| (!tool.is_lazy() || mode == ResolvedMode::Inline) && allowed(tool))
                 .cloned()
                 .collect();
-            Ungated {
+            Presented {
                 presentation: Arc::new(Presentation::new(&lazy, mode, listing, call_through)),
                 eager,
             }
         };
-        let Ungated {
+        let Presented {
             presentation,
             eager,
         } = if options.is_gated() {
             build()
         } else {
-            registry.ungated((mode, listing, call_through), build)
+            registry.presented((mode, listing, call_through), build)
         };
         Session {
             shared: Arc::new(Shared {
