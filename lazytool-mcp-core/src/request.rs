@@ -1,6 +1,6 @@
 //! What a tool running for an MCP `tools/call` can reach of its request: [`McpRequest`].
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use lazytool_runtime::ToolContext;
 use rmcp::RoleServer;
@@ -39,15 +39,21 @@ use crate::principal::Principal;
 /// ```
 #[derive(Clone, Debug)]
 pub struct McpRequest {
-    /// Shared by the clones: it holds the HTTP request's headers and the request's `_meta`,
-    /// and every call puts a clone of its request in its tool context.
-    context: Arc<RequestContext<RoleServer>>,
+    /// Shared by the clones (every call puts a clone of its request in its tool context).
+    shared: Arc<Shared>,
     principal: Principal,
     /// The least severe log message the client asked for, when the call began: `None` if it
     /// asked for none.
     log_level: Option<LogLevel>,
-    /// What the upstream side notes of the call for its answer; shared by the clones.
-    note: Arc<Mutex<CallNote>>,
+}
+
+/// What the clones of a request share, in one allocation.
+#[derive(Debug)]
+struct Shared {
+    /// It holds the HTTP request's headers and the request's `_meta`.
+    context: RequestContext<RoleServer>,
+    /// What the upstream side notes of the call for its answer.
+    note: Mutex<CallNote>,
 }
 
 impl McpRequest {
@@ -59,10 +65,12 @@ impl McpRequest {
         log_level: Option<LogLevel>,
     ) -> Self {
         McpRequest {
-            context: Arc::new(context),
+            shared: Arc::new(Shared {
+                context,
+                note: Mutex::default(),
+            }),
             principal,
             log_level,
-            note: Arc::default(),
         }
     }
 
@@ -84,14 +92,21 @@ impl McpRequest {
     /// there). Every clone of the request, in whatever task, notes into the same note.
     #[doc(hidden)]
     pub fn note(&self, write: impl FnOnce(&mut CallNote)) {
-        write(&mut self.note.lock().unwrap_or_else(PoisonError::into_inner));
+        write(&mut self.note_guard());
     }
 
     /// What was noted of the call ([`note`](McpRequest::note)), taken: the serving side
     /// reads it once the call ended.
     #[doc(hidden)]
     pub fn take_note(&self) -> CallNote {
-        std::mem::take(&mut self.note.lock().unwrap_or_else(PoisonError::into_inner))
+        std::mem::take(&mut self.note_guard())
+    }
+
+    fn note_guard(&self) -> MutexGuard<'_, CallNote> {
+        self.shared
+            .note
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Who sent the request (see `McpHttp`'s authentication).
@@ -203,7 +218,7 @@ impl McpRequest {
     /// # }
     /// ```
     pub fn peer(&self) -> &Peer<RoleServer> {
-        &self.context.peer
+        &self.shared.context.peer
     }
 
     /// rmcp's context of the request: its id, `_meta`, cancellation token and extensions
@@ -259,7 +274,7 @@ impl McpRequest {
     /// # }
     /// ```
     pub fn context(&self) -> &RequestContext<RoleServer> {
-        &self.context
+        &self.shared.context
     }
 
     /// The least severe log message the client asked for when the call began, if it asked
@@ -347,7 +362,7 @@ impl McpRequest {
             return Ok(false);
         }
         let message = LoggingMessageNotificationParam::new(level.to_rmcp(), data);
-        self.context.peer.notify_logging_message(message).await?;
+        self.context().peer.notify_logging_message(message).await?;
         Ok(true)
     }
 
@@ -412,13 +427,13 @@ impl McpRequest {
         total: Option<f64>,
         message: Option<&str>,
     ) -> Result<bool, ServiceError> {
-        let Some(token) = self.context.meta.get_progress_token() else {
+        let Some(token) = self.context().meta.get_progress_token() else {
             return Ok(false);
         };
         let mut notification = ProgressNotificationParam::new(token, progress);
         notification.total = total;
         notification.message = message.map(str::to_owned);
-        self.context.peer.notify_progress(notification).await?;
+        self.context().peer.notify_progress(notification).await?;
         Ok(true)
     }
 }

@@ -9,6 +9,8 @@
 //! only those rmcp takes as they are; what rmcp does after the handler (the result's shape for
 //! the negotiated version, the error code of a missing resource) is done here as rmcp does it.
 
+use std::pin::Pin;
+
 use rmcp::RoleServer;
 use rmcp::ServerHandler;
 use rmcp::model::{ClientRequest, ErrorCode, ErrorData, ProtocolVersion, ServerResult};
@@ -34,7 +36,7 @@ impl McpConnection {
         context: RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
         let Some(version) = negotiated(&context) else {
-            return self.handle_request(request, context).await;
+            return self.rmcp_answer(request, context).await;
         };
         let current = version >= ProtocolVersion::V_2026_07_28;
         let result = match request {
@@ -46,7 +48,7 @@ impl McpConnection {
             ClientRequest::ListToolsRequest(list) => {
                 ServerResult::ListToolsResult(self.list_tools(list.params, context).await?)
             }
-            other => return self.handle_request(other, context).await,
+            other => return self.rmcp_answer(other, context).await,
         };
         shaped_for(result, current).map_err(|mut error| {
             if current && error.code == ErrorCode::RESOURCE_NOT_FOUND {
@@ -54,6 +56,19 @@ impl McpConnection {
             }
             error
         })
+    }
+}
+
+impl McpConnection {
+    /// rmcp's own answer to `request`, its future boxed: rmcp's `handle_request` keeps
+    /// about 6 KiB of state, which inline would make every routine call's future (moved whole
+    /// on its way into its box) that much larger for a path routine calls rarely take.
+    fn rmcp_answer(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Pin<Box<dyn Future<Output = Result<ServerResult, ErrorData>> + Send + '_>> {
+        Box::pin(self.handle_request(request, context))
     }
 }
 

@@ -208,10 +208,15 @@ impl ServerHandler for McpConnection {
             session.begin_turn();
             let discovered = session.discovered().tools;
             if discovered.len() > before {
-                self.state.discovered_here(&discovered[before..]).await;
-                if let Err(error) = peer.notify_tool_list_changed().await {
-                    tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
-                }
+                // Boxed: inline, what a discovery awaits would make every call's future 1 KiB
+                // larger, a future moved whole on its way into its box.
+                Box::pin(async {
+                    self.state.discovered_here(&discovered[before..]).await;
+                    if let Err(error) = peer.notify_tool_list_changed().await {
+                        tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
+                    }
+                })
+                .await;
             }
         }
         let output_schema = session.registry().get(&name).and_then(Tool::output_schema);
@@ -386,11 +391,11 @@ impl ServerHandler for McpConnection {
     }
 }
 
-/// The request's id as its call's id: an integer written by its own `to_string`, not through
-/// a formatter (a call's id is taken on every call).
-fn call_id(id: &RequestId) -> String {
+/// The request's id as its call's id (taken on every call): an integer written straight
+/// into the call id's one allocation, a text id shared, not copied.
+fn call_id(id: &RequestId) -> Arc<str> {
     match id {
-        NumberOrString::Number(number) => number.to_string(),
-        NumberOrString::String(text) => text.to_string(),
+        NumberOrString::Number(number) => Arc::from(itoa::Buffer::new().format(*number)),
+        NumberOrString::String(text) => Arc::clone(text),
     }
 }
