@@ -88,10 +88,14 @@ struct Lane {
     service: RunningService<RoleServer, McpConnection>,
 }
 
-/// What a lane's request gave first. (Boxed: a message is about 500 bytes.)
+/// What a lane's request gave first.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "it lives on the stack of one poll; a boxed answer cost every call an allocation"
+)]
 enum First {
     /// The answer, with nothing before it.
-    Answer(Box<ServerJsonRpcMessage>),
+    Answer(ServerJsonRpcMessage),
     /// A message before the answer (a notification), or `None`: the lane's service stopped.
     Sent(Option<Box<ServerJsonRpcMessage>>),
 }
@@ -146,41 +150,46 @@ impl Lanes {
         let mut call = lane.call(request, parts);
         let first = poll_fn(|cx| {
             if let Poll::Ready(answer) = call.as_mut().poll(cx) {
-                return Poll::Ready(First::Answer(Box::new(answer)));
+                return Poll::Ready(First::Answer(answer));
             }
             lane.output.poll_recv(cx).map(First::Sent)
         })
         .await;
         match first {
-            First::Answer(answer) => match lane.output.try_recv() {
-                // Sent before the answer: the answer follows it in an event stream.
-                Ok(sent) => Ok(self.event_stream(Events {
+            First::Answer(answer) => {
+                return match lane.output.try_recv() {
+                    // Sent before the answer: the answer follows it in an event stream.
+                    Ok(sent) => Ok(self.event_stream(Events {
+                        sent: VecDeque::from([*sent]),
+                        call: None,
+                        answer: Some(answer),
+                        lease: Some(lease),
+                        id,
+                    })),
+                    Err(_) => {
+                        lease.release();
+                        Ok(json_answer(&answer))
+                    }
+                };
+            }
+            First::Sent(Some(sent)) => {
+                return Ok(self.event_stream(Events {
                     sent: VecDeque::from([*sent]),
-                    call: None,
-                    answer: Some(*answer),
+                    call: Some(call),
+                    answer: None,
                     lease: Some(lease),
                     id,
-                })),
-                Err(_) => {
-                    lease.release();
-                    Ok(json_answer(&answer))
-                }
-            },
-            First::Sent(Some(sent)) => Ok(self.event_stream(Events {
-                sent: VecDeque::from([*sent]),
-                call: Some(call),
-                answer: None,
-                lease: Some(lease),
-                id,
-            })),
-            First::Sent(None) => {
-                // The lane's service stopped: nothing more is sent on the way; the answer
-                // still comes, then the lane is closed.
-                let answer = call.await;
-                lease.discard();
-                Ok(json_answer(&answer))
+                }));
             }
+            First::Sent(None) => {}
         }
+        // Not kept across the wait below, which would make the future an answer larger.
+        drop(first);
+        // The lane's service stopped: nothing more is sent on the way; the answer still
+        // comes, then the lane is closed.
+        let answer = call.await;
+        lease.discard();
+        Ok(json_answer(&answer))
     }
 
     fn lease(self: &Arc<Self>) -> Option<Lease> {

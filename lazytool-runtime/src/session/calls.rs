@@ -178,7 +178,7 @@ impl Session {
             ));
         }
         // Only a catalog change sets the flag: the usual call takes no lock here.
-        (self.relisting.load(Ordering::Acquire) && self.lock().unlisted.contains(name))
+        (self.live.relisting.load(Ordering::Acquire) && self.lock().unlisted.contains(name))
             .then(|| redefined::relist(name))
     }
 

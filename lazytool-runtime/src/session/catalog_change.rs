@@ -150,7 +150,7 @@ impl Session {
                 .chain(previous.unlisted.iter().filter(still_eager).cloned())
                 .collect();
             if !state.unlisted.is_empty() {
-                session.relisting.store(true, Ordering::Release);
+                session.live.relisting.store(true, Ordering::Release);
             }
         }
         let after = session.lazy_tool_names();

@@ -5,13 +5,12 @@
 //! A script's tool calls come back here through [`Session::admit_direct`]: the same rules,
 //! limits, spans and cancellation as a call the model makes by name.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 use serde_json::{Value, json};
 
 use super::call_through::Routed;
-use super::{DiscoveryState, Session, Shared};
+use super::{Live, Session, Shared};
 use crate::call::{ToolContext, ToolErrorKind, ToolResult};
 use crate::code::{CODE_TOOL_NAME, CodeSession, PREAMBLE, declare};
 use crate::discovery::ResolvedMode;
@@ -21,16 +20,14 @@ use crate::tool::{DISCOVERY_TOOL_NAME, Tool, ToolDefinition};
 /// A session as a running script holds it between its calls: not keeping it alive.
 struct WeakSession {
     shared: Weak<Shared>,
-    state: Weak<Mutex<DiscoveryState>>,
-    relisting: Weak<AtomicBool>,
+    live: Weak<Live>,
 }
 
 impl WeakSession {
     fn upgrade(&self) -> Option<Session> {
         Some(Session {
             shared: self.shared.upgrade()?,
-            state: self.state.upgrade()?,
-            relisting: self.relisting.upgrade()?,
+            live: self.live.upgrade()?,
         })
     }
 }
@@ -151,8 +148,7 @@ impl Session {
     fn connect(&self) -> crate::code::Connect {
         let weak = WeakSession {
             shared: Arc::downgrade(&self.shared),
-            state: Arc::downgrade(&self.state),
-            relisting: Arc::downgrade(&self.relisting),
+            live: Arc::downgrade(&self.live),
         };
         Arc::new(move || {
             let session = weak.upgrade()?;

@@ -82,9 +82,15 @@ use crate::tool::Tool;
 pub struct Session {
     shared: Arc<Shared>,
     // Shared with the calls of a script in flight (code mode), which run under this state.
-    state: Arc<Mutex<DiscoveryState>>,
+    live: Arc<Live>,
+}
+
+/// What a session's calls change, in one allocation.
+#[derive(Default)]
+struct Live {
+    state: Mutex<DiscoveryState>,
     /// Whether `state.unlisted` may hold names: eager calls look there only then.
-    relisting: Arc<AtomicBool>,
+    relisting: AtomicBool,
 }
 
 struct Shared {
@@ -249,8 +255,7 @@ impl Session {
                 eager,
                 presentation,
             }),
-            state: Arc::default(),
-            relisting: Arc::default(),
+            live: Arc::default(),
         }
     }
 
@@ -469,13 +474,14 @@ impl Session {
     /// The tools were listed: their definitions, changed or not, are read.
     fn listed(&self, state: &mut DiscoveryState) {
         state.unlisted.clear();
-        self.relisting.store(false, Ordering::Release);
+        self.live.relisting.store(false, Ordering::Release);
     }
 
     fn lock(&self) -> MutexGuard<'_, DiscoveryState> {
         // The state is a list of names, consistent after every statement: a panic elsewhere
         // while the lock was held cannot leave it half-written.
-        self.state
+        self.live
+            .state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
