@@ -57,9 +57,7 @@ impl McpConnection {
             error
         })
     }
-}
 
-impl McpConnection {
     /// rmcp's own answer to `request`, its future boxed: rmcp's `handle_request` keeps
     /// about 6 KiB of state, which inline would make every routine call's future (moved whole
     /// on its way into its box) that much larger for a path routine calls rarely take.
