@@ -1,11 +1,43 @@
 //! A [`ToolResult`] as an MCP `tools/call` result.
 
-use lazytool_runtime::ToolResult;
-use rmcp::model::{CallToolResult, ContentBlock};
+use std::sync::Arc;
+
+use lazytool_runtime::{Registry, Tool, ToolErrorKind, ToolResult};
+use rmcp::model::{CallToolResult, ContentBlock, ErrorData, NumberOrString, RequestId};
 use serde_json::Value;
 
+use crate::server::McpServer;
 use crate::structured;
 use lazytool_mcp_core::content::block;
+
+/// The answer to a `tools/call` of `name`, a tool of `registry`, that ended in `result`. A
+/// tool that is not served is an error result saying why it is withheld, if `server` knows,
+/// else an invalid-params error (what MCP answers an unknown tool); any other result is
+/// [`call_result`] with the tool's output schema.
+pub(crate) fn tool_answer(
+    server: &McpServer,
+    registry: &Registry,
+    name: &str,
+    result: ToolResult,
+) -> Result<CallToolResult, ErrorData> {
+    if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
+        if let Some(why) = server.withheld(name) {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
+        }
+        return Err(ErrorData::invalid_params(result.text(), None));
+    }
+    let output_schema = registry.get(name).and_then(Tool::output_schema);
+    Ok(call_result(result, output_schema))
+}
+
+/// The request's id as its call's id (taken on every call): an integer written straight
+/// into the call id's one allocation, a text id shared, not copied.
+pub(crate) fn call_id(id: &RequestId) -> Arc<str> {
+    match id {
+        NumberOrString::Number(number) => Arc::from(itoa::Buffer::new().format(*number)),
+        NumberOrString::String(text) => Arc::clone(text),
+    }
+}
 
 /// Failures are `isError` results with the message as text. A structured success without
 /// parts (a code mode script's object) is its JSON as text and as `structuredContent`. A success with

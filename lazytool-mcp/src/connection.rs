@@ -136,9 +136,8 @@ impl McpConnection {
     fn session_for(&self, context: &RequestContext<RoleServer>) -> Result<Served, ErrorData> {
         let principal = principal(context);
         if is_stateless(context) {
-            let options = self.server.options_for(&principal).call_through(true);
             return Ok(Served::Stateless(Box::new(
-                self.server.registry().session_with(options),
+                self.server.stateless_session(&principal),
             )));
         }
         let (session, relisted) = self.stateful(&principal, access_epoch(context))?;
@@ -234,4 +233,6 @@ impl std::fmt::Debug for McpConnection {
 
 #[cfg(feature = "server-http")]
 mod routine;
+#[cfg(feature = "server-http")]
+pub(crate) use routine::shaped_for;
 mod server_handler;

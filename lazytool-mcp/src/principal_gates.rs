@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use lazytool_runtime::{SessionOptions, Tool};
+use lazytool_runtime::{Session, SessionOptions, Tool};
 
 use crate::Principal;
 #[cfg(feature = "server-http")]
@@ -79,6 +79,13 @@ impl McpServer {
     /// Whether some principals may not use some tools.
     pub(crate) fn is_gated(&self) -> bool {
         self.gate.is_some()
+    }
+
+    /// The session a stateless (2026-07-28) request of `principal` is answered in: the tools
+    /// `principal` may use, each callable whether listed or not.
+    pub(crate) fn stateless_session(&self, principal: &Principal) -> Session {
+        let options = self.options_for(principal).call_through(true);
+        self.registry().session_with(options)
     }
 
     pub(crate) fn options_for(&self, principal: &Principal) -> SessionOptions {

@@ -1,7 +1,8 @@
 //! Stateless (2026-07-28) calls answered on lanes, the rmcp services the server keeps between
-//! requests: the same answers as rmcp's own path gives, event streams for calls that report
-//! progress, a call cancelled when its client goes away, a call in flight at the shutdown
-//! answered, and calls beyond the lanes answered by rmcp.
+//! requests, or without one (a tool that takes only its arguments): the same answers as rmcp's
+//! own path gives, event streams for calls that report progress, a call cancelled when its
+//! client goes away, a call in flight at the shutdown answered, and calls beyond the lanes
+//! answered by rmcp.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -22,6 +23,19 @@ const BEYOND_THE_LANES: usize = 72;
 #[tool]
 fn add(a: i64, b: i64) -> i64 {
     a + b
+}
+
+/// Divides two integers.
+#[tool]
+fn divide(a: i64, b: i64) -> Result<i64, String> {
+    a.checked_div(b)
+        .ok_or_else(|| format!("cannot divide {a} by {b}"))
+}
+
+/// The first three primes: structured output that is not an object.
+#[tool(output_schema)]
+fn primes() -> Vec<u32> {
+    vec![2, 3, 5]
 }
 
 /// Counts to three, reporting progress.
@@ -95,16 +109,46 @@ impl Gate {
 static HOLD: Gate = Gate::new();
 static LINGER: Gate = Gate::new();
 
-/// Waits until released.
+/// Waits until released. It takes its context: its calls take lanes.
 #[tool]
-async fn hold() -> &'static str {
+async fn hold(_context: ToolContext) -> &'static str {
     HOLD.pass().await
 }
 
-/// Waits until released (apart from `hold`, whose test runs at the same time).
+/// Waits until released (apart from `hold`, whose test runs at the same time). It takes only
+/// its arguments: its calls take no lane.
 #[tool]
 async fn linger() -> &'static str {
     LINGER.pass().await
+}
+
+/// `linger` on a lane.
+#[tool]
+async fn linger_on_a_lane(_context: ToolContext) -> &'static str {
+    LINGER.pass().await
+}
+
+static STALL_STARTED: Semaphore = Semaphore::const_new(0);
+/// Set when a `stall` call is dropped.
+static STALL_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets [`STALL_DROPPED`] when dropped.
+struct Dropped;
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        STALL_DROPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Never answers; it takes only its arguments, so nothing but being dropped tells it its
+/// client went away.
+#[tool]
+async fn stall() -> &'static str {
+    let _dropped = Dropped;
+    STALL_STARTED.add_permits(1);
+    std::future::pending::<()>().await;
+    "answered"
 }
 
 /// A server on a free port, stopped when dropped.
@@ -122,7 +166,13 @@ impl Drop for Served {
 }
 
 async fn serve() -> Served {
-    let server = McpServer::new(Registry::from_inventory().expect("valid tools"));
+    serve_server(McpServer::new(
+        Registry::from_inventory().expect("valid tools"),
+    ))
+    .await
+}
+
+async fn serve_server(server: McpServer) -> Served {
     let stop = CancellationToken::new();
     let http = server.http().shutdown_on(stop.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -251,6 +301,22 @@ fn without_state(mut messages: Vec<Value>) -> Vec<Value> {
     messages
 }
 
+/// Asserts that each of `requests` gets the same answer from `served` on a lane (or without
+/// one) as on rmcp's own path.
+async fn same_answers(served: &Served, requests: &[(&str, Value)]) {
+    for (id, (method, params)) in (1..).zip(requests) {
+        let lane = served.call(Path::Lane, id, method, params.clone()).await;
+        let rmcp = served.call(Path::Rmcp, id, method, params.clone()).await;
+        assert_eq!(lane.status, rmcp.status, "{method} {params}");
+        assert_eq!(lane.content_type, rmcp.content_type, "{method} {params}");
+        assert_eq!(
+            without_state(lane.messages),
+            without_state(rmcp.messages),
+            "{method} {params}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn lanes_answer_what_rmcp_answers() {
     let served = serve().await;
@@ -293,18 +359,47 @@ async fn lanes_answer_what_rmcp_answers() {
                 "_meta": {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}),
         ),
         ("tools/call", json!({"name": "ask_name", "arguments": {}})),
+        // Tools that take only their arguments: answered without a lane.
+        (
+            "tools/call",
+            json!({"name": "divide", "arguments": {"a": 7, "b": 2}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "divide", "arguments": {"a": 7, "b": 0}}),
+        ),
+        ("tools/call", json!({"name": "divide"})),
+        (
+            "tools/call",
+            json!({"name": "divide", "arguments": {"a": 7, "b": 2, "c": 1}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "divide", "arguments": {"a": "7", "b": 2.0}}),
+        ),
+        ("tools/call", json!({"name": "primes", "arguments": {}})),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3},
+                "_meta": {"progressToken": 4, "io.modelcontextprotocol/logLevel": "debug"}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3},
+                "_meta": {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}),
+        ),
+        // A round's answers or state take a lane, which reads them.
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3},
+                "inputResponses": {"name": {"action": "accept", "content": {"name": "x"}}}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}, "requestState": "forged"}),
+        ),
     ];
-    for (id, (method, params)) in (1..).zip(requests) {
-        let lane = served.call(Path::Lane, id, method, params.clone()).await;
-        let rmcp = served.call(Path::Rmcp, id, method, params.clone()).await;
-        assert_eq!(lane.status, rmcp.status, "{method} {params}");
-        assert_eq!(lane.content_type, rmcp.content_type, "{method} {params}");
-        assert_eq!(
-            without_state(lane.messages),
-            without_state(rmcp.messages),
-            "{method} {params}"
-        );
-    }
+    same_answers(&served, &requests).await;
     let sum = served
         .call(
             Path::Lane,
@@ -315,6 +410,39 @@ async fn lanes_answer_what_rmcp_answers() {
         .await;
     assert_eq!(sum.status, StatusCode::OK);
     assert_eq!(sum.messages[0]["result"]["content"][0]["text"], json!("5"));
+}
+
+#[tokio::test]
+async fn calls_of_tools_a_principal_may_not_use_answer_what_rmcp_answers() {
+    let server = McpServer::new(Registry::from_inventory().expect("valid tools"))
+        .allow_for(|_, tool| !matches!(tool.name(), "add" | "divide"))
+        .withheld_tools(|name| {
+            (name == "divide").then(|| "`divide` waits for approval".to_owned())
+        });
+    let served = serve_server(server).await;
+    let requests = [
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "divide", "arguments": {"a": 7, "b": 2}}),
+        ),
+        ("tools/call", json!({"name": "primes", "arguments": {}})),
+    ];
+    same_answers(&served, &requests).await;
+    let withheld = served
+        .call(Path::Lane, 9, "tools/call", requests[1].1.clone())
+        .await;
+    assert_eq!(
+        withheld.messages[0]["result"]["content"][0]["text"],
+        json!("`divide` waits for approval")
+    );
+    let unknown = served
+        .call(Path::Lane, 10, "tools/call", requests[0].1.clone())
+        .await;
+    assert_eq!(unknown.messages[0]["error"]["code"], json!(-32602));
 }
 
 #[tokio::test]
@@ -359,12 +487,11 @@ async fn a_call_that_reports_progress_is_answered_as_an_event_stream() {
     }
 }
 
-#[tokio::test]
-async fn a_client_that_goes_away_cancels_its_call() {
-    let served = serve().await;
-    // A raw connection, so that going away is closing it.
+/// A raw connection on which `served` was sent the `tools/call` of `tool`, so that going away
+/// is closing it.
+async fn called_on_a_raw_connection(served: &Served, tool: &str) -> tokio::net::TcpStream {
     let request = served
-        .request(Path::Lane, 1, "tools/call", json!({"name": "wait"}))
+        .request(Path::Lane, 1, "tools/call", json!({"name": tool}))
         .build()
         .expect("a request");
     let body = request
@@ -386,6 +513,13 @@ async fn a_client_that_goes_away_cancels_its_call() {
         .expect("connected");
     connection.write_all(head.as_bytes()).await.expect("sent");
     connection.write_all(body).await.expect("sent");
+    connection
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_its_call() {
+    let served = serve().await;
+    let connection = called_on_a_raw_connection(&served, "wait").await;
     tokio::time::timeout(TIMEOUT, WAIT_STARTED.acquire())
         .await
         .expect("the call started")
@@ -412,6 +546,26 @@ async fn a_client_that_goes_away_cancels_its_call() {
         )
         .await;
     assert_eq!(sum.messages[0]["result"]["content"][0]["text"], json!("2"));
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_drops_a_call_made_without_a_lane() {
+    let served = serve().await;
+    let connection = called_on_a_raw_connection(&served, "stall").await;
+    tokio::time::timeout(TIMEOUT, STALL_STARTED.acquire())
+        .await
+        .expect("the call started")
+        .expect("open")
+        .forget();
+    assert!(!STALL_DROPPED.load(std::sync::atomic::Ordering::SeqCst));
+    drop(connection);
+    tokio::time::timeout(TIMEOUT, async {
+        while !STALL_DROPPED.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the call is dropped");
 }
 
 #[tokio::test]
@@ -444,18 +598,24 @@ async fn calls_beyond_the_lanes_are_answered_by_rmcp() {
 
 #[tokio::test]
 async fn a_call_in_flight_at_the_shutdown_gets_its_answer() {
-    let served = serve().await;
-    let request = served.request(Path::Lane, 1, "tools/call", json!({"name": "linger"}));
-    let call = tokio::spawn(request.send());
-    LINGER.started(1).await;
-    served.stop.cancel();
-    LINGER.release.add_permits(1);
-    let response = tokio::time::timeout(TIMEOUT, call)
-        .await
-        .expect("answered in time")
-        .expect("the call's task")
-        .expect("an answer");
-    assert_eq!(response.status(), StatusCode::OK);
-    let message: Value = response.json().await.expect("JSON");
-    assert_eq!(message["result"]["content"][0]["text"], json!("released"));
+    for tool in ["linger", "linger_on_a_lane"] {
+        let served = serve().await;
+        let request = served.request(Path::Lane, 1, "tools/call", json!({"name": tool}));
+        let call = tokio::spawn(request.send());
+        LINGER.started(1).await;
+        served.stop.cancel();
+        LINGER.release.add_permits(1);
+        let response = tokio::time::timeout(TIMEOUT, call)
+            .await
+            .expect("answered in time")
+            .expect("the call's task")
+            .expect("an answer");
+        assert_eq!(response.status(), StatusCode::OK, "{tool}");
+        let message: Value = response.json().await.expect("JSON");
+        assert_eq!(
+            message["result"]["content"][0]["text"],
+            json!("released"),
+            "{tool}"
+        );
+    }
 }

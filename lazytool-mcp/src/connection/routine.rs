@@ -85,7 +85,10 @@ fn negotiated(context: &RequestContext<RoleServer>) -> Option<ProtocolVersion> {
 /// `result` as rmcp sends it to a client of a version from 2026-07-28 on (`current`: with
 /// caching hints) or of an earlier one (without `resultType`, structured output only as an
 /// object, and no `InputRequiredResult`).
-fn shaped_for(mut result: ServerResult, current: bool) -> Result<ServerResult, ErrorData> {
+pub(crate) fn shaped_for(
+    mut result: ServerResult,
+    current: bool,
+) -> Result<ServerResult, ErrorData> {
     if current {
         result.fill_missing_cache_hints();
         return Ok(result);

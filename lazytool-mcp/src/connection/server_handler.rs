@@ -3,18 +3,17 @@
 
 use std::sync::Arc;
 
-use lazytool_runtime::{DISCOVERY_TOOL_NAME, Tool, ToolContext, ToolErrorKind};
+use lazytool_runtime::{DISCOVERY_TOOL_NAME, ToolContext, ToolErrorKind};
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::Tool as McpTool;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    NumberOrString, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    RequestId, ServerConfig, SetLevelRequestMethod, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SetLevelRequestMethod, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -24,7 +23,7 @@ use crate::LogLevel;
 use crate::McpRequest;
 use crate::audit::{AuditLine, CallAudit};
 use crate::call_note::Refused;
-use crate::call_result::call_result;
+use crate::call_result::{call_id, tool_answer};
 use crate::input::asking::{Asked, Asking};
 use crate::input::round::RoundEnd;
 use crate::listing::mcp_tool;
@@ -193,16 +192,9 @@ impl ServerHandler for McpConnection {
             }
             return Err(refusal);
         }
-        if result.error_kind() == Some(ToolErrorKind::UnknownTool) {
-            if let Some(audit) = audit {
-                audit.finish(result.error_kind(), &note, 0);
-            }
-            if let Some(why) = self.server.withheld(&name) {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
-            }
-            return Err(ErrorData::invalid_params(result.text(), None));
-        }
-        if let (Some(before), Some(peer)) = (discovered_before, peer) {
+        let kind = result.error_kind();
+        let unknown = kind == Some(ToolErrorKind::UnknownTool);
+        if !unknown && let (Some(before), Some(peer)) = (discovered_before, peer) {
             // The answer gives the client each tool's schema, and MCP has no model turns to
             // wait for: what it found is callable from now on, relisted or not.
             session.begin_turn();
@@ -219,15 +211,15 @@ impl ServerHandler for McpConnection {
                 .await;
             }
         }
-        let output_schema = session.registry().get(&name).and_then(Tool::output_schema);
-        let Some(audit) = audit else {
-            return Ok(call_result(result, output_schema).into());
-        };
-        let kind = result.error_kind();
-        let answer = call_result(result, output_schema);
-        let bytes = serde_json::to_vec(&answer).map_or(0, |bytes| bytes.len());
-        audit.finish(kind, &note, bytes);
-        Ok(answer.into())
+        let answer = tool_answer(&self.server, session.registry(), &name, result);
+        if let Some(audit) = audit {
+            let bytes = match &answer {
+                Ok(answer) if !unknown => serde_json::to_vec(answer).map_or(0, |bytes| bytes.len()),
+                _ => 0,
+            };
+            audit.finish(kind, &note, bytes);
+        }
+        answer.map(Into::into)
     }
 
     async fn list_prompts(
@@ -388,14 +380,5 @@ impl ServerHandler for McpConnection {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         offers::listen(&self.server, context, &self.input_closed).await;
         Ok(())
-    }
-}
-
-/// The request's id as its call's id (taken on every call): an integer written straight
-/// into the call id's one allocation, a text id shared, not copied.
-fn call_id(id: &RequestId) -> Arc<str> {
-    match id {
-        NumberOrString::Number(number) => Arc::from(itoa::Buffer::new().format(*number)),
-        NumberOrString::String(text) => Arc::clone(text),
     }
 }

@@ -39,6 +39,7 @@ mod oidc;
 mod open_files;
 mod origin;
 mod page;
+mod plain_call;
 mod principal_limits;
 #[cfg(feature = "cli")]
 mod principals;

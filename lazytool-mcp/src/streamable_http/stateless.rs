@@ -15,6 +15,9 @@
 //! its answer, from a task it left running, is dropped when the lane is next taken, or reaches
 //! the next request on the lane if it comes later (clients drop progress of tokens they do not
 //! know).
+//!
+//! A `tools/call` of a tool that takes only its arguments needs none of this: it is answered
+//! without a lane ([`PlainCall`]).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -51,6 +54,7 @@ use super::lane_checks::{
     METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, sends_json, sole,
 };
 use super::lane_parse::lane_parse;
+use super::plain_call::PlainCall;
 use crate::connection::McpConnection;
 use crate::request_facts::META_KEY_PROTOCOL_VERSION;
 use crate::server::McpServer;
@@ -125,13 +129,22 @@ impl Lanes {
         }
     }
 
-    /// Answers `request` (from the request `parts`) on a lane; gives both back when every
-    /// lane is busy.
+    /// Answers `request` (from the request `parts`): a [`PlainCall`] without a lane, any
+    /// other on a lane; gives both back when every lane is busy or the server has stopped.
     pub(super) async fn answer(
         self: &Arc<Self>,
-        request: JsonRpcRequest<ClientRequest>,
+        mut request: JsonRpcRequest<ClientRequest>,
         parts: Parts,
     ) -> Result<Response, (JsonRpcRequest<ClientRequest>, Parts)> {
+        if self.stopped.is_cancelled() {
+            return Err((request, parts));
+        }
+        if let Some(call) = PlainCall::take(&mut request, &self.server) {
+            // What is left of it (its `_meta`) is not kept across the call.
+            drop(request);
+            let answer = call.answer(&parts, &self.server, &self.stopped).await;
+            return Ok(json_answer(&answer));
+        }
         let Some(mut lease) = self.lease() else {
             return Err((request, parts));
         };

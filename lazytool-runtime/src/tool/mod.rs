@@ -188,6 +188,38 @@ impl Tool {
         self.0.lazy
     }
 
+    /// Whether the tool's function takes nothing but its arguments: a `#[tool]` without a
+    /// [`ToolContext`](crate::ToolContext), a [`State`](crate::State) or an instance. Such a
+    /// tool sees nothing of its call besides the arguments, so a server may call it without
+    /// building what a context would carry (who calls, how to ask the client for input).
+    /// A [`DynamicTool`] is always handed its context: never.
+    ///
+    /// ```rust,standalone_crate
+    /// use lazytool_runtime::{Registry, ToolContext, tool};
+    ///
+    /// /// Adds two integers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// /// Says which call this is.
+    /// #[tool]
+    /// fn which(context: ToolContext) -> String {
+    ///     context.call_id().unwrap_or("none").to_owned()
+    /// }
+    ///
+    /// let registry = Registry::from_inventory().unwrap();
+    /// assert!(registry.get("add").unwrap().takes_only_arguments());
+    /// assert!(!registry.get("which").unwrap().takes_only_arguments());
+    /// ```
+    pub fn takes_only_arguments(&self) -> bool {
+        match &self.0.handler {
+            Handler::Generated { states, .. } => states.is_empty(),
+            Handler::Dynamic(_) => false,
+        }
+    }
+
     /// Hints about the tool's behaviour for MCP clients.
     ///
     /// ```

@@ -158,6 +158,11 @@ impl ResolvedStates {
         ResolvedStates(states.into())
     }
 
+    /// Whether the tool has no injected parameter (nor an instance).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The state of the injected parameter at `index`. `None` only if the spec and the
     /// resolved states disagree, which the registry rules out when it is built.
     pub fn get<T: Any + Send + Sync>(&self, index: usize) -> Option<State<T>> {

@@ -1,0 +1,176 @@
+//! A stateless `tools/call` of a tool that takes only its arguments, answered without a lane:
+//! [`PlainCall`].
+//!
+//! Such a tool (a `#[tool]` without a `ToolContext`, a `State` or an instance) sees nothing of
+//! its call besides its arguments. What a lane builds around a call is for what the tool could
+//! see: rmcp's request context and peer, the `McpRequest` in the tool's context, the round
+//! that answers its questions from the request. So it is called straight in the principal's
+//! stateless session, and answered as the handler answers (`tool_answer`, shaped for
+//! 2026-07-28), in about 12,000 instructions and 25 allocations less a call (`add`). A call
+//! that brings input responses or a request state, and every call of a server that writes an
+//! audit trail or relays its clients' capabilities, takes a lane: those read the request.
+
+use http::request::Parts;
+use lazytool_runtime::{CancellationToken, ToolContext};
+use rmcp::model::{
+    CallToolRequestParams, ClientRequest, ErrorData, JsonRpcRequest, RequestId,
+    ServerJsonRpcMessage, ServerResult,
+};
+use serde_json::Value;
+
+use crate::Principal;
+use crate::call_result::{call_id, tool_answer};
+use crate::connection::shaped_for;
+use crate::request_facts::Admitted;
+use crate::server::McpServer;
+
+/// A call a lane need not answer: its id and its parameters.
+pub(super) struct PlainCall {
+    id: RequestId,
+    params: CallToolRequestParams,
+}
+
+impl PlainCall {
+    /// The call `request` makes, taken out of it, if it is one of a tool of `server` that
+    /// takes only its arguments and nothing around it needs what a lane builds; else `None`,
+    /// `request` untouched.
+    pub(super) fn take(
+        request: &mut JsonRpcRequest<ClientRequest>,
+        server: &McpServer,
+    ) -> Option<PlainCall> {
+        if server.audit_log().is_some() || server.relayed_to().is_some() {
+            return None;
+        }
+        let ClientRequest::CallToolRequest(call) = &mut request.request else {
+            return None;
+        };
+        let params = &mut call.params;
+        let plain = params.input_responses.is_none()
+            && params.request_state.is_none()
+            && (server.registry().get(&params.name))
+                .is_some_and(|tool| tool.takes_only_arguments());
+        plain.then(|| PlainCall {
+            id: request.id.clone(),
+            params: std::mem::take(params),
+        })
+    }
+
+    /// The answer, as the handler gives it on a lane: the call run in the stateless session
+    /// of the principal the guard admitted (`parts`), given up when the server has `stopped`.
+    pub(super) async fn answer(
+        self,
+        parts: &Parts,
+        server: &McpServer,
+        stopped: &CancellationToken,
+    ) -> ServerJsonRpcMessage {
+        let PlainCall { id, params } = self;
+        let principal = (parts.extensions.get::<Admitted>())
+            .map_or_else(Principal::anonymous, |admitted| admitted.principal.clone());
+        let session = server.stateless_session(&principal);
+        let arguments = params.arguments.map_or(Value::Null, Value::Object);
+        let context = ToolContext::new().with_call_id(call_id(&id));
+        let call = session.call_with_context(&params.name, arguments, context);
+        let result = tokio::select! {
+            result = call => result,
+            () = stopped.cancelled() => {
+                let error = ErrorData::internal_error("the request was cancelled", None);
+                return ServerJsonRpcMessage::error(error, Some(id));
+            }
+        };
+        let answered = tool_answer(server, session.registry(), &params.name, result)
+            .and_then(|result| shaped_for(ServerResult::CallToolResult(result), true));
+        match answered {
+            Ok(result) => ServerJsonRpcMessage::response(result, id),
+            Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lazytool_runtime::{DynamicTool, Registry, ToolContext, tool};
+    use rmcp::model::{CallToolRequest, InputResponses, NumberOrString};
+    use serde_json::json;
+
+    use super::*;
+    use crate::{AuditLog, Relay};
+
+    /// Adds two integers.
+    #[tool]
+    fn plain_add(a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// The call's id.
+    #[tool]
+    fn call_id_of(context: ToolContext) -> String {
+        context.call_id().unwrap_or_default().to_owned()
+    }
+
+    fn server() -> McpServer {
+        let dynamic = DynamicTool::new(
+            "dynamic",
+            "A tool.",
+            json!({"type": "object"}),
+            |_, _| async { Ok::<_, String>(json!(1)) },
+        );
+        let registry = Registry::builder()
+            .filter(|spec| matches!(spec.name(), "plain_add" | "call_id_of"))
+            .tool(dynamic)
+            .build()
+            .expect("a registry");
+        McpServer::new(registry)
+    }
+
+    fn request(params: CallToolRequestParams) -> JsonRpcRequest<ClientRequest> {
+        let call = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        JsonRpcRequest::new(NumberOrString::Number(1), call)
+    }
+
+    fn is_plain(server: &McpServer, params: CallToolRequestParams) -> bool {
+        PlainCall::take(&mut request(params), server).is_some()
+    }
+
+    #[test]
+    fn only_calls_of_tools_that_take_only_their_arguments_go_without_a_lane() {
+        let server = server();
+        assert!(is_plain(&server, CallToolRequestParams::new("plain_add")));
+        for name in ["call_id_of", "dynamic", "missing"] {
+            assert!(
+                !is_plain(&server, CallToolRequestParams::new(name)),
+                "{name}"
+            );
+        }
+        let responses: InputResponses =
+            serde_json::from_value(json!({"name": {"action": "decline"}})).expect("responses");
+        let answering = CallToolRequestParams::new("plain_add").with_input_responses(responses);
+        assert!(!is_plain(&server, answering));
+        let mut stated = CallToolRequestParams::new("plain_add");
+        stated.request_state = Some("state".to_owned());
+        assert!(!is_plain(&server, stated));
+
+        let audited = server.clone().audit(AuditLog::writer(std::io::sink()));
+        assert!(!is_plain(&audited, CallToolRequestParams::new("plain_add")));
+        let relaying = server.relay(Relay::new("gateway"));
+        assert!(!is_plain(
+            &relaying,
+            CallToolRequestParams::new("plain_add")
+        ));
+    }
+
+    #[test]
+    fn a_request_left_to_a_lane_is_left_untouched() {
+        let listing = JsonRpcRequest::new(
+            NumberOrString::Number(3),
+            ClientRequest::ListToolsRequest(Default::default()),
+        );
+        let arguments = json!({"a": 1}).as_object().cloned().unwrap_or_default();
+        let dynamic = request(CallToolRequestParams::new("dynamic").with_arguments(arguments));
+        let as_json = |request: &JsonRpcRequest<ClientRequest>| serde_json::to_value(request).ok();
+        for left in [listing, dynamic] {
+            let mut untouched = left.clone();
+            assert!(PlainCall::take(&mut untouched, &server()).is_none());
+            assert_eq!(as_json(&untouched), as_json(&left));
+        }
+    }
+}
