@@ -86,6 +86,12 @@ impl McpConnection {
         self.state.peer.get().cloned()
     }
 
+    /// The server it serves.
+    #[cfg(feature = "server-http")]
+    pub(crate) fn server(&self) -> &McpServer {
+        &self.server
+    }
+
     pub(crate) fn input_closed(&self) -> CancellationToken {
         self.input_closed.clone()
     }
@@ -140,17 +146,48 @@ impl McpConnection {
                 self.server.stateless_session(&principal),
             )));
         }
-        let (session, relisted) = self.stateful(&principal, access_epoch(context))?;
+        let session = self.stateful_served(&principal, access_epoch(context), &context.peer)?;
+        Ok(Served::Stateful(session))
+    }
+
+    /// The stateful session answering a request of `principal` under `epoch`, its client
+    /// (`peer`) told when that changed its tools.
+    fn stateful_served(
+        &self,
+        principal: &Principal,
+        epoch: AccessEpoch,
+        peer: &Peer<RoleServer>,
+    ) -> Result<Arc<Session>, ErrorData> {
+        let (session, relisted) = self.stateful(principal, epoch)?;
         self.state.touched();
         if relisted == Relisted::Changed {
-            let peer = context.peer.clone();
+            let peer = peer.clone();
             tokio::spawn(async move {
                 if let Err(error) = peer.notify_tool_list_changed().await {
                     tracing::debug!(target: "lazytool::mcp", %error, "cannot send tools/list_changed");
                 }
             });
         }
-        Ok(Served::Stateful(session))
+        Ok(session)
+    }
+
+    /// The stateful session answering a call of the tool `name`, as
+    /// [`stateful_served`](McpConnection::stateful_served), caught up first with what the
+    /// session discovered on another replica if `name` is a lazy tool it has not discovered
+    /// here.
+    #[cfg(feature = "server-http")]
+    async fn calling(
+        &self,
+        principal: &Principal,
+        epoch: AccessEpoch,
+        peer: &Peer<RoleServer>,
+        name: &str,
+    ) -> Result<Arc<Session>, ErrorData> {
+        let session = self.stateful_served(principal, epoch, peer)?;
+        if self.state.catch_up(name).await {
+            return self.stateful_served(principal, epoch, peer);
+        }
+        Ok(session)
     }
 }
 
@@ -232,7 +269,9 @@ impl std::fmt::Debug for McpConnection {
 }
 
 #[cfg(feature = "server-http")]
+mod plain_call;
+#[cfg(feature = "server-http")]
 mod routine;
 #[cfg(feature = "server-http")]
-pub(crate) use routine::shaped_for;
+pub(crate) use plain_call::PlainCall;
 mod server_handler;

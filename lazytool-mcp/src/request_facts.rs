@@ -61,8 +61,10 @@ pub(crate) fn access_epoch(context: &RequestContext<RoleServer>) -> AccessEpoch 
 
 /// What the HTTP guard put in the request's extensions, if it did.
 fn admitted(context: &RequestContext<RoleServer>) -> Option<&Admitted> {
-    context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Admitted>())
+    (context.extensions.get::<http::request::Parts>()).and_then(admitted_in)
+}
+
+/// What the HTTP guard put in the extensions of an HTTP request's `parts`, if it did.
+pub(crate) fn admitted_in(parts: &http::request::Parts) -> Option<&Admitted> {
+    parts.extensions.get::<Admitted>()
 }

@@ -49,6 +49,26 @@ async fn until_cancelled(ctx: ToolContext) -> &'static str {
     "cancelled"
 }
 
+/// Waits until its call is dropped: it takes only its arguments, so nothing else tells it its
+/// call was cancelled.
+#[tool]
+async fn until_dropped() -> &'static str {
+    let _stopped = Stopped;
+    WAITING.add_permits(1);
+    std::future::pending::<()>().await;
+    "never"
+}
+
+/// Halves an even integer.
+#[tool]
+fn halve(n: i64) -> Result<i64, String> {
+    if n % 2 == 0 {
+        Ok(n / 2)
+    } else {
+        Err(format!("{n} is odd"))
+    }
+}
+
 /// Asks the user's name.
 #[tool]
 async fn ask_name(ctx: ToolContext) -> Result<String, String> {
@@ -153,49 +173,52 @@ async fn progress_rides_the_call_stream_before_the_answer() {
 
 #[tokio::test]
 async fn a_client_cancels_a_call_of_its_session() {
-    let served = serve(|http| http).await;
-    let session = open_session(served.addr, None).await;
-    let addr = served.addr;
-    let request = in_session(addr, &session, None, &call(5, "until_cancelled"));
-    let waiting = tokio::spawn(async move { exchange(addr, &request).await });
-    tokio::time::timeout(TIMEOUT, WAITING.acquire())
-        .await
-        .expect("the call starts in time")
-        .expect("open")
-        .forget();
+    // The handler's own tool, and one that takes only its arguments (called without it).
+    for tool in ["until_cancelled", "until_dropped"] {
+        let served = serve(|http| http).await;
+        let session = open_session(served.addr, None).await;
+        let addr = served.addr;
+        let request = in_session(addr, &session, None, &call(5, tool));
+        let waiting = tokio::spawn(async move { exchange(addr, &request).await });
+        tokio::time::timeout(TIMEOUT, WAITING.acquire())
+            .await
+            .expect("the call starts in time")
+            .expect("open")
+            .forget();
 
-    // Another request's cancellation, or a cancellation of another session, cancels nothing.
-    let other = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 6}});
-    let accepted = exchange(addr, &in_session(addr, &session, None, &other)).await;
-    assert_eq!(accepted.status, 202, "{accepted:?}");
-    let elsewhere = open_session(addr, None).await;
-    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 5, "reason": "changed my mind"}});
-    let accepted = exchange(addr, &in_session(addr, &elsewhere, None, &cancel)).await;
-    assert_eq!(accepted.status, 202, "{accepted:?}");
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    assert_eq!(CANCELLED.available_permits(), 0, "not cancelled yet");
+        // Another request's cancellation, or a cancellation of another session, cancels nothing.
+        let other = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 6}});
+        let accepted = exchange(addr, &in_session(addr, &session, None, &other)).await;
+        assert_eq!(accepted.status, 202, "{accepted:?}");
+        let elsewhere = open_session(addr, None).await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 5, "reason": "changed my mind"}});
+        let accepted = exchange(addr, &in_session(addr, &elsewhere, None, &cancel)).await;
+        assert_eq!(accepted.status, 202, "{accepted:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(CANCELLED.available_permits(), 0, "not cancelled yet");
 
-    let accepted = exchange(addr, &in_session(addr, &session, None, &cancel)).await;
-    assert_eq!(accepted.status, 202, "{accepted:?}");
-    tokio::time::timeout(TIMEOUT, CANCELLED.acquire())
-        .await
-        .expect("the call stops in time")
-        .expect("open")
-        .forget();
-    let ended = tokio::time::timeout(TIMEOUT, waiting)
-        .await
-        .expect("the call's stream ends")
-        .expect("the exchange ran");
-    let answered = events(&ended.body)
-        .into_iter()
-        .filter_map(|event| event.message)
-        .find(|message| message["id"] == json!(5));
-    assert!(
-        answered.is_none(),
-        "a cancelled request is not answered: {ended:?}"
-    );
+        let accepted = exchange(addr, &in_session(addr, &session, None, &cancel)).await;
+        assert_eq!(accepted.status, 202, "{accepted:?}");
+        tokio::time::timeout(TIMEOUT, CANCELLED.acquire())
+            .await
+            .expect("the call stops in time")
+            .expect("open")
+            .forget();
+        let ended = tokio::time::timeout(TIMEOUT, waiting)
+            .await
+            .expect("the call's stream ends")
+            .expect("the exchange ran");
+        let answered = events(&ended.body)
+            .into_iter()
+            .filter_map(|event| event.message)
+            .find(|message| message["id"] == json!(5));
+        assert!(
+            answered.is_none(),
+            "a cancelled request is not answered: {ended:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -290,6 +313,10 @@ async fn routine_requests_are_answered_as_rmcp_answers_them() {
         json!({"method": "tools/call", "params": {"name": "primes", "arguments": {"extra": 1}}}),
         json!({"method": "tools/call", "params": {"name": "nothing", "arguments": {}}}),
         json!({"method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}),
+        json!({"method": "tools/call", "params": {"name": "halve", "arguments": {"n": 8}}}),
+        json!({"method": "tools/call", "params": {"name": "halve", "arguments": {"n": 7}}}),
+        json!({"method": "tools/call", "params": {"name": "halve", "arguments": {"n": "8"}}}),
+        json!({"method": "tools/call", "params": {"name": "halve"}}),
     ];
     for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
         let session = open_session_of(addr, version).await;

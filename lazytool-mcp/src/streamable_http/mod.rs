@@ -39,7 +39,6 @@ mod oidc;
 mod open_files;
 mod origin;
 mod page;
-mod plain_call;
 mod principal_limits;
 #[cfg(feature = "cli")]
 mod principals;

@@ -54,9 +54,8 @@ use super::lane_checks::{
     METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, sends_json, sole,
 };
 use super::lane_parse::lane_parse;
-use super::plain_call::PlainCall;
-use crate::connection::McpConnection;
-use crate::request_facts::META_KEY_PROTOCOL_VERSION;
+use crate::connection::{McpConnection, PlainCall};
+use crate::request_facts::{META_KEY_PROTOCOL_VERSION, admitted_in};
 use crate::server::McpServer;
 
 /// Lanes a server keeps at most; a request arriving while all are busy is served by rmcp.
@@ -142,7 +141,8 @@ impl Lanes {
         if let Some(call) = PlainCall::take(&mut request, &self.server) {
             // What is left of it (its `_meta`) is not kept across the call.
             drop(request);
-            let answer = call.answer(&parts, &self.server, &self.stopped).await;
+            let admitted = admitted_in(&parts);
+            let answer = (call.answer_stateless(admitted, &self.server, &self.stopped)).await;
             return Ok(json_answer(&answer));
         }
         let Some(mut lease) = self.lease() else {

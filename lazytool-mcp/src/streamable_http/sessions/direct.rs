@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use futures_core::Stream;
+use http::request::Parts;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcRequest, ServerJsonRpcMessage,
 };
@@ -24,8 +25,9 @@ use super::direct_call::{Calls, DirectCall};
 use super::events::Events;
 use super::routes::{self, ResumeError, Routes};
 use super::transport::{SessionTransport, SharedRoutes};
-use crate::connection::McpConnection;
-use crate::streamable_http::handler_call::handler_call;
+use crate::connection::{McpConnection, PlainCall};
+use crate::request_facts::admitted_in;
+use crate::streamable_http::handler_call::{Call, handler_call};
 
 /// The sessions of one server, in memory.
 pub(crate) struct DirectSessions {
@@ -177,12 +179,33 @@ pub(crate) struct Direct {
 
 impl Direct {
     /// The stream answering `request` (the HTTP request's parts in its extensions).
-    pub(crate) fn call(self, request: JsonRpcRequest<ClientRequest>) -> DirectCall {
+    /// A [`PlainCall`] is answered without the handler once the session's version is known.
+    pub(crate) fn call(self, mut request: JsonRpcRequest<ClientRequest>) -> DirectCall {
         let events = self.routes.lock().open_request(&request, true);
-        // Cancelled when answered, when the client cancels it, or when the session ends.
+        // Cancelled when the client cancels it, or when the session ends (and once answered,
+        // by the handler: what the handler's tool left running stops then).
         let cancellation = self.handler.input_closed().child_token();
         let in_flight = self.calls.enter(request.id.clone(), cancellation.clone());
-        let call = handler_call(self.handler, self.peer, request, cancellation);
+        let version = (self.peer.peer_info()).map(|info| info.protocol_version.clone());
+        let plain = version.and_then(|version| {
+            PlainCall::take(&mut request, self.handler.server()).map(|plain| (version, plain))
+        });
+        let call: Call = match plain {
+            Some((version, plain)) => {
+                let parts = request.request.extensions().get::<Parts>();
+                let admitted = parts.and_then(admitted_in).cloned();
+                drop(request);
+                let answer = plain.answer_in_session(
+                    self.handler,
+                    self.peer,
+                    version,
+                    admitted,
+                    cancellation,
+                );
+                Box::pin(answer)
+            }
+            None => handler_call(self.handler, self.peer, request, cancellation),
+        };
         DirectCall {
             call: Some(SyncFuture::new(call)),
             delivering: None,

@@ -1,40 +1,47 @@
-//! A stateless `tools/call` of a tool that takes only its arguments, answered without a lane:
-//! [`PlainCall`].
+//! A `tools/call` of a tool that takes only its arguments, answered without rmcp's request
+//! context: [`PlainCall`].
 //!
 //! Such a tool (a `#[tool]` without a `ToolContext`, a `State` or an instance) sees nothing of
-//! its call besides its arguments. What a lane builds around a call is for what the tool could
-//! see: rmcp's request context and peer, the `McpRequest` in the tool's context, the round
-//! that answers its questions from the request. So it is called straight in the principal's
-//! stateless session, and answered as the handler answers (`tool_answer`, shaped for
-//! 2026-07-28), in about 12,000 instructions and 25 allocations less a call (`add`). A call
-//! that brings input responses or a request state, and every call of a server that writes an
-//! audit trail or relays its clients' capabilities, takes a lane: those read the request.
+//! its call besides its arguments. What the handler builds around a call is for what a tool
+//! could see: rmcp's request context and peer, the `McpRequest` in the tool's context, whom it
+//! asks for input. So a plain call runs the tool straight in the session that answers the
+//! request (a stateless request's, or the HTTP session's own, caught up and relisted as the
+//! handler does), and is answered as the handler answers (`tool_answer`, shaped for the
+//! protocol version): for `add` over HTTP, 10,000 instructions and 11 allocations less a
+//! stateless call, 5,700 and 8 less a session's (callgrind and DHAT, `bench/peer`). A
+//! call that brings input responses or a request state, and every call of a server that
+//! writes an audit trail or relays its clients' capabilities, goes to the handler: those read
+//! the request.
 
-use http::request::Parts;
-use lazytool_runtime::{CancellationToken, ToolContext};
+use std::sync::Arc;
+
+use lazytool_runtime::{CancellationToken, Session, ToolContext};
 use rmcp::model::{
-    CallToolRequestParams, ClientRequest, ErrorData, JsonRpcRequest, RequestId,
+    CallToolRequestParams, ClientRequest, ErrorData, JsonRpcRequest, ProtocolVersion, RequestId,
     ServerJsonRpcMessage, ServerResult,
 };
+use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 
+use super::McpConnection;
+use super::routine::shaped_for;
 use crate::Principal;
+use crate::access_epoch::AccessEpoch;
 use crate::call_result::{call_id, tool_answer};
-use crate::connection::shaped_for;
 use crate::request_facts::Admitted;
 use crate::server::McpServer;
 
-/// A call a lane need not answer: its id and its parameters.
-pub(super) struct PlainCall {
+/// A call the handler need not answer: its id and its parameters.
+pub(crate) struct PlainCall {
     id: RequestId,
     params: CallToolRequestParams,
 }
 
 impl PlainCall {
     /// The call `request` makes, taken out of it, if it is one of a tool of `server` that
-    /// takes only its arguments and nothing around it needs what a lane builds; else `None`,
-    /// `request` untouched.
-    pub(super) fn take(
+    /// takes only its arguments and nothing around it needs what the handler builds; else
+    /// `None`, `request` untouched.
+    pub(crate) fn take(
         request: &mut JsonRpcRequest<ClientRequest>,
         server: &McpServer,
     ) -> Option<PlainCall> {
@@ -55,30 +62,69 @@ impl PlainCall {
         })
     }
 
-    /// The answer, as the handler gives it on a lane: the call run in the stateless session
-    /// of the principal the guard admitted (`parts`), given up when the server has `stopped`.
-    pub(super) async fn answer(
+    /// The answer to a stateless (2026-07-28) call, as the handler gives it: run in the
+    /// stateless session of the principal the HTTP guard `admitted`, given up when the server
+    /// has `stopped`.
+    pub(crate) async fn answer_stateless(
         self,
-        parts: &Parts,
+        admitted: Option<&Admitted>,
         server: &McpServer,
         stopped: &CancellationToken,
     ) -> ServerJsonRpcMessage {
-        let PlainCall { id, params } = self;
-        let principal = (parts.extensions.get::<Admitted>())
-            .map_or_else(Principal::anonymous, |admitted| admitted.principal.clone());
+        let principal =
+            admitted.map_or_else(Principal::anonymous, |admitted| admitted.principal.clone());
         let session = server.stateless_session(&principal);
+        self.answer_in(server, &session, stopped, true).await
+    }
+
+    /// The answer to a call of an HTTP session of protocol `version`, whose handler is
+    /// `connection` and whose client is `peer`, as the handler gives it: run in the
+    /// connection's stateful session for the principal the HTTP guard `admitted`, given up
+    /// when `cancellation` is (the client cancelled the call, or the session ended).
+    pub(crate) async fn answer_in_session(
+        self,
+        connection: Arc<McpConnection>,
+        peer: Peer<RoleServer>,
+        version: ProtocolVersion,
+        admitted: Option<Admitted>,
+        cancellation: CancellationToken,
+    ) -> ServerJsonRpcMessage {
+        let (principal, epoch) = admitted.map_or_else(
+            || (Principal::anonymous(), AccessEpoch::default()),
+            |admitted| (admitted.principal, admitted.epoch),
+        );
+        let session = connection.calling(&principal, epoch, &peer, &self.params.name);
+        let session = match session.await {
+            Ok(session) => session,
+            Err(error) => return ServerJsonRpcMessage::error(error, Some(self.id)),
+        };
+        let current = version >= ProtocolVersion::V_2026_07_28;
+        (self.answer_in(&connection.server, &session, &cancellation, current)).await
+    }
+
+    /// The call run in `session`, given up when `cancelled` is; answered for a client of
+    /// 2026-07-28 on (`current`) or of an earlier version.
+    async fn answer_in(
+        self,
+        server: &McpServer,
+        session: &Session,
+        cancelled: &CancellationToken,
+        current: bool,
+    ) -> ServerJsonRpcMessage {
+        let PlainCall { id, params } = self;
         let arguments = params.arguments.map_or(Value::Null, Value::Object);
         let context = ToolContext::new().with_call_id(call_id(&id));
         let call = session.call_with_context(&params.name, arguments, context);
         let result = tokio::select! {
             result = call => result,
-            () = stopped.cancelled() => {
+            // As the handler: the call stops, and the request is answered with an error.
+            () = cancelled.cancelled() => {
                 let error = ErrorData::internal_error("the request was cancelled", None);
                 return ServerJsonRpcMessage::error(error, Some(id));
             }
         };
         let answered = tool_answer(server, session.registry(), &params.name, result)
-            .and_then(|result| shaped_for(ServerResult::CallToolResult(result), true));
+            .and_then(|result| shaped_for(ServerResult::CallToolResult(result), current));
         match answered {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
