@@ -28,7 +28,6 @@ use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ConstString, ErrorCode, InitializeResultMethod,
     SubscriptionsListenRequestMethod,
 };
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use serde::Deserialize;
 use serde_json::Value;
@@ -41,6 +40,7 @@ use super::coalesce;
 use super::drain::Drain;
 use super::gate::Gate;
 use super::in_place::boxed_in_place;
+use super::lane_checks::SESSION_ID;
 use super::limits::HttpLimits;
 use super::method_scan;
 use super::metrics::Refusal;
@@ -176,7 +176,7 @@ impl Guard {
     {
         let session = parts
             .headers
-            .get(HEADER_SESSION_ID)
+            .get(&SESSION_ID)
             .and_then(|id| id.to_str().ok());
         // A session this replica does not hold: rmcp may restore it from the shared store.
         let mut restoring = None;
