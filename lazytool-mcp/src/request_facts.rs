@@ -12,6 +12,9 @@ use crate::access_epoch::AccessEpoch;
 
 /// The `_meta` key of the protocol version a request names (rmcp keeps its own private).
 pub(crate) const META_KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of a 2026-07-28 request's client capabilities.
+#[cfg(feature = "server-http")]
+pub(crate) const META_KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// Whether the request is of a protocol version without a handshake (2026-07-28 on), whose
 /// tool list must not depend on earlier requests.

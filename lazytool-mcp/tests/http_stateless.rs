@@ -388,6 +388,15 @@ async fn lanes_answer_what_rmcp_answers() {
             json!({"name": "add", "arguments": {"a": 2, "b": 3},
                 "_meta": {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}),
         ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3},
+                "_meta": {"x": [1, {"y": null}], "io.modelcontextprotocol/clientCapabilities": {"roots": {}}}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}, "inputResponses": null}),
+        ),
         // A round's answers or state take a lane, which reads them.
         (
             "tools/call",

@@ -13,11 +13,12 @@
 //! writes an audit trail or relays its clients' capabilities, goes to the handler: those read
 //! the request.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use lazytool_runtime::{CancellationToken, Session, ToolContext};
 use rmcp::model::{
-    CallToolRequestParams, ClientRequest, ErrorData, JsonRpcRequest, ProtocolVersion, RequestId,
+    ClientRequest, ErrorData, JsonObject, JsonRpcRequest, ProtocolVersion, RequestId,
     ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::{Peer, RoleServer};
@@ -31,34 +32,60 @@ use crate::call_result::{call_id, tool_answer};
 use crate::request_facts::Admitted;
 use crate::server::McpServer;
 
-/// A call the handler need not answer: its id and its parameters.
+/// A call the handler need not answer: its id, the tool's name and the arguments.
 pub(crate) struct PlainCall {
     id: RequestId,
-    params: CallToolRequestParams,
+    name: Cow<'static, str>,
+    arguments: Option<JsonObject>,
 }
 
 impl PlainCall {
-    /// The call `request` makes, taken out of it, if it is one of a tool of `server` that
-    /// takes only its arguments and nothing around it needs what the handler builds; else
-    /// `None`, `request` untouched.
+    /// A call of the tool `name` (of which [`is_plain`](PlainCall::is_plain) is true) with
+    /// `arguments`, read from a request `id` that brings no input responses or request state.
+    pub(crate) fn new(
+        id: RequestId,
+        name: Cow<'static, str>,
+        arguments: Option<JsonObject>,
+    ) -> Self {
+        PlainCall {
+            id,
+            name,
+            arguments,
+        }
+    }
+
+    /// Its id, tool and arguments, for tests to compare with another reading's.
+    #[cfg(test)]
+    pub(crate) fn read(&self) -> (&RequestId, &str, Option<&JsonObject>) {
+        (&self.id, &self.name, self.arguments.as_ref())
+    }
+
+    /// Whether a call of the tool `name`, bringing no input responses or request state, is a
+    /// plain call of `server`: the tool takes only its arguments, and the server neither
+    /// writes an audit trail nor relays its clients' capabilities.
+    pub(crate) fn is_plain(server: &McpServer, name: &str) -> bool {
+        server.audit_log().is_none()
+            && server.relayed_to().is_none()
+            && (server.registry().get(name)).is_some_and(|tool| tool.takes_only_arguments())
+    }
+
+    /// The call `request` makes, taken out of it, if it is a plain one; else `None`,
+    /// `request` untouched.
     pub(crate) fn take(
         request: &mut JsonRpcRequest<ClientRequest>,
         server: &McpServer,
     ) -> Option<PlainCall> {
-        if server.audit_log().is_some() || server.relayed_to().is_some() {
-            return None;
-        }
         let ClientRequest::CallToolRequest(call) = &mut request.request else {
             return None;
         };
         let params = &mut call.params;
         let plain = params.input_responses.is_none()
             && params.request_state.is_none()
-            && (server.registry().get(&params.name))
-                .is_some_and(|tool| tool.takes_only_arguments());
+            && PlainCall::is_plain(server, &params.name);
         plain.then(|| PlainCall {
             id: request.id.clone(),
-            params: std::mem::take(params),
+            name: std::mem::take(&mut params.name),
+            arguments: params.arguments.take(),
         })
     }
 
@@ -93,7 +120,7 @@ impl PlainCall {
             || (Principal::anonymous(), AccessEpoch::default()),
             |admitted| (admitted.principal, admitted.epoch),
         );
-        let session = connection.calling(&principal, epoch, &peer, &self.params.name);
+        let session = connection.calling(&principal, epoch, &peer, &self.name);
         let session = match session.await {
             Ok(session) => session,
             Err(error) => return ServerJsonRpcMessage::error(error, Some(self.id)),
@@ -111,10 +138,14 @@ impl PlainCall {
         cancelled: &CancellationToken,
         current: bool,
     ) -> ServerJsonRpcMessage {
-        let PlainCall { id, params } = self;
-        let arguments = params.arguments.map_or(Value::Null, Value::Object);
+        let PlainCall {
+            id,
+            name,
+            arguments,
+        } = self;
+        let arguments = arguments.map_or(Value::Null, Value::Object);
         let context = ToolContext::new().with_call_id(call_id(&id));
-        let call = session.call_with_context(&params.name, arguments, context);
+        let call = session.call_with_context(&name, arguments, context);
         let result = tokio::select! {
             result = call => result,
             // As the handler: the call stops, and the request is answered with an error.
@@ -123,7 +154,7 @@ impl PlainCall {
                 return ServerJsonRpcMessage::error(error, Some(id));
             }
         };
-        let answered = tool_answer(server, session.registry(), &params.name, result)
+        let answered = tool_answer(server, session.registry(), &name, result)
             .and_then(|result| shaped_for(ServerResult::CallToolResult(result), current));
         match answered {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
@@ -135,7 +166,7 @@ impl PlainCall {
 #[cfg(test)]
 mod tests {
     use lazytool_runtime::{DynamicTool, Registry, ToolContext, tool};
-    use rmcp::model::{CallToolRequest, InputResponses, NumberOrString};
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, InputResponses, NumberOrString};
     use serde_json::json;
 
     use super::*;
@@ -173,35 +204,29 @@ mod tests {
         JsonRpcRequest::new(NumberOrString::Number(1), call)
     }
 
-    fn is_plain(server: &McpServer, params: CallToolRequestParams) -> bool {
+    fn takes(server: &McpServer, params: CallToolRequestParams) -> bool {
         PlainCall::take(&mut request(params), server).is_some()
     }
 
     #[test]
     fn only_calls_of_tools_that_take_only_their_arguments_go_without_a_lane() {
         let server = server();
-        assert!(is_plain(&server, CallToolRequestParams::new("plain_add")));
+        assert!(takes(&server, CallToolRequestParams::new("plain_add")));
         for name in ["call_id_of", "dynamic", "missing"] {
-            assert!(
-                !is_plain(&server, CallToolRequestParams::new(name)),
-                "{name}"
-            );
+            assert!(!takes(&server, CallToolRequestParams::new(name)), "{name}");
         }
         let responses: InputResponses =
             serde_json::from_value(json!({"name": {"action": "decline"}})).expect("responses");
         let answering = CallToolRequestParams::new("plain_add").with_input_responses(responses);
-        assert!(!is_plain(&server, answering));
+        assert!(!takes(&server, answering));
         let mut stated = CallToolRequestParams::new("plain_add");
         stated.request_state = Some("state".to_owned());
-        assert!(!is_plain(&server, stated));
+        assert!(!takes(&server, stated));
 
         let audited = server.clone().audit(AuditLog::writer(std::io::sink()));
-        assert!(!is_plain(&audited, CallToolRequestParams::new("plain_add")));
+        assert!(!takes(&audited, CallToolRequestParams::new("plain_add")));
         let relaying = server.relay(Relay::new("gateway"));
-        assert!(!is_plain(
-            &relaying,
-            CallToolRequestParams::new("plain_add")
-        ));
+        assert!(!takes(&relaying, CallToolRequestParams::new("plain_add")));
     }
 
     #[test]

@@ -223,7 +223,7 @@ impl Guard {
                     if let Some(request) = stateless::lane_request(&parts, &body, &self.lanes) {
                         return match self.lanes.answer(request, parts).await {
                             Ok(response) => response,
-                            Err((_, parts)) => self.pass_routine(parts, body, restoring).await,
+                            Err(parts) => self.pass_routine(parts, body, restoring).await,
                         };
                     }
                     if restoring.is_none()

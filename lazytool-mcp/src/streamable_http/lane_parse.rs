@@ -10,11 +10,16 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientRequest, ConstString,
-    JsonRpcRequest, JsonRpcVersion2_0, ListToolsRequest, ListToolsRequestMethod, RequestId,
+    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientCapabilities,
+    ClientRequest, ConstString, JsonObject, JsonRpcRequest, JsonRpcVersion2_0, ListToolsRequest,
+    ListToolsRequestMethod, ProtocolVersion, RequestId,
 };
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{IgnoredAny, MapAccess};
+use serde_json::Value;
+
+use crate::connection::PlainCall;
+use crate::request_facts::{META_KEY_CLIENT_CAPABILITIES, META_KEY_PROTOCOL_VERSION};
 
 /// The request in `body` if it is a `tools/call` or `tools/list` request that rmcp's parse
 /// reads as one; `None` for anything else (the caller leaves it to rmcp), and for the rare
@@ -70,6 +75,181 @@ fn call_parse(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
         id: envelope.id,
         request: ClientRequest::CallToolRequest(request),
     })
+}
+
+/// A stateless `tools/call` of the tool `name` read straight into a [`PlainCall`]: the request
+/// [`lane_parse`] reads, whose `_meta` names 2026-07-28 as its version and holds the client's
+/// capabilities (what `lane_request` checks of a lane's), and which brings no input responses
+/// or request state. `_meta` is checked, not kept (the tool sees none of it): its other
+/// entries are skipped, not built into values. `None` for anything else, which `lane_parse`
+/// reads then: a body this reading refuses is never one it takes that rmcp would not.
+///
+/// The caller has found that a call of `name` is plain ([`PlainCall::is_plain`]).
+pub(super) fn plain_parse(body: &[u8], name: &str) -> Option<PlainCall> {
+    let envelope: Envelope<'_, PlainParams<'_>> = serde_json::from_slice(body).ok()?;
+    if envelope.result.0 || envelope.error.0 || envelope.method != CallToolRequestMethod::VALUE {
+        return None;
+    }
+    let params = envelope.params?;
+    let meta = params.meta?;
+    let current = meta.version.as_deref() == Some(ProtocolVersion::V_2026_07_28.as_str());
+    if params.answers || params.name.as_deref() != Some(name) || !current || !meta.capabilities {
+        return None;
+    }
+    let name = Cow::Owned(name.to_owned());
+    Some(PlainCall::new(envelope.id, name, params.arguments))
+}
+
+/// A plain call's parameters as [`plain_parse`] reads them: a JSON object (as rmcp's
+/// `CallToolRequestParams`, keys it does not know skipped, a repeated key refused).
+struct PlainParams<'a> {
+    name: Option<Cow<'a, str>>,
+    arguments: Option<JsonObject>,
+    meta: Option<PlainMeta<'a>>,
+    /// `inputResponses` or `requestState` is there, whatever its value.
+    answers: bool,
+}
+
+/// A plain call's `_meta`: a JSON object, of which only the version it names (if it is text)
+/// and whether it holds the client's capabilities (a value rmcp reads as
+/// `ClientCapabilities`, as `missing_required_keys` does) are kept.
+struct PlainMeta<'a> {
+    version: Option<Cow<'a, str>>,
+    capabilities: bool,
+}
+
+impl<'de> Deserialize<'de> for PlainParams<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PlainParams<'de>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a tools/call request's params")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut params = PlainParams {
+                    name: None,
+                    arguments: None,
+                    meta: None,
+                    answers: false,
+                };
+                let (mut arguments, mut meta, mut responses, mut state) =
+                    (false, false, false, false);
+                while let Some(Text(key)) = map.next_key()? {
+                    let seen = match &*key {
+                        "name" => {
+                            let Text(name) = map.next_value()?;
+                            params.name.replace(name).is_some()
+                        }
+                        "arguments" => {
+                            params.arguments = map.next_value()?;
+                            std::mem::replace(&mut arguments, true)
+                        }
+                        "_meta" => {
+                            params.meta = map.next_value()?;
+                            std::mem::replace(&mut meta, true)
+                        }
+                        "inputResponses" | "requestState" => {
+                            map.next_value::<IgnoredAny>()?;
+                            let seen = if key == "inputResponses" {
+                                &mut responses
+                            } else {
+                                &mut state
+                            };
+                            std::mem::replace(seen, true)
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            false
+                        }
+                    };
+                    if seen {
+                        return Err(serde::de::Error::custom(format_args!("`{key}` twice")));
+                    }
+                }
+                params.answers = responses || state;
+                Ok(params)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for PlainMeta<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PlainMeta<'de>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a request's _meta")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut meta = PlainMeta {
+                    version: None,
+                    capabilities: false,
+                };
+                let (mut version, mut capabilities) = (false, false);
+                while let Some(Text(key)) = map.next_key()? {
+                    let seen = match &*key {
+                        // A version that is not text is refused here, and by the lanes.
+                        META_KEY_PROTOCOL_VERSION => {
+                            let Text(named) = map.next_value()?;
+                            meta.version = Some(named);
+                            std::mem::replace(&mut version, true)
+                        }
+                        META_KEY_CLIENT_CAPABILITIES => {
+                            let value = map.next_value::<Value>()?;
+                            meta.capabilities = ClientCapabilities::deserialize(&value).is_ok();
+                            std::mem::replace(&mut capabilities, true)
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            false
+                        }
+                    };
+                    if seen {
+                        return Err(serde::de::Error::custom(format_args!("`{key}` twice")));
+                    }
+                }
+                Ok(meta)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+/// A JSON string, borrowed from the body unless it has escapes (serde reads a `Cow` as a new
+/// `String` every time).
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Text<'de>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(text)))
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(text.to_owned())))
+            }
+
+            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(text)))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
 }
 
 /// What rmcp reads of a message before its request: the version, the id, the method, and
@@ -134,6 +314,108 @@ mod tests {
             let value = |request| serde_json::to_value(request).expect("serialisable");
             assert_eq!(value(&ours), value(&theirs), "{body}");
             assert_eq!(ours.request.get_meta(), theirs.request.get_meta(), "{body}");
+        }
+    }
+
+    /// A stateless call's `_meta` with `extra` entries before its own.
+    fn current_meta(extra: &str) -> String {
+        format!(
+            r#"{{{extra}"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"t","version":"1"}},"io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_plain_call_is_read_as_rmcp_reads_it() {
+        let meta = current_meta(r#""progressToken":"p","x":[1,{"y":null}],"#);
+        let escaped = current_meta("").replace("protocolVersion", "protocol\\u0056ersion");
+        let bodies = [
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":-2.5,"c":[null,"x"]}},"_meta":{meta}}}}}"#
+            ),
+            format!(
+                r#"{{"params":{{"_meta":{meta},"name":"add","other":{{"k":1}}}},"method":"tools/call","id":"s-1","jsonrpc":"2.0","extra":1}}"#
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"add","arguments":null,"_meta":{escaped}}}}}"#
+            ),
+        ];
+        for body in &bodies {
+            let call = plain_parse(body.as_bytes(), "add").expect("a plain call");
+            let theirs = rmcp_parse(body).expect("rmcp reads it");
+            let ClientRequest::CallToolRequest(request) = &theirs.request else {
+                panic!("rmcp reads a tools/call: {body}");
+            };
+            let (id, name, arguments) = call.read();
+            assert_eq!(id, &theirs.id, "{body}");
+            assert_eq!(name, request.params.name, "{body}");
+            assert_eq!(arguments, request.params.arguments.as_ref(), "{body}");
+            // What the lanes check of a call's `_meta`, in rmcp's reading.
+            let meta = theirs.request.get_meta();
+            assert_eq!(
+                meta.get(META_KEY_PROTOCOL_VERSION),
+                Some(&Value::from("2026-07-28")),
+                "{body}"
+            );
+            assert!(meta.client_capabilities().is_some(), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_call_plain_parse_leaves_is_read_by_lane_parse_or_by_rmcp() {
+        let meta = current_meta("");
+        let call = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#)
+        };
+        let bodies = [
+            // Another tool than the header names, another method, no request.
+            call(&format!(r#"{{"name":"sub","_meta":{meta}}}"#)),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"name":"add","_meta":{meta}}}}}"#
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","_meta":{meta}}},"result":{{}}}}"#
+            ),
+            // A round's answers or state, whatever their value.
+            call(&format!(
+                r#"{{"name":"add","_meta":{meta},"inputResponses":{{}}}}"#
+            )),
+            call(&format!(
+                r#"{{"name":"add","_meta":{meta},"requestState":null}}"#
+            )),
+            // A `_meta` without the version or the capabilities the lanes require.
+            call(r#"{"name":"add"}"#),
+            call(r#"{"name":"add","_meta":null}"#),
+            call(&format!(
+                r#"{{"name":"add","_meta":{}}}"#,
+                meta.replace("2026-07-28", "2025-11-25")
+            )),
+            call(&format!(
+                r#"{{"name":"add","_meta":{}}}"#,
+                meta.replace(r#""2026-07-28""#, "20260728")
+            )),
+            call(
+                r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            ),
+            call(
+                r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":"none"}}"#,
+            ),
+            call(
+                r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":null}}"#,
+            ),
+            // What no map of rmcp's reads: `_meta` or params as a list, a key twice.
+            call(r#"{"name":"add","_meta":["2026-07-28",{}]}"#),
+            call(&format!(r#"["add",null,{meta}]"#)),
+            call(&format!(r#"{{"name":"add","name":"add","_meta":{meta}}}"#)),
+            call(&format!(
+                r#"{{"name":"add","_meta":{}}}"#,
+                current_meta(r#""io.modelcontextprotocol/protocolVersion":"2025-11-25","#)
+            )),
+            call(&format!(
+                r#"{{"name":"add","arguments":[1,2],"_meta":{meta}}}"#
+            )),
+        ];
+        for body in &bodies {
+            assert!(plain_parse(body.as_bytes(), "add").is_none(), "{body}");
         }
     }
 

@@ -35,9 +35,9 @@ use http::StatusCode;
 use http::request::Parts;
 use lazytool_runtime::CancellationToken;
 use rmcp::model::{
-    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ErrorCode, GetExtensions, GetMeta,
-    Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage,
+    CallToolRequestMethod, ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ConstString,
+    ErrorCode, GetExtensions, GetMeta, Implementation, InitializeRequestParams, JsonRpcRequest,
+    ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::service::{RunningService, serve_directly_with_ct};
 use rmcp::transport::Transport;
@@ -53,7 +53,7 @@ use super::header_param_tools::HeaderParamTools;
 use super::lane_checks::{
     METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, accepts_json_and_events, sends_json, sole,
 };
-use super::lane_parse::lane_parse;
+use super::lane_parse::{lane_parse, plain_parse};
 use crate::connection::{McpConnection, PlainCall};
 use crate::request_facts::{META_KEY_PROTOCOL_VERSION, admitted_in};
 use crate::server::McpServer;
@@ -129,32 +129,34 @@ impl Lanes {
     }
 
     /// Answers `request` (from the request `parts`): a [`PlainCall`] without a lane, any
-    /// other on a lane; gives both back when every lane is busy or the server has stopped.
+    /// other on a lane; gives the parts back when every lane is busy or the server has stopped.
     pub(super) async fn answer(
         self: &Arc<Self>,
-        mut request: JsonRpcRequest<ClientRequest>,
+        request: LaneRequest,
         parts: Parts,
-    ) -> Result<Response, (JsonRpcRequest<ClientRequest>, Parts)> {
+    ) -> Result<Response, Parts> {
         if self.stopped.is_cancelled() {
-            return Err((request, parts));
+            return Err(parts);
         }
+        let mut request = match request {
+            LaneRequest::Plain(call) => return Ok(self.answer_plain(call, &parts).await),
+            LaneRequest::Routine(request) => request,
+        };
         if let Some(call) = PlainCall::take(&mut request, &self.server) {
             // What is left of it (its `_meta`) is not kept across the call.
             drop(request);
-            let admitted = admitted_in(&parts);
-            let answer = (call.answer_stateless(admitted, &self.server, &self.stopped)).await;
-            return Ok(json_answer(&answer));
+            return Ok(self.answer_plain(call, &parts).await);
         }
         let Some(mut lease) = self.lease() else {
-            return Err((request, parts));
+            return Err(parts);
         };
         let Some(lane) = lease.lane.as_mut() else {
-            return Err((request, parts));
+            return Err(parts);
         };
         if lane.closed.is_cancelled() || lane.service.is_closed() {
             // The lane's service has stopped (the server is stopping): rmcp answers.
             lease.discard();
-            return Err((request, parts));
+            return Err(parts);
         }
         // What a tool left behind after its answer (a notification from a task it spawned)
         // is not this request's.
@@ -203,6 +205,16 @@ impl Lanes {
         let answer = call.await;
         lease.discard();
         Ok(json_answer(&answer))
+    }
+
+    /// The answer to a plain call, as the handler gives it on a lane.
+    async fn answer_plain(&self, call: PlainCall, parts: &Parts) -> Response {
+        let admitted = admitted_in(parts);
+        json_answer(
+            &call
+                .answer_stateless(admitted, &self.server, &self.stopped)
+                .await,
+        )
     }
 
     fn lease(self: &Arc<Self>) -> Option<Lease> {
@@ -416,11 +428,7 @@ fn no_answer() -> Response {
 /// JSON and event streams, sending JSON, `MCP-Protocol-Version` the version its `_meta`
 /// names, `Mcp-Method` and `Mcp-Name` as in the body) and whose `_meta` holds every key that
 /// version requires. Anything else is left to rmcp, which answers it as the protocol says.
-pub(super) fn lane_request(
-    parts: &Parts,
-    body: &[u8],
-    lanes: &Lanes,
-) -> Option<JsonRpcRequest<ClientRequest>> {
+pub(super) fn lane_request(parts: &Parts, body: &[u8], lanes: &Lanes) -> Option<LaneRequest> {
     let headers = &parts.headers;
     if headers.contains_key(&SESSION_ID)
         || sole(headers, &PROTOCOL_VERSION)? != ProtocolVersion::V_2026_07_28.as_str()
@@ -430,6 +438,17 @@ pub(super) fn lane_request(
         return None;
     }
     let method = sole(headers, &METHOD)?;
+    if method == CallToolRequestMethod::VALUE {
+        // A plain call is read straight into its call, its `_meta` checked and skipped.
+        let named = sole(headers, &NAME)?;
+        if !named.starts_with(BASE64_HEADER_PREFIX)
+            && !lanes.header_params.has(named)
+            && PlainCall::is_plain(&lanes.server, named)
+            && let Some(call) = plain_parse(body, named)
+        {
+            return Some(LaneRequest::Plain(call));
+        }
+    }
     let request = lane_parse(body, method)?;
     let name = match &request.request {
         ClientRequest::CallToolRequest(call) => Some(call.params.name.as_ref()),
@@ -457,7 +476,19 @@ pub(super) fn lane_request(
             return None;
         }
     }
-    Some(request)
+    Some(LaneRequest::Routine(request))
+}
+
+/// What [`lane_request`] read.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "it lives on the stack until matched; boxed, every routine request would cost an allocation"
+)]
+pub(super) enum LaneRequest {
+    /// A call of a tool that takes only its arguments.
+    Plain(PlainCall),
+    /// Any other request a lane may answer, as rmcp reads it.
+    Routine(JsonRpcRequest<ClientRequest>),
 }
 
 /// A lane's side of rmcp's service loop: what the lane's requests bring in, what the service

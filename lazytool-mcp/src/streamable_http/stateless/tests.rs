@@ -50,7 +50,9 @@ fn server() -> McpServer {
 fn a_lane_takes_only_requests_rmcp_would_take_as_they_are() {
     let lanes = Lanes::new(Arc::new(server()), CancellationToken::new(), None);
     let lane_request = |parts: &Parts, body: &[u8]| lane_request(parts, body, &lanes);
-    let taken = lane_request(&parts(|_| {}), CALL.as_bytes()).expect("a lane request");
+    let Some(LaneRequest::Routine(taken)) = lane_request(&parts(|_| {}), CALL.as_bytes()) else {
+        panic!("a lane request");
+    };
     assert_eq!(taken.id, RequestId::Number(7));
     assert!(
         lane_request(
