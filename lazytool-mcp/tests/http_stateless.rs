@@ -525,15 +525,20 @@ async fn called_on_a_raw_connection(served: &Served, tool: &str) -> tokio::net::
     connection
 }
 
-#[tokio::test]
-async fn a_client_that_goes_away_cancels_its_call() {
-    let served = serve().await;
-    let connection = called_on_a_raw_connection(&served, "wait").await;
-    tokio::time::timeout(TIMEOUT, WAIT_STARTED.acquire())
+/// Waits until a call has added its permit to `started`.
+async fn started(started: &Semaphore) {
+    tokio::time::timeout(TIMEOUT, started.acquire())
         .await
         .expect("the call started")
         .expect("open")
         .forget();
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_its_call() {
+    let served = serve().await;
+    let connection = called_on_a_raw_connection(&served, "wait").await;
+    started(&WAIT_STARTED).await;
     drop(connection);
     tokio::time::timeout(TIMEOUT, async {
         while !WAIT_CANCELLATION
@@ -561,11 +566,7 @@ async fn a_client_that_goes_away_cancels_its_call() {
 async fn a_client_that_goes_away_drops_a_call_made_without_a_lane() {
     let served = serve().await;
     let connection = called_on_a_raw_connection(&served, "stall").await;
-    tokio::time::timeout(TIMEOUT, STALL_STARTED.acquire())
-        .await
-        .expect("the call started")
-        .expect("open")
-        .forget();
+    started(&STALL_STARTED).await;
     assert!(!STALL_DROPPED.load(std::sync::atomic::Ordering::SeqCst));
     drop(connection);
     tokio::time::timeout(TIMEOUT, async {

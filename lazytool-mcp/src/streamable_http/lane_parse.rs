@@ -101,124 +101,136 @@ pub(super) fn plain_parse(body: &[u8], name: &str) -> Option<PlainCall> {
 }
 
 /// A plain call's parameters as [`plain_parse`] reads them: a JSON object (as rmcp's
-/// `CallToolRequestParams`, keys it does not know skipped, a repeated key refused).
+/// `CallToolRequestParams`, keys it does not know skipped).
+#[derive(Default)]
 struct PlainParams<'a> {
     name: Option<Cow<'a, str>>,
     arguments: Option<JsonObject>,
     meta: Option<PlainMeta<'a>>,
     /// `inputResponses` or `requestState` is there, whatever its value.
     answers: bool,
+    /// The keys read so far, one bit each.
+    seen: u8,
 }
 
-/// A plain call's `_meta`: a JSON object, of which only the version it names (if it is text)
-/// and whether it holds the client's capabilities (a value rmcp reads as
-/// `ClientCapabilities`, as `missing_required_keys` does) are kept.
+/// A plain call's `_meta`: a JSON object, of which only the version it names and whether it
+/// holds the client's capabilities (a value rmcp reads as `ClientCapabilities`, as
+/// `missing_required_keys` does) are kept.
+#[derive(Default)]
 struct PlainMeta<'a> {
     version: Option<Cow<'a, str>>,
     capabilities: bool,
+    seen: u8,
+}
+
+/// What a reading of a JSON object keeps of its entries ([`Entries::of`]).
+trait Entries<'de>: Default {
+    const EXPECTING: &'static str;
+
+    /// Reads `key`'s value from `map`; which bit of `seen` the key is (0: none).
+    fn entry<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<u8, A::Error>;
+
+    /// The keys read so far.
+    fn seen(&mut self) -> &mut u8;
+
+    /// The entries of the JSON object `deserializer` holds. A repeated key is refused (rmcp's
+    /// map would keep the last), and so is anything but an object (serde's derived structs
+    /// also read a list).
+    fn of<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Entries<'de>> serde::de::Visitor<'de> for Visitor<T> {
+            type Value = T;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str(T::EXPECTING)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+                let mut entries = T::default();
+                while let Some(Text(key)) = map.next_key()? {
+                    let bit = entries.entry(&key, &mut map)?;
+                    if *entries.seen() & bit != 0 {
+                        return Err(serde::de::Error::custom(format_args!("`{key}` twice")));
+                    }
+                    *entries.seen() |= bit;
+                }
+                Ok(entries)
+            }
+        }
+        deserializer.deserialize_map(Visitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de> Entries<'de> for PlainParams<'de> {
+    const EXPECTING: &'static str = "a tools/call request's params";
+
+    fn entry<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<u8, A::Error> {
+        Ok(match key {
+            "name" => {
+                self.name = Some(map.next_value::<Text<'de>>()?.0);
+                1
+            }
+            "arguments" => {
+                self.arguments = map.next_value()?;
+                2
+            }
+            "_meta" => {
+                self.meta = map.next_value()?;
+                4
+            }
+            "inputResponses" | "requestState" => {
+                map.next_value::<IgnoredAny>()?;
+                self.answers = true;
+                if key == "inputResponses" { 8 } else { 16 }
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+                0
+            }
+        })
+    }
+
+    fn seen(&mut self) -> &mut u8 {
+        &mut self.seen
+    }
+}
+
+impl<'de> Entries<'de> for PlainMeta<'de> {
+    const EXPECTING: &'static str = "a request's _meta";
+
+    fn entry<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<u8, A::Error> {
+        Ok(match key {
+            // A version that is not text is refused here, and by the lanes.
+            META_KEY_PROTOCOL_VERSION => {
+                self.version = Some(map.next_value::<Text<'de>>()?.0);
+                1
+            }
+            META_KEY_CLIENT_CAPABILITIES => {
+                let value = map.next_value::<Value>()?;
+                self.capabilities = ClientCapabilities::deserialize(&value).is_ok();
+                2
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+                0
+            }
+        })
+    }
+
+    fn seen(&mut self) -> &mut u8 {
+        &mut self.seen
+    }
 }
 
 impl<'de> Deserialize<'de> for PlainParams<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = PlainParams<'de>;
-
-            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                formatter.write_str("a tools/call request's params")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut params = PlainParams {
-                    name: None,
-                    arguments: None,
-                    meta: None,
-                    answers: false,
-                };
-                let (mut arguments, mut meta, mut responses, mut state) =
-                    (false, false, false, false);
-                while let Some(Text(key)) = map.next_key()? {
-                    let seen = match &*key {
-                        "name" => {
-                            let Text(name) = map.next_value()?;
-                            params.name.replace(name).is_some()
-                        }
-                        "arguments" => {
-                            params.arguments = map.next_value()?;
-                            std::mem::replace(&mut arguments, true)
-                        }
-                        "_meta" => {
-                            params.meta = map.next_value()?;
-                            std::mem::replace(&mut meta, true)
-                        }
-                        "inputResponses" | "requestState" => {
-                            map.next_value::<IgnoredAny>()?;
-                            let seen = if key == "inputResponses" {
-                                &mut responses
-                            } else {
-                                &mut state
-                            };
-                            std::mem::replace(seen, true)
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            false
-                        }
-                    };
-                    if seen {
-                        return Err(serde::de::Error::custom(format_args!("`{key}` twice")));
-                    }
-                }
-                params.answers = responses || state;
-                Ok(params)
-            }
-        }
-        deserializer.deserialize_map(Visitor)
+        Self::of(deserializer)
     }
 }
 
 impl<'de> Deserialize<'de> for PlainMeta<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = PlainMeta<'de>;
-
-            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                formatter.write_str("a request's _meta")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut meta = PlainMeta {
-                    version: None,
-                    capabilities: false,
-                };
-                let (mut version, mut capabilities) = (false, false);
-                while let Some(Text(key)) = map.next_key()? {
-                    let seen = match &*key {
-                        // A version that is not text is refused here, and by the lanes.
-                        META_KEY_PROTOCOL_VERSION => {
-                            let Text(named) = map.next_value()?;
-                            meta.version = Some(named);
-                            std::mem::replace(&mut version, true)
-                        }
-                        META_KEY_CLIENT_CAPABILITIES => {
-                            let value = map.next_value::<Value>()?;
-                            meta.capabilities = ClientCapabilities::deserialize(&value).is_ok();
-                            std::mem::replace(&mut capabilities, true)
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            false
-                        }
-                    };
-                    if seen {
-                        return Err(serde::de::Error::custom(format_args!("`{key}` twice")));
-                    }
-                }
-                Ok(meta)
-            }
-        }
-        deserializer.deserialize_map(Visitor)
+        Self::of(deserializer)
     }
 }
 
