@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use lazytool_runtime::{Registry, Tool, ToolErrorKind, ToolResult};
+use lazytool_runtime::{CancellationToken, Registry, Tool, ToolErrorKind, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock, ErrorData, NumberOrString, RequestId};
 use serde_json::Value;
 
@@ -28,6 +28,21 @@ pub(crate) fn tool_answer(
     }
     let output_schema = registry.get(name).and_then(Tool::output_schema);
     Ok(call_result(result, output_schema))
+}
+
+/// `call`'s result, or, if `cancelled` is cancelled first, the error a cancelled request is
+/// answered with (rmcp drops the answer to a request its client cancelled: this only stops
+/// the call).
+pub(crate) async fn unless_cancelled(
+    call: impl Future<Output = ToolResult>,
+    cancelled: &CancellationToken,
+) -> Result<ToolResult, ErrorData> {
+    tokio::select! {
+        result = call => Ok(result),
+        () = cancelled.cancelled() => {
+            Err(ErrorData::internal_error("the request was cancelled", None))
+        }
+    }
 }
 
 /// The request's id as its call's id (taken on every call): an integer written straight

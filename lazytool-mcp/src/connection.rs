@@ -175,7 +175,6 @@ impl McpConnection {
     /// [`stateful_served`](McpConnection::stateful_served), caught up first with what the
     /// session discovered on another replica if `name` is a lazy tool it has not discovered
     /// here.
-    #[cfg(feature = "server-http")]
     async fn calling(
         &self,
         principal: &Principal,

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use lazytool_runtime::{CancellationToken, Session, ToolContext};
 use rmcp::model::{
-    ClientRequest, ErrorData, JsonObject, JsonRpcRequest, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    ClientRequest, JsonObject, JsonRpcRequest, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
@@ -28,7 +28,7 @@ use super::McpConnection;
 use super::routine::shaped_for;
 use crate::Principal;
 use crate::access_epoch::AccessEpoch;
-use crate::call_result::{call_id, tool_answer};
+use crate::call_result::{call_id, tool_answer, unless_cancelled};
 use crate::request_facts::Admitted;
 use crate::server::McpServer;
 
@@ -146,15 +146,8 @@ impl PlainCall {
         let arguments = arguments.map_or(Value::Null, Value::Object);
         let context = ToolContext::new().with_call_id(call_id(&id));
         let call = session.call_with_context(&name, arguments, context);
-        let result = tokio::select! {
-            result = call => result,
-            // As the handler: the call stops, and the request is answered with an error.
-            () = cancelled.cancelled() => {
-                let error = ErrorData::internal_error("the request was cancelled", None);
-                return ServerJsonRpcMessage::error(error, Some(id));
-            }
-        };
-        let answered = tool_answer(server, session.registry(), &name, result)
+        let answered = (unless_cancelled(call, cancelled).await)
+            .and_then(|result| tool_answer(server, session.registry(), &name, result))
             .and_then(|result| shaped_for(ServerResult::CallToolResult(result), current));
         match answered {
             Ok(result) => ServerJsonRpcMessage::response(result, id),

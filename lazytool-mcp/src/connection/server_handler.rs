@@ -23,7 +23,7 @@ use crate::LogLevel;
 use crate::McpRequest;
 use crate::audit::{AuditLine, CallAudit};
 use crate::call_note::Refused;
-use crate::call_result::{call_id, tool_answer};
+use crate::call_result::{call_id, tool_answer, unless_cancelled};
 use crate::input::asking::{Asked, Asking};
 use crate::input::round::RoundEnd;
 use crate::listing::mcp_tool;
@@ -110,10 +110,14 @@ impl ServerHandler for McpConnection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut served = self.session_for(&context)?;
-        if matches!(served, Served::Stateful(_)) && self.state.catch_up(&request.name).await {
-            served = self.session_for(&context)?;
-        }
+        let principal = principal(&context);
+        let served = if is_stateless(&context) {
+            self.session_for(&context)?
+        } else {
+            let epoch = access_epoch(&context);
+            let calling = self.calling(&principal, epoch, &context.peer, &request.name);
+            Served::Stateful(calling.await?)
+        };
         let session = served.session();
         let (responses, state) = (request.input_responses, request.request_state);
         let name = request.name;
@@ -128,7 +132,6 @@ impl ServerHandler for McpConnection {
         // Only a discovery may need to tell the client afterwards; the context itself moves
         // into the request (cloning it would copy its extensions, the HTTP request's headers).
         let peer = discovered_before.map(|_| context.peer.clone());
-        let principal = principal(&context);
         // A 2026-07-28 round answers the tool's questions from the request; a session asks
         // its client.
         let asked = Asked {
@@ -158,13 +161,7 @@ impl ServerHandler for McpConnection {
         let request = McpRequest::new(context, principal, log_level);
         let tool_context = tool_context.with_extension(request.clone());
         let call = session.call_with_context(&name, arguments, tool_context);
-        let result = tokio::select! {
-            result = call => result,
-            // rmcp drops the response to a cancelled request; this only stops the call.
-            () = cancelled.cancelled() => {
-                return Err(ErrorData::internal_error("the request was cancelled", None));
-            }
-        };
+        let result = unless_cancelled(call, &cancelled).await?;
         let note = request.take_note();
         let ended = match asking.end(&self.server, result.is_error()) {
             RoundEnd::Complete => None,

@@ -138,15 +138,10 @@ impl Lanes {
         if self.stopped.is_cancelled() {
             return Err(parts);
         }
-        let mut request = match request {
+        let request = match request {
             LaneRequest::Plain(call) => return Ok(self.answer_plain(call, &parts).await),
             LaneRequest::Routine(request) => request,
         };
-        if let Some(call) = PlainCall::take(&mut request, &self.server) {
-            // What is left of it (its `_meta`) is not kept across the call.
-            drop(request);
-            return Ok(self.answer_plain(call, &parts).await);
-        }
         let Some(mut lease) = self.lease() else {
             return Err(parts);
         };
